@@ -1,0 +1,463 @@
+"""The one entry point for JSON: parsing with limits and positions, and stable dumping.
+
+Every JSON text schemawire reads (schema files, fixtures, tool arguments, results, traces) goes
+through `loads`, `load_file` or `loads_lines`. Each refuses, with a `JSONError` that carries a
+stable code, line, column and a caret excerpt:
+
+- texts larger than ``Limits.max_bytes`` (a file is measured before it is read) or nested deeper
+  than ``Limits.max_depth``;
+- ``NaN``, ``Infinity`` and numbers that overflow to infinity, which are not JSON;
+- invalid UTF-8 and lone surrogates, raw or escaped;
+- duplicate keys, which every parser silently resolves to the last value (option, on by default);
+- integers beyond 64 bits are kept exact (default) or refused, never silently turned into floats.
+
+The fast path is orjson plus one walk over the parsed value. The position-tracking scanner in
+`_jsonpos` only runs once a problem is known, to say where it is.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Literal, TypeAlias
+
+import orjson
+
+from schemawire._jsonpos import ScanError, excerpt, iter_nodes, position
+from schemawire.errors import ErrorCode, JSONError
+
+__all__ = [
+    "DEFAULT_LIMITS",
+    "JSONLine",
+    "JSONValue",
+    "Limits",
+    "dumps",
+    "load_file",
+    "loads",
+    "loads_lines",
+]
+
+JSONValue: TypeAlias = dict[str, "JSONValue"] | list["JSONValue"] | str | int | float | bool | None
+
+_INT64_MIN = -(2**63)
+_UINT64_MAX = 2**64 - 1
+_UTF8_BOM = b"\xef\xbb\xbf"
+_UTF16_OR_32_BOMS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
+_ESCAPED_COLON = re.compile(rb"\\u003[aA]")
+_DIGITS_AS_ZEROS = bytes.maketrans(b"123456789", b"000000000")
+_LONG_DIGIT_RUN = b"0" * 19
+_INTEGER_LITERAL = re.compile(r"-?(?:0|[1-9][0-9]*)(?![.eE0-9])")
+# A string literal (kept as it is) or an integer literal of 19 digits or more (group 1).
+_STRING_OR_LONG_INTEGER = re.compile(
+    r'"[^"\\]*(?:\\.[^"\\]*)*"|(?<![0-9.eE+-])(-?[1-9][0-9]{18,})(?![.eE0-9])'
+)
+_NON_FINITE_LITERAL = re.compile(r"-?(?:NaN|Infinity)")
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """What a JSON text may be.
+
+    Attributes:
+        max_bytes: largest accepted text, in bytes of UTF-8.
+        max_depth: most arrays and objects a value may sit inside (at most 250).
+        allow_duplicate_keys: accept an object that repeats a key (the last value wins).
+        big_integers: ``"exact"`` keeps integers beyond 64 bits as exact Python ints;
+            ``"reject"`` refuses them.
+    """
+
+    max_bytes: int = 16 * 1024 * 1024
+    max_depth: int = 128
+    allow_duplicate_keys: bool = False
+    big_integers: Literal["exact", "reject"] = "exact"
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.max_depth <= 250:
+            raise ValueError("max_depth must be between 1 and 250")
+        if self.max_bytes < 1:
+            raise ValueError("max_bytes must be positive")
+
+
+DEFAULT_LIMITS = Limits()
+
+
+@dataclass(frozen=True, slots=True)
+class JSONLine:
+    """One line of a JSON Lines text: its 1-based number and its value, or why it was refused."""
+
+    number: int
+    value: JSONValue = None
+    error: JSONError | None = None
+
+
+def loads(
+    data: bytes | bytearray | memoryview | str,
+    *,
+    limits: Limits = DEFAULT_LIMITS,
+    source: str = "<input>",
+) -> JSONValue:
+    """Parse one JSON text.
+
+    Args:
+        data: the text, as UTF-8 bytes or a str.
+        limits: what the text may be.
+        source: a file name or label used in error messages.
+
+    Raises:
+        JSONError: the text is not acceptable; ``code`` says why and the error says where.
+    """
+    raw = _to_bytes(data, limits, source)
+    return _parse_bytes(raw, limits, source)
+
+
+def load_file(
+    path: str | os.PathLike[str],
+    *,
+    limits: Limits = DEFAULT_LIMITS,
+    source: str | None = None,
+) -> JSONValue:
+    """Parse the JSON file at ``path``; a file over the size limit is refused before it is read.
+
+    Raises:
+        JSONError: the file is not acceptable JSON.
+        OSError: the file cannot be read.
+    """
+    label = source if source is not None else os.fspath(path)
+    with open(path, "rb") as file:
+        size = os.fstat(file.fileno()).st_size
+        if size > limits.max_bytes:
+            raise _too_large(size, limits, label)
+        raw = file.read(limits.max_bytes + 1)
+    if len(raw) > limits.max_bytes:
+        raise _too_large(len(raw), limits, label)
+    return _parse_bytes(raw, limits, label)
+
+
+def loads_lines(
+    data: bytes | bytearray | memoryview | str,
+    *,
+    limits: Limits = DEFAULT_LIMITS,
+    source: str = "<input>",
+) -> Iterator[JSONLine]:
+    """Parse JSON Lines: one result per non-blank line, so one bad line hides none of the others.
+
+    ``limits`` apply to each line. Errors carry the line number of the whole text.
+    """
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
+    if raw.startswith(_UTF8_BOM):
+        raw = raw[len(_UTF8_BOM) :]
+    for number, line in enumerate(raw.split(b"\n"), start=1):
+        if not line.strip(b" \t\r"):
+            continue
+        try:
+            yield JSONLine(number, loads(line, limits=limits, source=source))
+        except JSONError as error:
+            yield JSONLine(number, error=_on_line(error, number))
+
+
+def dumps(value: JSONValue, *, indent: bool = True, sort_keys: bool = False) -> str:
+    """Serialise ``value`` stably: key order kept (unless sorted), non-ASCII left readable.
+
+    ``indent`` gives two-space indentation; otherwise the text is compact. Integers beyond 64 bits
+    are written exactly.
+    """
+    option = (orjson.OPT_INDENT_2 if indent else 0) | (orjson.OPT_SORT_KEYS if sort_keys else 0)
+    try:
+        return orjson.dumps(value, option=option).decode("utf-8")
+    except orjson.JSONEncodeError:
+        # orjson refuses integers beyond 64 bits; the standard library writes them exactly.
+        separators = (",", ": ") if indent else (",", ":")
+        return json.dumps(
+            value,
+            ensure_ascii=False,
+            allow_nan=False,
+            indent=2 if indent else None,
+            separators=separators,
+            sort_keys=sort_keys,
+        )
+
+
+def _to_bytes(data: bytes | bytearray | memoryview | str, limits: Limits, source: str) -> bytes:
+    if not isinstance(data, str):
+        raw = bytes(data)
+    elif len(data) > limits.max_bytes:
+        raise _too_large(len(data), limits, source)
+    else:
+        try:
+            raw = data.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise _error(
+                ErrorCode.JSON_LONE_SURROGATE,
+                "lone surrogate in text; JSON text must be valid Unicode",
+                data,
+                exc.start,
+                source,
+            ) from None
+    if len(raw) > limits.max_bytes:
+        raise _too_large(len(raw), limits, source)
+    return raw
+
+
+def _parse_bytes(raw: bytes, limits: Limits, source: str) -> JSONValue:
+    raw = _strip_bom(raw, source)
+    value, exactness_in_doubt = _parse_fast(raw, limits, source)
+    if exactness_in_doubt:
+        text = raw.decode("utf-8")
+        masked, big = _mask_big_integers(text)
+        if big:
+            return _parse_big_integers(text, masked, big, limits, source)
+    return value
+
+
+def _parse_fast(raw: bytes, limits: Limits, source: str) -> tuple[JSONValue, bool]:
+    """orjson plus byte-level checks; also says whether a big integer may have lost exactness."""
+    try:
+        value: JSONValue = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        if _overflowing_integer(raw, exc):
+            return None, True
+        raise _decode_error(raw, exc, limits, source) from None
+    indented = _indented(value)
+    too_deep_line = b"\n" + b"  " * (limits.max_depth + 1)
+    if indented is None or too_deep_line in indented:
+        raise _too_deep(raw.decode("utf-8"), limits, source)
+    if not limits.allow_duplicate_keys and _lost_members(raw, indented):
+        _refuse_duplicate_keys(raw.decode("utf-8"), source)
+    # orjson turns integers beyond 64 bits into floats: a long run of digits needs a closer look.
+    return value, _LONG_DIGIT_RUN in raw.translate(_DIGITS_AS_ZEROS)
+
+
+def _indented(value: JSONValue) -> bytes | None:
+    """``value`` written with two-space indentation, or None when it nests too deep to write.
+
+    Strings never hold a raw newline in JSON, so a value nested inside N arrays and objects
+    starts a line indented by exactly 2N spaces: the text measures depth at the speed of bytes.
+    """
+    try:
+        return orjson.dumps(value, option=orjson.OPT_INDENT_2)
+    except orjson.JSONEncodeError:
+        return None  # orjson writes at most 254 levels, more than Limits.max_depth allows
+
+
+def _strip_bom(raw: bytes, source: str) -> bytes:
+    # RFC 8259 lets a parser ignore a UTF-8 byte order mark; editors on Windows still write one.
+    if raw.startswith(_UTF8_BOM):
+        return raw[len(_UTF8_BOM) :]
+    if raw.startswith(_UTF16_OR_32_BOMS):
+        raise JSONError(
+            ErrorCode.JSON_UNSUPPORTED_ENCODING,
+            "text starts with a UTF-16 or UTF-32 byte order mark; JSON must be UTF-8 "
+            "(save the file as UTF-8)",
+            source=source,
+            line=1,
+            column=1,
+        )
+    return raw
+
+
+def _lost_members(raw: bytes, written: bytes) -> bool:
+    """Whether parsing dropped object members, which only duplicate keys make it do.
+
+    Outside strings each ':' separates one member, and orjson writes ':' inside strings as it is:
+    so the text and its re-serialisation have the same number of colons unless a member was
+    dropped. An escaped colon (\\u003a) breaks the count, so then the scanner decides.
+    """
+    if _ESCAPED_COLON.search(raw):
+        return True
+    return raw.count(b":") != written.count(b":")
+
+
+def _refuse_duplicate_keys(text: str, source: str) -> None:
+    # Also reached on a false alarm (an escaped colon): then no node is a duplicate.
+    for node in iter_nodes(text):
+        if node.duplicate:
+            offset = node.key_offset if node.key_offset is not None else node.offset
+            key = node.pointer.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
+            raise _error(
+                ErrorCode.JSON_DUPLICATE_KEY,
+                f"duplicate key {json.dumps(key, ensure_ascii=False)}: JSON parsers keep "
+                "only one of the values; remove one",
+                text,
+                offset,
+                source,
+                pointer=node.pointer,
+            )
+
+
+def _overflowing_integer(raw: bytes, exc: orjson.JSONDecodeError) -> bool:
+    # orjson refuses an integer literal too large even for a double as "infinity".
+    if "infinity" not in exc.msg:
+        return False
+    text = raw.decode("utf-8", "replace")
+    return _INTEGER_LITERAL.match(text, exc.pos) is not None
+
+
+def _parse_big_integers(
+    text: str, masked: str, big: list[tuple[int, str]], limits: Limits, source: str
+) -> JSONValue:
+    """Keep integers beyond 64 bits exact, which orjson turns into floats or refuses.
+
+    orjson vets the text with those integers masked (same length, so positions hold); the
+    standard library, which keeps integers exact, then parses the vetted text.
+    """
+    try:
+        _parse_fast(masked.encode("utf-8"), limits, source)
+    except JSONError as error:
+        raise _shown_in(text, error) from None
+    if limits.big_integers == "reject":
+        for offset, literal in big:
+            if _beyond_64_bits(literal):
+                raise _big_integer(text, masked, offset, source, "integer beyond 64 bits")
+    try:
+        value: JSONValue = json.loads(text)
+    except ValueError:
+        # More digits than sys.get_int_max_str_digits() allows: no exact value to keep.
+        offset = next(offset for offset, literal in big if _beyond_int_digits(literal))
+        raise _big_integer(text, masked, offset, source, "integer with too many digits") from None
+    return value
+
+
+def _mask_big_integers(text: str) -> tuple[str, list[tuple[int, str]]]:
+    big: list[tuple[int, str]] = []
+
+    def mask(match: re.Match[str]) -> str:
+        literal = match.group(1)
+        if literal is None:
+            return match.group()
+        big.append((match.start(), literal))
+        return "0".ljust(len(literal))
+
+    return _STRING_OR_LONG_INTEGER.sub(mask, text), big
+
+
+def _beyond_64_bits(literal: str) -> bool:
+    return len(literal) > 21 or not _INT64_MIN <= int(literal) <= _UINT64_MAX
+
+
+def _beyond_int_digits(literal: str) -> bool:
+    limit = sys.get_int_max_str_digits()
+    return limit > 0 and len(literal.lstrip("-")) > limit
+
+
+def _big_integer(text: str, masked: str, offset: int, source: str, what: str) -> JSONError:
+    pointer = next((node.pointer for node in iter_nodes(masked) if node.offset == offset), None)
+    return _error(
+        ErrorCode.JSON_BIG_INTEGER,
+        f"{what}: it cannot be kept exact; send it as a string",
+        text,
+        offset,
+        source,
+        pointer=pointer,
+    )
+
+
+def _decode_error(
+    raw: bytes, exc: orjson.JSONDecodeError, limits: Limits, source: str
+) -> JSONError:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as bad:
+        prefix = raw[: bad.start].decode("utf-8")
+        shown = prefix + raw[bad.start :].decode("utf-8", "replace")
+        return _error(
+            ErrorCode.JSON_INVALID_UTF8,
+            f"invalid UTF-8 (byte 0x{raw[bad.start]:02x}); JSON text must be UTF-8",
+            shown,
+            len(prefix),
+            source,
+        )
+    message = exc.msg
+    if "depth limit" in message:
+        return _too_deep(text, limits, source)
+    if "surrogate" in message:
+        return _error(
+            ErrorCode.JSON_LONE_SURROGATE,
+            f"{message}; a \\uD800-\\uDFFF escape must be part of a surrogate pair",
+            text,
+            exc.pos,
+            source,
+        )
+    if "infinity" in message or _NON_FINITE_LITERAL.match(text, exc.pos):
+        return _error(
+            ErrorCode.JSON_NON_FINITE,
+            "NaN and Infinity are not JSON numbers; use null or a string",
+            text,
+            exc.pos,
+            source,
+        )
+    return _error(ErrorCode.JSON_SYNTAX, message, text, exc.pos, source)
+
+
+def _too_deep(text: str, limits: Limits, source: str) -> JSONError:
+    offset = 0
+    try:
+        for node in iter_nodes(text):
+            if node.depth > limits.max_depth:
+                offset = node.offset
+                break
+    except ScanError as stop:
+        offset = stop.offset
+    return _error(
+        ErrorCode.JSON_TOO_DEEP,
+        f"nested deeper than {limits.max_depth} levels",
+        text,
+        offset,
+        source,
+    )
+
+
+def _too_large(size: int, limits: Limits, source: str) -> JSONError:
+    return JSONError(
+        ErrorCode.JSON_TOO_LARGE,
+        f"{size:,} bytes is over the limit of {limits.max_bytes:,} bytes",
+        source=source,
+    )
+
+
+def _error(
+    code: ErrorCode,
+    message: str,
+    text: str,
+    offset: int,
+    source: str,
+    *,
+    pointer: str | None = None,
+) -> JSONError:
+    line, column = position(text, offset)
+    return JSONError(
+        code,
+        message,
+        source=source,
+        pointer=pointer,
+        line=line,
+        column=column,
+        excerpt=excerpt(text, offset),
+    )
+
+
+def _shown_in(text: str, error: JSONError) -> JSONError:
+    """``error`` with its excerpt taken from ``text`` (same length as the text it was found in)."""
+    if error.line is None or error.column is None:
+        return error
+    line_start = 0
+    for _ in range(error.line - 1):
+        line_start = text.index("\n", line_start) + 1
+    offset = line_start + error.column - 1
+    return _error(error.code, error.message, text, offset, error.source, pointer=error.pointer)
+
+
+def _on_line(error: JSONError, number: int) -> JSONError:
+    """An error from one line of JSON Lines, moved to that line of the whole text."""
+    return JSONError(
+        error.code,
+        error.message,
+        source=error.source,
+        pointer=error.pointer,
+        line=number if error.line is not None else None,
+        column=error.column,
+        excerpt=error.excerpt,
+    )

@@ -1,0 +1,78 @@
+"""The ``schemawire`` command: one Typer app, a module per command group, thin over the library."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from schemawire._version import __version__
+from schemawire.cli import repository, toolbox
+from schemawire.cli.output import stdout
+
+__all__ = ["app"]
+
+app = typer.Typer(
+    name="schemawire",
+    help="One JSON Schema per tool, handoff and state: checked in CI, enforced at every hop.",
+    rich_markup_mode="rich",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _examples(*lines: str) -> str:
+    return "[bold]Examples[/]\n\n" + "\n\n".join(f"  {line}" for line in lines)
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        stdout.print(f"schemawire {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_show_version, is_eager=True, help="Show the version."),
+    ] = False,
+) -> None:
+    """One JSON Schema per tool, handoff and state: checked in CI, enforced at every hop."""
+
+
+app.command(epilog=_examples("schemawire init", "schemawire init my-agent && cd my-agent"))(
+    repository.init
+)
+app.command(
+    epilog=_examples(
+        "schemawire check",
+        "schemawire check examples/support-desk --json",
+        "schemawire check --format sarif > schemawire.sarif   # for code scanning",
+        "schemawire check --fail-on warning",
+    )
+)(repository.check)
+app.command(epilog=_examples("schemawire lint", "schemawire lint --format sarif > lint.sarif"))(
+    repository.lint
+)
+app.command(
+    epilog=_examples(
+        "schemawire fmt schemas/tools/*.json",
+        "schemawire fmt --check schemas/**/*.json   # in CI",
+        'echo \'{"b":1,"a":[1,2]}\' | schemawire fmt -',
+    )
+)(toolbox.fmt)
+app.command(
+    epilog=_examples(
+        "schemawire diff before.json after.json",
+        "schemawire diff --json before.json after.json > patch.json",
+    )
+)(toolbox.diff)
+app.command(
+    epilog=_examples(
+        "schemawire validate schemas/tools/create_refund.json call.json",
+        "schemawire validate create_refund calls.jsonl --json",
+        "schemawire validate https://example.com/schemas/tools/get_weather.json args.json",
+    )
+)(toolbox.validate)

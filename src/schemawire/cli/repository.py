@@ -1,0 +1,96 @@
+"""``schemawire init``, ``check`` and ``lint``: a schema repository and its CI gate."""
+
+from __future__ import annotations
+
+import shutil
+from importlib import resources
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from schemawire.cli.output import EXIT_FINDINGS, ReportFormat, fail, guarded, render_check, stdout
+from schemawire.schema.check import check_repository
+from schemawire.schema.rules import Severity
+
+__all__ = ["check", "init", "lint"]
+
+Directory = Annotated[
+    Path, typer.Argument(help="A directory in the repository (its root is found upwards).")
+]
+Format = Annotated[
+    ReportFormat, typer.Option("--format", "-f", help="text for people; json or sarif for tools.")
+]
+Json = Annotated[bool, typer.Option("--json", help="Same as --format json.")]
+FailOn = Annotated[
+    Severity, typer.Option("--fail-on", help="Exit 1 on findings of this severity or worse.")
+]
+
+
+@guarded
+def init(
+    directory: Annotated[Path, typer.Argument(help="Where to create the repository.")] = Path("."),
+    force: Annotated[bool, typer.Option("--force", help="Overwrite files that exist.")] = False,
+) -> None:
+    """Create a working example repository: schemas, fixtures and settings.
+
+    It holds the tools get_weather and create_refund (each with an output schema), the handoff
+    triage_to_billing, the state refund_flow and shared order definitions, with fixtures that
+    pass and fail.
+    """
+    template = resources.files("schemawire") / "scaffold"
+    with resources.as_file(template) as source:
+        files = sorted(p.relative_to(source) for p in source.rglob("*") if p.is_file())
+        clashes = [f for f in files if (directory / f).exists()]
+        if clashes and not force:
+            fail(f"{directory / clashes[0]} exists (and {len(clashes) - 1} more); "
+                 "use --force to overwrite")  # fmt: skip
+        for relative in files:
+            target = directory / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source / relative, target)
+    stdout.print(f"created {len(files)} files in {directory}")
+    stdout.print(f"next: [bold]schemawire check {directory}[/]")
+
+
+@guarded
+def check(
+    directory: Directory = Path("."),
+    report_format: Format = ReportFormat.TEXT,
+    json: Json = False,
+    fail_on: FailOn = Severity.ERROR,
+    no_fixtures: Annotated[bool, typer.Option("--no-fixtures", help="Skip fixtures.")] = False,
+) -> None:
+    """Check every schema: JSON, metaschema, $id, x-version, $refs, lint rules and fixtures.
+
+    Exit 0 when clean, 1 on findings (errors by default), 2 when the settings cannot be read.
+    """
+    _run_check(directory, ReportFormat.JSON if json else report_format, fail_on,
+               fixtures=not no_fixtures, title="schemawire check")  # fmt: skip
+
+
+@guarded
+def lint(
+    directory: Directory = Path("."),
+    report_format: Format = ReportFormat.TEXT,
+    json: Json = False,
+    fail_on: FailOn = Severity.ERROR,
+) -> None:
+    """Check the schemas and their lint rules, without running fixtures."""
+    _run_check(directory, ReportFormat.JSON if json else report_format, fail_on,
+               fixtures=False, title="schemawire lint")  # fmt: skip
+
+
+def _run_check(
+    directory: Path, report_format: ReportFormat, fail_on: Severity, *, fixtures: bool, title: str
+) -> None:
+    if not directory.is_dir():
+        fail(f"{directory} is not a directory")
+    if report_format == ReportFormat.TEXT and stdout.is_terminal:
+        with stdout.status("checking schemas…"):
+            report = check_repository(directory, fixtures=fixtures)
+    else:
+        report = check_repository(directory, fixtures=fixtures)
+    render_check(report, report_format, title)
+    if report.failed(fail_on):
+        raise typer.Exit(EXIT_FINDINGS)

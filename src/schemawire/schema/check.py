@@ -1,0 +1,131 @@
+"""`check_repository`: the CI gate in one pass.
+
+Repository rules, compilation, lint and fixtures run over every file; each problem becomes a
+`Finding` located at a line and column, and rules switched off in the settings are dropped.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from schemawire._jsonpos import nearest_offset, pointer_offsets, position
+from schemawire.errors import SchemaError
+from schemawire.schema.config import Config
+from schemawire.schema.fixtures import check_fixtures
+from schemawire.schema.lint import lint_repository
+from schemawire.schema.repository import Repository
+from schemawire.schema.rules import Finding, Severity, rule
+
+__all__ = ["CheckReport", "check_repository", "locate"]
+
+
+@dataclass(frozen=True, slots=True)
+class CheckReport:
+    """The outcome of `check_repository`.
+
+    Attributes:
+        root: the repository root.
+        schemas: how many schema files of each kind were found.
+        fixtures_checked: how many fixture instances ran.
+        fixtures_passed: how many behaved as their folder says.
+        findings: every finding, sorted by file, line and rule.
+    """
+
+    root: Path
+    schemas: dict[str, int]
+    fixtures_checked: int
+    fixtures_passed: int
+    findings: tuple[Finding, ...]
+
+    def count(self, severity: Severity) -> int:
+        """How many findings have ``severity``."""
+        return sum(1 for finding in self.findings if finding.severity == severity)
+
+    def failed(self, fail_on: Severity = Severity.ERROR) -> bool:
+        """Whether any finding is at least as severe as ``fail_on``."""
+        if fail_on == Severity.WARNING:
+            return bool(self.findings)
+        return self.count(Severity.ERROR) > 0
+
+
+def check_repository(
+    start: str | Path = ".",
+    *,
+    config: Config | None = None,
+    lint: bool = True,
+    fixtures: bool = True,
+) -> CheckReport:
+    """Check the repository that holds ``start``: files, references, lint and fixtures.
+
+    Raises:
+        ConfigError: the repository's settings cannot be used.
+    """
+    repository = Repository.load(start, config=config)
+    findings = [*repository.findings, *_compile_all(repository)]
+    checked = passed = 0
+    if lint:
+        findings.extend(lint_repository(repository))
+    if fixtures:
+        report = check_fixtures(repository)
+        findings.extend(report.findings)
+        checked, passed = report.checked, report.passed
+    settings = repository.config.lint
+    kept = [f for f in findings if not settings.ignores(f.rule.id, f.file)]
+    located = locate(kept, repository.root)
+    return CheckReport(
+        root=repository.root,
+        schemas=dict(Counter(file.kind for file in repository.files)),
+        fixtures_checked=checked,
+        fixtures_passed=passed,
+        findings=tuple(sorted(located, key=_reading_order)),
+    )
+
+
+def _compile_all(repository: Repository) -> Iterator[Finding]:
+    broken = {f.file for f in repository.findings if f.rule.id in ("SW001", "SW004")}
+    for file in repository.files:
+        if file.usable and file.relpath not in broken:
+            try:
+                repository.validator(file)
+            except SchemaError as error:
+                yield Finding(rule("SW014"), file.relpath, "", error.message)
+
+
+def locate(findings: Iterable[Finding], root: Path) -> list[Finding]:
+    """``findings`` with a line and column for each pointer, read from the files under ``root``.
+
+    A pointer to something absent (a missing property) takes the place of its nearest ancestor.
+    """
+    offsets_by_file: dict[str, tuple[str, dict[str, int]] | None] = {}
+    located: list[Finding] = []
+    for finding in findings:
+        if finding.line is not None:
+            located.append(finding)
+            continue
+        if finding.file not in offsets_by_file:
+            offsets_by_file[finding.file] = _offsets(root / finding.file)
+        known = offsets_by_file[finding.file]
+        if known is None:
+            located.append(finding)
+            continue
+        text, offsets = known
+        line, column = position(text, nearest_offset(offsets, finding.pointer))
+        located.append(finding.at(line, column))
+    return located
+
+
+def _offsets(path: Path) -> tuple[str, dict[str, int]] | None:
+    if path.suffix != ".json" or not path.is_file():
+        return None
+    try:
+        text = path.read_bytes().decode("utf-8", "replace").removeprefix("\ufeff")
+    except OSError:
+        return None
+    return text, pointer_offsets(text)
+
+
+def _reading_order(finding: Finding) -> tuple[str, int, int, str]:
+    return (finding.file, finding.line or 0, finding.column or 0, finding.rule.id)

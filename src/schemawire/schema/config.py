@@ -1,0 +1,208 @@
+"""Settings: ``schemawire.toml``, or ``[tool.schemawire]`` in ``pyproject.toml``.
+
+The repository root is the nearest directory, from the one given upwards, that holds either file
+(with a ``[tool.schemawire]`` table, for ``pyproject.toml``). Without one, the given directory is
+the root and the defaults apply. The settings are checked against a JSON Schema, so a typo such as
+``ignor`` is an error that names the key, not a setting silently ignored.
+
+    [repository]
+    tools = "schemas/tools"          # tool input schemas; <name>.output.json beside them
+    handoffs = "schemas/handoffs"
+    state = "schemas/state"
+    common = "schemas/common"        # shared definitions that other schemas $ref
+    fixtures = "fixtures"
+    id-base = "https://example.com/" # optional: every $id must be id-base + the file's path
+
+    [lint]
+    ignore = ["SW112"]               # rules off everywhere
+    open-objects = ["metadata"]      # properties that may stay open (additionalProperties)
+    formats = ["order-id"]           # formats your validators know, beyond the standard ones
+    keywords = ["x-ui"]              # keywords your tools know, beyond the dialect's
+
+    [lint.per-file-ignores]                # glob patterns (fnmatch: * also matches /)
+    "schemas/tools/legacy_*.json" = ["SW101"]
+"""
+
+from __future__ import annotations
+
+import difflib
+import fnmatch
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from schemawire.errors import ConfigError, ErrorCode
+from schemawire.schema.validator import compile_schema
+
+__all__ = ["CONFIG_FILE", "Config", "LintConfig", "find_root", "load_config"]
+
+CONFIG_FILE = "schemawire.toml"
+_PYPROJECT = "pyproject.toml"
+
+_STRINGS = {"type": "array", "items": {"type": "string"}}
+_CONFIG_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "repository": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "tools": {"type": "string"},
+                "handoffs": {"type": "string"},
+                "state": {"type": "string"},
+                "common": {"type": "string"},
+                "fixtures": {"type": "string"},
+                "id-base": {"type": "string", "pattern": "^[a-zA-Z][a-zA-Z0-9+.-]*:.*/$"},
+            },
+        },
+        "lint": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "ignore": _STRINGS,
+                "open-objects": _STRINGS,
+                "formats": _STRINGS,
+                "keywords": _STRINGS,
+                "per-file-ignores": {"type": "object", "additionalProperties": _STRINGS},
+            },
+        },
+    },
+}
+
+
+@dataclass(frozen=True, slots=True)
+class LintConfig:
+    """What `schema.lint` checks, and where it keeps quiet."""
+
+    ignore: frozenset[str] = frozenset()
+    per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
+    open_objects: frozenset[str] = frozenset({"metadata"})
+    formats: frozenset[str] = frozenset()
+    keywords: frozenset[str] = frozenset()
+
+    def ignores(self, rule: str, relpath: str) -> bool:
+        """Whether ``rule`` is switched off for the file at ``relpath`` (relative to the root)."""
+        if rule in self.ignore:
+            return True
+        return any(
+            rule in rules and fnmatch.fnmatchcase(relpath, pattern)
+            for pattern, rules in self.per_file_ignores
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """Where a repository keeps its files, and how it is checked.
+
+    Paths are relative to ``root``; ``source`` is the file the settings came from, if any.
+    """
+
+    root: Path
+    tools: str = "schemas/tools"
+    handoffs: str = "schemas/handoffs"
+    state: str = "schemas/state"
+    common: str = "schemas/common"
+    fixtures: str = "fixtures"
+    id_base: str | None = None
+    lint: LintConfig = field(default_factory=LintConfig)
+    source: Path | None = None
+
+    def kind_dirs(self) -> dict[str, str]:
+        """Schema kind -> its directory, relative to the root."""
+        return {
+            "tools": self.tools,
+            "handoffs": self.handoffs,
+            "state": self.state,
+            "common": self.common,
+        }
+
+
+def find_root(start: str | Path = ".") -> Path:
+    """The nearest directory from ``start`` upwards with settings, else ``start`` itself."""
+    start = Path(start).resolve()
+    for directory in (start, *start.parents):
+        if (directory / CONFIG_FILE).is_file() or _pyproject_table(directory) is not None:
+            return directory
+    return start
+
+
+def load_config(start: str | Path = ".") -> Config:
+    """The settings of the repository that holds ``start``.
+
+    Raises:
+        ConfigError: the settings file cannot be read, is not TOML, or breaks the settings schema.
+    """
+    root = find_root(start)
+    own = root / CONFIG_FILE
+    if own.is_file():
+        return _config_from(_read_toml(own), root, own)
+    table = _pyproject_table(root)
+    if table is not None:
+        return _config_from(table, root, root / _PYPROJECT)
+    return Config(root=root)
+
+
+def _pyproject_table(directory: Path) -> dict[str, Any] | None:
+    path = directory / _PYPROJECT
+    if not path.is_file():
+        return None
+    table = _read_toml(path).get("tool", {}).get("schemawire")
+    return table if isinstance(table, dict) else None
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as file:
+            return tomllib.load(file)
+    except OSError as exc:
+        message = exc.strerror or str(exc)
+        raise ConfigError(ErrorCode.FILE_UNREADABLE, message, source=str(path)) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(ErrorCode.CONFIG_INVALID, str(exc), source=str(path)) from None
+
+
+def _config_from(table: dict[str, Any], root: Path, source: Path) -> Config:
+    _check_settings(table, source)
+    repository = table.get("repository", {})
+    lint = table.get("lint", {})
+    return Config(
+        root=root,
+        tools=repository.get("tools", "schemas/tools"),
+        handoffs=repository.get("handoffs", "schemas/handoffs"),
+        state=repository.get("state", "schemas/state"),
+        common=repository.get("common", "schemas/common"),
+        fixtures=repository.get("fixtures", "fixtures"),
+        id_base=repository.get("id-base"),
+        lint=LintConfig(
+            ignore=frozenset(lint.get("ignore", ())),
+            per_file_ignores=tuple(
+                (pattern, frozenset(rules))
+                for pattern, rules in lint.get("per-file-ignores", {}).items()
+            ),
+            open_objects=frozenset(lint.get("open-objects", ("metadata",))),
+            formats=frozenset(lint.get("formats", ())),
+            keywords=frozenset(lint.get("keywords", ())),
+        ),
+        source=source,
+    )
+
+
+def _check_settings(table: dict[str, Any], source: Path) -> None:
+    violations = compile_schema(_CONFIG_SCHEMA).violations(table)
+    if not violations:
+        return
+    first = violations[0]
+    message = f"{first.pointer or '/'}: {first.message}{_did_you_mean(first.pointer)}"
+    raise ConfigError(ErrorCode.CONFIG_INVALID, message, source=str(source), pointer=first.pointer)
+
+
+def _did_you_mean(pointer: str) -> str:
+    *parents, key = pointer.split("/") if pointer else [""]
+    schema: dict[str, Any] = _CONFIG_SCHEMA
+    for token in parents[1:]:
+        schema = schema.get("properties", {}).get(token, {})
+    known = list(schema.get("properties", {}))
+    close = difflib.get_close_matches(key, known, n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""

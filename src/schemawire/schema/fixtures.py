@@ -1,0 +1,250 @@
+"""Fixtures: stored examples that must pass or fail their schema, checked in CI.
+
+    fixtures/<kind>/<name>/valid/*.json       each must satisfy the schema
+    fixtures/<kind>/<name>/invalid/*.json     each must break it
+    fixtures/<kind>/<name>/invalid/x.expect.json
+        [{"pointer": "/amount", "keyword": "exclusiveMinimum"}]
+        x.json must break the schema for exactly these reasons: each listed violation occurs,
+        and no other does.
+
+``<kind>`` is ``tools``, ``handoffs``, ``state`` or ``common``; ``<name>`` is the schema's file stem
+(``create_refund.output`` for a tool's output schema). A ``.jsonl`` file holds one fixture per line;
+its ``.expect.json`` applies to every line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from schemawire._json import JSONValue, load_file, loads_lines
+from schemawire._jsonpos import nearest_offset, pointer_offsets, position
+from schemawire.errors import JSONError, SchemaError
+from schemawire.schema.repository import KINDS, Repository, SchemaFile
+from schemawire.schema.rules import Finding, rule
+from schemawire.schema.validator import CompiledSchema
+from schemawire.types import Violation
+
+__all__ = ["FixtureReport", "check_fixtures"]
+
+_EXPECT_SUFFIX = ".expect.json"
+_OUTCOMES = ("valid", "invalid")
+
+
+@dataclass(frozen=True, slots=True)
+class FixtureReport:
+    """What the fixtures showed: how many ran and passed, and every finding."""
+
+    checked: int
+    passed: int
+    findings: tuple[Finding, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Instance:
+    relpath: str
+    line: int | None
+    value: JSONValue
+    text: str | None  # the line's own text, for JSON Lines, to place findings on it
+
+
+def check_fixtures(repository: Repository) -> FixtureReport:
+    """Run every fixture of ``repository`` against its schema."""
+    run = _Run(repository)
+    for kind, name, folder in _fixture_folders(repository):
+        run.check_folder(kind, name, folder)
+    run.findings.extend(_missing_fixtures(repository, run.covered))
+    return FixtureReport(run.checked, run.passed, tuple(run.findings))
+
+
+class _Run:
+    """Counts and findings while fixtures are checked."""
+
+    def __init__(self, repository: Repository) -> None:
+        self.repository = repository
+        self.checked = 0
+        self.passed = 0
+        self.findings: list[Finding] = []
+        self.covered: set[tuple[str, str, str]] = set()
+
+    def check_folder(self, kind: str, name: str, folder: Path) -> None:
+        schema = _schema_named(self.repository, kind, name)
+        if schema is None:
+            self.findings.append(_without_schema(self.repository, kind, name, folder))
+            return
+        validator = _validator(self.repository, schema)
+        for outcome in _OUTCOMES:
+            for path in _fixture_files(folder / outcome):
+                self.covered.add((kind, name, outcome))
+                if validator is not None:  # else the schema is broken, and findings say how
+                    self.check_file(schema, validator, path, outcome)
+
+    def check_file(
+        self, schema: SchemaFile, validator: CompiledSchema, path: Path, outcome: str
+    ) -> None:
+        expected = _expectations(self.repository, path) if outcome == "invalid" else None
+        if isinstance(expected, Finding):
+            self.findings.append(expected)
+            expected = None
+        against = f"(against {schema.relpath})"
+        for instance in _instances(self.repository, path):
+            if isinstance(instance, Finding):
+                self.findings.append(instance)
+                continue
+            found = list(_judge(validator.violations(instance.value), instance, outcome,
+                                expected, against))  # fmt: skip
+            self.checked += 1
+            self.passed += not found
+            self.findings.extend(found)
+
+
+def _fixture_folders(repository: Repository) -> Iterator[tuple[str, str, Path]]:
+    base = repository.root / repository.config.fixtures
+    for kind in KINDS:
+        directory = base / kind
+        if directory.is_dir():
+            for folder in sorted(p for p in directory.iterdir() if p.is_dir()):
+                yield kind, folder.name, folder
+
+
+def _schema_named(repository: Repository, kind: str, name: str) -> SchemaFile | None:
+    return next((f for f in repository.files if f.kind == kind and f.name == name), None)
+
+
+def _validator(repository: Repository, schema: SchemaFile) -> CompiledSchema | None:
+    try:
+        return repository.validator(schema)
+    except SchemaError:
+        return None
+
+
+def _fixture_files(folder: Path) -> list[Path]:
+    if not folder.is_dir():
+        return []
+    return sorted(
+        path
+        for path in folder.iterdir()
+        if path.suffix in (".json", ".jsonl") and not path.name.endswith(_EXPECT_SUFFIX)
+    )
+
+
+def _relpath(repository: Repository, path: Path) -> str:
+    return path.relative_to(repository.root).as_posix()
+
+
+def _instances(repository: Repository, path: Path) -> Iterator[_Instance | Finding]:
+    relpath = _relpath(repository, path)
+    try:
+        if path.suffix == ".jsonl":
+            yield from _lines(path, relpath)
+        else:
+            yield _Instance(relpath, None, load_file(path, source=relpath), None)
+    except JSONError as error:
+        yield _unreadable(relpath, error)
+    except OSError as error:
+        yield Finding(rule("SW001"), relpath, "", f"cannot read: {error.strerror}")
+
+
+def _lines(path: Path, relpath: str) -> Iterator[_Instance | Finding]:
+    raw = path.read_bytes()
+    texts = raw.split(b"\n")
+    for line in loads_lines(raw, source=relpath):
+        if line.error is not None:
+            yield _unreadable(relpath, line.error)
+        else:
+            text = texts[line.number - 1].decode("utf-8")
+            yield _Instance(relpath, line.number, line.value, text)
+
+
+def _unreadable(relpath: str, error: JSONError) -> Finding:
+    finding = Finding(rule("SW001"), relpath, error.pointer or "", error.message)
+    if error.line is not None and error.column is not None:
+        return finding.at(error.line, error.column)
+    return finding
+
+
+def _judge(
+    violations: tuple[Violation, ...],
+    instance: _Instance,
+    outcome: str,
+    expected: set[tuple[str, str]] | None,
+    against: str,
+) -> Iterator[Finding]:
+    if outcome == "valid":
+        for violation in violations:
+            yield _at(instance, "SW201", violation.pointer, f"{violation.message} {against}")
+    elif not violations:
+        yield _at(instance, "SW202", "", f"satisfies the schema it should break {against}")
+    elif expected is not None:
+        yield from _compare(instance, violations, expected, against)
+
+
+def _compare(
+    instance: _Instance,
+    violations: tuple[Violation, ...],
+    expected: set[tuple[str, str]],
+    against: str,
+) -> Iterator[Finding]:
+    actual = {(v.pointer, v.keyword): v for v in violations}
+    for (pointer, keyword), violation in actual.items():
+        if (pointer, keyword) not in expected:
+            message = f"also fails {keyword}: {violation.message} {against}"
+            yield _at(instance, "SW203", pointer, message)
+    for pointer, keyword in sorted(expected - actual.keys()):
+        yield _at(instance, "SW203", pointer, f"expected a {keyword} violation here {against}")
+
+
+def _expectations(repository: Repository, fixture: Path) -> set[tuple[str, str]] | Finding | None:
+    path = fixture.with_name(fixture.name.removesuffix(fixture.suffix) + _EXPECT_SUFFIX)
+    if not path.is_file():
+        return None
+    relpath = _relpath(repository, path)
+    try:
+        document = load_file(path, source=relpath)
+    except JSONError as error:
+        return _unreadable(relpath, error)
+    entries = document if isinstance(document, list) else [document]
+    if not all(_is_expectation(entry) for entry in entries):
+        return Finding(rule("SW206"), relpath, "", "each entry needs a string pointer and keyword",
+                       hint='[{"pointer": "/amount", "keyword": "minimum"}]')  # fmt: skip
+    return {(str(entry["pointer"]), str(entry["keyword"])) for entry in entries
+            if isinstance(entry, dict)}  # fmt: skip
+
+
+def _is_expectation(entry: Any) -> bool:
+    return (
+        isinstance(entry, dict)
+        and isinstance(entry.get("pointer"), str)
+        and isinstance(entry.get("keyword"), str)
+        and set(entry) <= {"pointer", "keyword", "message"}
+    )
+
+
+def _at(instance: _Instance, rule_id: str, pointer: str, message: str) -> Finding:
+    finding = Finding(rule(rule_id), instance.relpath, pointer, message)
+    if instance.line is None or instance.text is None:
+        return finding
+    offset = nearest_offset(pointer_offsets(instance.text), pointer)
+    return finding.at(instance.line, position(instance.text, offset)[1])
+
+
+def _without_schema(repository: Repository, kind: str, name: str, folder: Path) -> Finding:
+    relpath = _relpath(repository, folder)
+    return Finding(rule("SW204"), relpath, "", f"no {kind} schema is named {name!r}",
+                   hint="rename the folder after the schema's file stem")  # fmt: skip
+
+
+def _missing_fixtures(
+    repository: Repository, covered: set[tuple[str, str, str]]
+) -> Iterator[Finding]:
+    folder = repository.config.fixtures
+    for file in repository.files:
+        if file.kind == "common" or not file.usable:
+            continue
+        absent = [o for o in _OUTCOMES if (file.kind, file.name, o) not in covered]
+        if absent:
+            where = " and ".join(f"{folder}/{file.kind}/{file.name}/{o}/" for o in absent)
+            yield Finding(rule("SW205"), file.relpath, "", f"no fixtures in {where}",
+                          hint="store 2-3 examples that must pass and fail")  # fmt: skip

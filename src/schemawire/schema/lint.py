@@ -1,0 +1,469 @@
+"""Lint: schemas that are valid JSON Schema but let bad data through or trip a model or provider.
+
+Each rule is a function from one subschema (a `Site`) or one file to findings, in a table keyed by
+rule id (`SITE_CHECKS`, `FILE_CHECKS`); ids, names, severities and rationales live in the
+catalogue in `schema.rules`. Rules switched off in the configuration (everywhere, or per file
+pattern) are never run.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urldefrag, urljoin
+
+from schemawire._json import dumps
+from schemawire._pointer import join
+from schemawire.schema.config import LintConfig
+from schemawire.schema.dialect import KNOWN_FORMATS
+from schemawire.schema.repository import Repository, SchemaFile
+from schemawire.schema.rules import Finding, rule
+from schemawire.schema.walk import Site, iter_sites
+
+__all__ = ["FILE_CHECKS", "SITE_CHECKS", "lint_file", "lint_repository"]
+
+JSON_TYPES = frozenset({"object", "array", "string", "number", "integer", "boolean", "null"})
+PORTABLE_TOOL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
+PORTABLE_PROPERTY_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+
+# Type names found in public function-calling collections, and what they mean in JSON Schema.
+_TYPE_FIXES = {
+    "dict": "object", "map": "object", "hash": "object", "struct": "object", "record": "object",
+    "list": "array", "tuple": "array", "set": "array", "sequence": "array",
+    "str": "string", "text": "string", "char": "string", "date": "string", "datetime": "string",
+    "int": "integer", "long": "integer", "int32": "integer", "int64": "integer",
+    "float": "number", "double": "number", "decimal": "number", "numeric": "number",
+    "bool": "boolean", "none": "null", "nil": "null",
+}  # fmt: skip
+# Keywords from other schema languages, and the JSON Schema way to say the same.
+_FOREIGN_KEYWORDS = {
+    "nullable": 'nullable is OpenAPI 3.0; write "type": [T, "null"]',
+    "optional": "JSON Schema has no optional; leave the property out of required",
+    "example": "use examples (a list)",
+    "require": "did you mean 'required'?",
+    "item": "did you mean 'items'?",
+}
+_SHAPE_KEYWORDS = ("type", "enum", "const", "$ref", "$dynamicRef", "anyOf", "oneOf", "allOf")
+_VALUE_SHAPES = ("properties", "patternProperties", "propertyNames", "$ref", "$dynamicRef",
+                 "allOf", "anyOf", "oneOf", "if")  # fmt: skip
+_ROOT_COMBINATORS = ("anyOf", "oneOf", "allOf", "not", "if")
+_CONSTRAINT_KEYWORDS = frozenset({"if", "not", "contains", "propertyNames"})
+
+
+@dataclass(frozen=True, slots=True)
+class LintContext:
+    """What a rule may know besides the subschema: the file, the settings, and the references."""
+
+    file: SchemaFile
+    config: LintConfig
+    referenced: frozenset[tuple[str, str]]
+
+    def finding(self, rule_id: str, pointer: str, message: str, hint: str | None = None) -> Finding:
+        """A finding of ``rule_id`` in this file."""
+        return Finding(rule(rule_id), self.file.relpath, pointer, message, hint)
+
+
+SiteCheck = Callable[[LintContext, Site], Iterable[Finding]]
+FileCheck = Callable[[LintContext], Iterable[Finding]]
+
+
+def lint_repository(repository: Repository) -> tuple[Finding, ...]:
+    """Every lint finding in every usable file of ``repository``."""
+    referenced = frozenset(_reference_targets(repository.files))
+    config = repository.config.lint
+    return tuple(
+        finding
+        for file in repository.files
+        if file.usable
+        for finding in lint_file(file, config=config, referenced=referenced)
+    )
+
+
+def lint_file(
+    file: SchemaFile,
+    *,
+    config: LintConfig | None = None,
+    referenced: frozenset[tuple[str, str]] | None = None,
+) -> Iterator[Finding]:
+    """Every lint finding in ``file``.
+
+    Args:
+        file: a usable schema file.
+        config: the lint settings (defaults when None).
+        referenced: ``(resource URI, fragment)`` of every reference in the repository; None
+            takes those of ``file`` alone.
+    """
+    config = config if config is not None else LintConfig()
+    if referenced is None:
+        referenced = frozenset(_reference_targets((file,)))
+    context = LintContext(file, config, referenced)
+    if file.dialect is None or not isinstance(file.document, dict):
+        return
+    site_checks = [c for rid, c in SITE_CHECKS.items() if not config.ignores(rid, file.relpath)]
+    file_checks = [c for rid, c in FILE_CHECKS.items() if not config.ignores(rid, file.relpath)]
+    for site in iter_sites(file.document, file.dialect, file.uri):
+        if isinstance(site.schema, dict) or site.is_property:
+            for check in site_checks:
+                yield from check(context, site)
+    for file_check in file_checks:
+        yield from file_check(context)
+
+
+def _reference_targets(files: Iterable[SchemaFile]) -> Iterator[tuple[str, str]]:
+    for file in files:
+        if not file.usable or file.dialect is None:
+            continue
+        for site in iter_sites(file.document, file.dialect, file.uri):
+            reference = site.schema.get("$ref") if isinstance(site.schema, dict) else None
+            if isinstance(reference, str):
+                target = urldefrag(urljoin(site.base_uri, reference))
+                yield target.url, target.fragment
+
+
+# --- site rules -------------------------------------------------------------------------------
+
+
+def _types_of(schema: dict[str, Any]) -> list[str]:
+    declared = schema.get("type")
+    if isinstance(declared, str):
+        return [declared]
+    return [t for t in declared if isinstance(t, str)] if isinstance(declared, list) else []
+
+
+def _is_open_object_property(context: LintContext, site: Site) -> bool:
+    return site.is_property and site.key in context.config.open_objects
+
+
+def check_open_object(context: LintContext, site: Site) -> Iterator[Finding]:
+    schema = site.schema
+    if not isinstance(schema, dict) or "object" not in _types_of(schema):
+        return
+    if site.keyword in _CONSTRAINT_KEYWORDS or _is_open_object_property(context, site):
+        return
+    if schema.get("additionalProperties") is False or schema.get("unevaluatedProperties") is False:
+        return
+    if isinstance(schema.get("additionalProperties"), dict):
+        return  # a map whose values have a schema is open by design, not by accident
+    parent = site.parent.schema if site.parent else None
+    if isinstance(parent, dict) and parent.get("unevaluatedProperties") is False:
+        return  # a branch of a composition closed by its parent
+    yield context.finding(
+        "SW101", site.pointer, "object accepts any extra property",
+        hint='add "additionalProperties": false; keep extensions in a "metadata" property',
+    )  # fmt: skip
+
+
+def check_untyped_property(context: LintContext, site: Site) -> Iterator[Finding]:
+    if not site.is_property or site.schema is False:
+        return
+    schema = site.schema
+    if isinstance(schema, dict) and any(keyword in schema for keyword in _SHAPE_KEYWORDS):
+        return
+    if _is_open_object_property(context, site):
+        return
+    yield context.finding("SW102", site.pointer, f"property {site.key!r} accepts any value",
+                          hint='add a "type"')  # fmt: skip
+
+
+def check_undescribed_property(context: LintContext, site: Site) -> Iterator[Finding]:
+    if not context.file.is_tool_input or not site.is_property:
+        return
+    schema = site.schema
+    if isinstance(schema, dict) and ("description" in schema or "$ref" in schema):
+        return  # a $ref takes its description from the definition it names
+    yield context.finding("SW103", site.pointer, f"property {site.key!r} has no description",
+                          hint="say what the value means and give an example")  # fmt: skip
+
+
+def check_required_defined(context: LintContext, site: Site) -> Iterator[Finding]:
+    schema = site.schema
+    if not isinstance(schema, dict):
+        return
+    required, properties = schema.get("required"), schema.get("properties")
+    if not isinstance(required, list) or not isinstance(properties, dict):
+        return
+    patterns = [p for p in schema.get("patternProperties", {}) if isinstance(p, str)]
+    for index, name in enumerate(required):
+        if not isinstance(name, str) or name in properties:
+            continue
+        if any(_search(pattern, name) for pattern in patterns):
+            continue
+        close = difflib.get_close_matches(name, list(properties), n=1)
+        hint = f"did you mean {close[0]!r}?" if close else "add it to properties"
+        yield context.finding("SW104", join(site.pointer, "required", index),
+                              f"required property {name!r} is not defined", hint)  # fmt: skip
+
+
+def _search(pattern: str, text: str) -> bool:
+    try:
+        return re.search(pattern, text) is not None
+    except re.error:
+        return False
+
+
+def check_unknown_keyword(context: LintContext, site: Site) -> Iterator[Finding]:
+    schema, dialect = site.schema, context.file.dialect
+    if not isinstance(schema, dict) or dialect is None:
+        return
+    for keyword in schema:
+        if keyword in dialect.keywords or keyword.startswith("x-"):
+            continue
+        if keyword in context.config.keywords:
+            continue
+        yield context.finding("SW105", join(site.pointer, keyword),
+                              f"unknown keyword {keyword!r} is ignored by validators",
+                              _keyword_hint(keyword, dialect.keywords))  # fmt: skip
+
+
+def _keyword_hint(keyword: str, known: frozenset[str]) -> str:
+    if keyword in _FOREIGN_KEYWORDS:
+        return _FOREIGN_KEYWORDS[keyword]
+    close = difflib.get_close_matches(keyword, sorted(known), n=1, cutoff=0.75)
+    if close:
+        return f"did you mean {close[0]!r}?"
+    return 'prefix your own keywords with "x-", or list them under [lint] keywords'
+
+
+def check_type_names(context: LintContext, site: Site) -> Iterator[Finding]:
+    schema = site.schema
+    if not isinstance(schema, dict) or "type" not in schema:
+        return
+    declared = schema["type"]
+    names = declared if isinstance(declared, list) else [declared]
+    for index, name in enumerate(names):
+        if not isinstance(name, str) or name in JSON_TYPES:
+            continue
+        pointer = (
+            join(site.pointer, "type", index)
+            if isinstance(declared, list)
+            else join(site.pointer, "type")
+        )
+        yield context.finding("SW106", pointer, f"{name!r} is not a JSON Schema type",
+                              _type_hint(name))  # fmt: skip
+
+
+def _type_hint(name: str) -> str:
+    lowered = name.lower()
+    if lowered in JSON_TYPES:
+        return f'write "{lowered}" (type names are lower case)'
+    if lowered in ("any", "object?", "mixed", "unknown"):
+        return "leave type out to accept any value, or list the types the value may have"
+    fix = _TYPE_FIXES.get(lowered)
+    types = ", ".join(sorted(JSON_TYPES))
+    return f'use "{fix}"' if fix else f"use one of {types}"
+
+
+def check_value_types(context: LintContext, site: Site) -> Iterator[Finding]:
+    schema = site.schema
+    if not isinstance(schema, dict):
+        return
+    types = [t for t in _types_of(schema) if t in JSON_TYPES]
+    if types:
+        for pointer, value in _declared_values(schema, site.pointer):
+            if not any(_has_type(value, t) for t in types):
+                yield context.finding(
+                    "SW107", pointer, f"{_show(value)} is not of type {' or '.join(types)}"
+                )
+    enum = schema.get("enum")
+    if "default" in schema and isinstance(enum, list) and not _is_member(schema["default"], enum):
+        yield context.finding(
+            "SW107",
+            join(site.pointer, "default"),
+            f"default {_show(schema['default'])} is not one of the enum values",
+        )
+
+
+def _is_member(value: Any, options: list[Any]) -> bool:
+    return _json_key(value) in {_json_key(option) for option in options}
+
+
+def _declared_values(schema: dict[str, Any], pointer: str) -> Iterator[tuple[str, Any]]:
+    if "default" in schema:
+        yield join(pointer, "default"), schema["default"]
+    if "const" in schema:
+        yield join(pointer, "const"), schema["const"]
+    if isinstance(schema.get("enum"), list):
+        for index, value in enumerate(schema["enum"]):
+            yield join(pointer, "enum", index), value
+
+
+def _has_type(value: Any, name: str) -> bool:
+    is_number = isinstance(value, int | float) and not isinstance(value, bool)
+    checks = {
+        "null": value is None,
+        "boolean": isinstance(value, bool),
+        "integer": is_number and (isinstance(value, int) or value.is_integer()),
+        "number": is_number,
+        "string": isinstance(value, str),
+        "array": isinstance(value, list),
+        "object": isinstance(value, dict),
+    }
+    return checks[name]
+
+
+def check_duplicate_enum(context: LintContext, site: Site) -> Iterator[Finding]:
+    enum = site.schema.get("enum") if isinstance(site.schema, dict) else None
+    if not isinstance(enum, list):
+        return
+    seen: set[str] = set()
+    for index, value in enumerate(enum):
+        key = _json_key(value)
+        if key in seen:
+            yield context.finding(
+                "SW108",
+                join(site.pointer, "enum", index),
+                f"{_show(value)} is listed twice",
+                hint="remove one",
+            )
+        seen.add(key)
+
+
+def _json_key(value: Any) -> str:
+    """A key under which JSON-equal values (1 and 1.0; not true and 1) are equal."""
+    return dumps(_normalised(value), indent=False, sort_keys=True)
+
+
+def _normalised(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, list):
+        return [_normalised(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _normalised(item) for key, item in value.items()}
+    return value
+
+
+def check_unused_definitions(context: LintContext, site: Site) -> Iterator[Finding]:
+    if site.keyword not in ("$defs", "definitions") or site.parent is None:
+        return
+    if site.parent.base_uri != context.file.uri or _declares_target(site.schema):
+        return  # inside an embedded resource, or reachable by an anchor or $id: assume used
+    uri = context.file.uri
+    prefix = site.pointer
+    if any(target == uri and (fragment == prefix or fragment.startswith(prefix + "/"))
+           for target, fragment in context.referenced):  # fmt: skip
+        return
+    yield context.finding("SW109", site.pointer, f"definition {site.key!r} is never referenced",
+                          hint="remove it, or $ref it where it is meant to be used")  # fmt: skip
+
+
+def _declares_target(schema: Any) -> bool:
+    return isinstance(schema, dict) and any(
+        key in schema for key in ("$id", "$anchor", "$dynamicAnchor")
+    )
+
+
+def check_unknown_format(context: LintContext, site: Site) -> Iterator[Finding]:
+    name = site.schema.get("format") if isinstance(site.schema, dict) else None
+    if not isinstance(name, str) or name in KNOWN_FORMATS or name in context.config.formats:
+        return
+    close = difflib.get_close_matches(name, sorted(KNOWN_FORMATS), n=1)
+    hint = f"did you mean {close[0]!r}?" if close else "list it under [lint] formats"
+    yield context.finding("SW110", join(site.pointer, "format"), f"unknown format {name!r}", hint)
+
+
+def check_property_keys(context: LintContext, site: Site) -> Iterator[Finding]:
+    if not context.file.is_tool_input or not site.is_property:
+        return
+    key = str(site.key)
+    if PORTABLE_PROPERTY_KEY.match(key):
+        return
+    yield context.finding(
+        "SW112",
+        site.pointer,
+        f"property key {key!r} is not portable",
+        hint="use letters, digits and underscores, starting with a letter",
+    )
+
+
+def check_shapeless_object(context: LintContext, site: Site) -> Iterator[Finding]:
+    schema = site.schema
+    if not isinstance(schema, dict) or "object" not in _types_of(schema):
+        return
+    if site.keyword in _CONSTRAINT_KEYWORDS or _is_open_object_property(context, site):
+        return
+    if any(keyword in schema for keyword in _VALUE_SHAPES):
+        return
+    if isinstance(schema.get("additionalProperties"), dict | bool):
+        return
+    if isinstance(schema.get("unevaluatedProperties"), dict):
+        return
+    yield context.finding(
+        "SW114",
+        site.pointer,
+        "object says nothing about its properties",
+        hint='add "properties", or "additionalProperties": {schema}',
+    )
+
+
+SITE_CHECKS: dict[str, SiteCheck] = {
+    "SW101": check_open_object,
+    "SW102": check_untyped_property,
+    "SW103": check_undescribed_property,
+    "SW104": check_required_defined,
+    "SW105": check_unknown_keyword,
+    "SW106": check_type_names,
+    "SW107": check_value_types,
+    "SW108": check_duplicate_enum,
+    "SW109": check_unused_definitions,
+    "SW110": check_unknown_format,
+    "SW112": check_property_keys,
+    "SW114": check_shapeless_object,
+}
+
+
+# --- file rules -------------------------------------------------------------------------------
+
+
+def check_tool_name(context: LintContext) -> Iterator[Finding]:
+    name = context.file.name
+    if context.file.is_tool_input and not PORTABLE_TOOL_NAME.match(name):
+        yield context.finding("SW111", "", f"tool name {name!r} is not portable",
+                              hint="rename the file: letters, digits, _ and -, at most 64, "
+                              "starting with a letter or _")  # fmt: skip
+
+
+def check_tool_root(context: LintContext) -> Iterator[Finding]:
+    document = context.file.document
+    if not context.file.is_tool_input:
+        return
+    if document.get("type") != "object":
+        yield context.finding(
+            "SW113",
+            "/type" if "type" in document else "",
+            'a tool input must be "type": "object" at its root',
+            hint="put the arguments in properties of one object",
+        )
+    for keyword in _ROOT_COMBINATORS:
+        if keyword in document:
+            yield context.finding(
+                "SW113",
+                join("", keyword),
+                f"{keyword} at the root of a tool input is refused by providers",
+                hint="move the alternatives into a property",
+            )
+
+
+def check_tool_description(context: LintContext) -> Iterator[Finding]:
+    file = context.file
+    if file.is_tool_input and not isinstance(file.document.get("description"), str):
+        yield context.finding(
+            "SW115",
+            "",
+            f"tool {file.name!r} has no description",
+            hint="say what the tool does and when to use it",
+        )
+
+
+FILE_CHECKS: dict[str, FileCheck] = {
+    "SW111": check_tool_name,
+    "SW113": check_tool_root,
+    "SW115": check_tool_description,
+}
+
+
+def _show(value: Any) -> str:
+    return dumps(value, indent=False)

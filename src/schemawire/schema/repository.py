@@ -1,0 +1,392 @@
+"""A repository of schema files: discovered, identified by ``$id``, resolved locally, checked.
+
+    schemas/tools/create_refund.json           a tool's input schema; tool name = file stem
+    schemas/tools/create_refund.output.json    that tool's output schema
+    schemas/handoffs/triage_to_billing.json    an object one agent hands to the next
+    schemas/state/refund_flow.json             a workflow's checkpointed state
+    schemas/common/money.json                  shared definitions that the others $ref
+
+`Repository.load` reads every file, checks what makes a file a usable schema (JSON, dialect,
+metaschema, a stable ``$id``, a semver ``x-version``, references that resolve inside the
+repository), and collects each problem as a `Finding`: one bad file never hides the others.
+References resolve through a registry of the repository's own files; nothing is ever fetched.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urldefrag, urljoin, urlsplit
+
+import jsonschema_rs
+
+from schemawire._json import load_file
+from schemawire._pointer import join
+from schemawire.errors import ErrorCode, JSONError, SchemaError
+from schemawire.schema.config import Config, load_config
+from schemawire.schema.dialect import Dialect, dialect_named
+from schemawire.schema.rules import Finding, rule
+from schemawire.schema.validator import CompiledSchema, compile_schema, metaschema_violations
+from schemawire.schema.walk import iter_sites
+from schemawire.types import ToolSpec
+
+__all__ = ["KINDS", "Repository", "SchemaFile"]
+
+KINDS = ("tools", "handoffs", "state", "common")
+OUTPUT_SUFFIX = ".output"
+
+_SEMVER = re.compile(
+    r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
+    r"(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?"
+    r"(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$",
+    re.ASCII,
+)
+_REFERENCE_KEYWORDS = ("$ref", "$dynamicRef")
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaFile:
+    """One schema file of the repository.
+
+    Attributes:
+        kind: ``tools``, ``handoffs``, ``state`` or ``common``.
+        name: the file stem: a tool's name, or ``<tool>.output`` for its output schema.
+        relpath: path relative to the repository root, with ``/`` separators.
+        path: absolute path.
+        document: the parsed JSON, or None when the file could not be read.
+        dialect: the dialect ``$schema`` names, or None when unsupported or unreadable.
+        uri: the ``$id``, or for a file without a usable one, its file URI (for resolution).
+    """
+
+    kind: str
+    name: str
+    relpath: str
+    path: Path
+    document: Any
+    dialect: Dialect | None
+    uri: str
+
+    @property
+    def schema_id(self) -> str | None:
+        """The ``$id``, if the file declares one as a string."""
+        value = self.document.get("$id") if isinstance(self.document, dict) else None
+        return value if isinstance(value, str) else None
+
+    @property
+    def version(self) -> str | None:
+        """The ``x-version``, if the file declares one as a string."""
+        value = self.document.get("x-version") if isinstance(self.document, dict) else None
+        return value if isinstance(value, str) else None
+
+    @property
+    def is_output(self) -> bool:
+        """Whether this is a tool's output schema (``<name>.output.json``)."""
+        return self.kind == "tools" and self.name.endswith(OUTPUT_SUFFIX)
+
+    @property
+    def is_tool_input(self) -> bool:
+        """Whether this is a tool's input schema."""
+        return self.kind == "tools" and not self.is_output
+
+    @property
+    def usable(self) -> bool:
+        """Whether the file holds an object schema in a supported dialect."""
+        return isinstance(self.document, dict) and self.dialect is not None
+
+
+class Repository:
+    """The schema files of one repository, their problems, and validators for them.
+
+    Load one with `Repository.load`. Validators are compiled on first use and cached.
+    """
+
+    def __init__(
+        self,
+        config: Config,
+        files: tuple[SchemaFile, ...],
+        findings: tuple[Finding, ...],
+        registry: jsonschema_rs.Registry,
+    ) -> None:
+        self.config = config
+        self.files = files
+        self.findings = findings
+        self.registry = registry
+        self._by_id = {f.schema_id: f for f in reversed(files) if f.schema_id is not None}
+        self._validators: dict[str, CompiledSchema] = {}
+
+    @classmethod
+    def load(cls, start: str | Path = ".", *, config: Config | None = None) -> Repository:
+        """Read and check every schema file of the repository that holds ``start``.
+
+        Raises:
+            ConfigError: the repository's settings cannot be used.
+        """
+        config = config if config is not None else load_config(start)
+        findings: list[Finding] = []
+        files = tuple(_read(config, kind, path, findings) for kind, path in _discover(config))
+        for file in files:
+            findings.extend(_check_file(file, config))
+        findings.extend(_check_ids(files))
+        findings.extend(_check_names(files))
+        registry, missing = _build_registry(files)
+        for file in files:
+            findings.extend(_check_references(file, registry, missing))
+        return cls(config, files, tuple(findings), registry)
+
+    @property
+    def root(self) -> Path:
+        """The repository's root directory."""
+        return self.config.root
+
+    def find(self, reference: str) -> SchemaFile | None:
+        """The file whose ``$id``, path (relative to the root) or tool name is ``reference``."""
+        by_id = self._by_id.get(urldefrag(reference).url) or self._by_id.get(reference)
+        if by_id is not None:
+            return by_id
+        for file in self.files:
+            if reference in (file.relpath, f"{file.kind}/{file.name}") or (
+                file.is_tool_input and reference == file.name
+            ):
+                return file
+        return None
+
+    def validator(self, file: SchemaFile) -> CompiledSchema:
+        """The compiled validator of ``file``, resolving references within the repository.
+
+        Raises:
+            SchemaError: the file does not hold a usable schema, or it does not compile.
+        """
+        compiled = self._validators.get(file.relpath)
+        if compiled is None:
+            if not file.usable:
+                raise SchemaError(ErrorCode.SCHEMA_INVALID, "not a usable schema",
+                                  source=file.relpath)  # fmt: skip
+            compiled = compile_schema(
+                file.document,
+                registry=self.registry,
+                base_uri=file.uri,
+                dialect=file.dialect,
+                source=file.relpath,
+            )
+            self._validators[file.relpath] = compiled
+        return compiled
+
+    def tools(self) -> tuple[ToolSpec, ...]:
+        """Every tool, from its input schema and its output schema when there is one."""
+        outputs = {f.name.removesuffix(OUTPUT_SUFFIX): f for f in self.files if f.is_output}
+        return tuple(_tool_spec(f, outputs.get(f.name)) for f in self.files
+                     if f.is_tool_input and f.usable)  # fmt: skip
+
+
+def _discover(config: Config) -> Iterator[tuple[str, Path]]:
+    for kind, directory in config.kind_dirs().items():
+        base = config.root / directory
+        if base.is_dir():
+            for path in sorted(base.rglob("*.json")):
+                if path.is_file():
+                    yield kind, path
+
+
+def _read(config: Config, kind: str, path: Path, findings: list[Finding]) -> SchemaFile:
+    relpath = path.relative_to(config.root).as_posix()
+    name = path.name.removesuffix(".json")
+    document: Any = None
+    try:
+        document = load_file(path, source=relpath)
+    except JSONError as error:
+        findings.append(_json_finding(error, relpath))
+    except OSError as error:
+        findings.append(Finding(rule("SW001"), relpath, "", f"cannot read: {error.strerror}"))
+    dialect = _dialect_of(document)
+    uri = _own_uri(document) or path.resolve().as_uri()
+    return SchemaFile(kind, name, relpath, path, document, dialect, uri)
+
+
+def _json_finding(error: JSONError, relpath: str) -> Finding:
+    finding = Finding(rule("SW001"), relpath, error.pointer or "", error.message)
+    if error.line is not None and error.column is not None:
+        return finding.at(error.line, error.column)
+    return finding
+
+
+def _dialect_of(document: Any) -> Dialect | None:
+    if not isinstance(document, dict):
+        return None
+    declared = document.get("$schema")
+    return dialect_named(declared) if declared is None or isinstance(declared, str) else None
+
+
+def _own_uri(document: Any) -> str | None:
+    """The ``$id`` when it is usable as a base URI: absolute, without a fragment."""
+    identifier = document.get("$id") if isinstance(document, dict) else None
+    if not isinstance(identifier, str):
+        return None
+    parts = urlsplit(identifier)
+    return identifier if parts.scheme and not parts.fragment and "#" not in identifier else None
+
+
+def _check_file(file: SchemaFile, config: Config) -> Iterator[Finding]:
+    document = file.document
+    if document is None:
+        return  # already reported as unreadable
+    if not isinstance(document, dict):
+        yield Finding(rule("SW002"), file.relpath, "", "the file holds no JSON object",
+                      hint="wrap the schema in { ... }")  # fmt: skip
+        return
+    if file.dialect is None:
+        yield Finding(rule("SW003"), file.relpath, "/$schema",
+                      f"unsupported $schema {document.get('$schema')!r}",
+                      hint="use https://json-schema.org/draft/2020-12/schema or "
+                      "http://json-schema.org/draft-07/schema#")  # fmt: skip
+    else:
+        for violation in metaschema_violations(document, file.dialect):
+            yield Finding(rule("SW004"), file.relpath, violation.pointer, violation.message)
+    yield from _check_id(file, config)
+    yield from _check_version(file)
+
+
+def _check_id(file: SchemaFile, config: Config) -> Iterator[Finding]:
+    identifier = file.document.get("$id")
+    expected = config.id_base + file.relpath if config.id_base else None
+    hint = f'add "$id": "{expected}"' if expected else None
+    if identifier is None:
+        yield Finding(rule("SW005"), file.relpath, "", "no $id", hint=hint)
+    elif _own_uri(file.document) is None:
+        yield Finding(rule("SW006"), file.relpath, "/$id",
+                      f"$id {identifier!r} is not an absolute URI without a fragment",
+                      hint=hint)  # fmt: skip
+    elif expected is not None and identifier != expected:
+        yield Finding(rule("SW007"), file.relpath, "/$id",
+                      f"$id {identifier!r} does not match the file's path",
+                      hint=f'use "$id": "{expected}"')  # fmt: skip
+
+
+def _check_version(file: SchemaFile) -> Iterator[Finding]:
+    version = file.document.get("x-version")
+    if version is None:
+        yield Finding(rule("SW009"), file.relpath, "", "no x-version",
+                      hint='add "x-version": "1.0.0"')  # fmt: skip
+    elif not isinstance(version, str) or not _SEMVER.match(version):
+        yield Finding(
+            rule("SW010"),
+            file.relpath,
+            "/x-version",
+            f"x-version {version!r} is not a semantic version (MAJOR.MINOR.PATCH)",
+        )
+
+
+def _check_ids(files: tuple[SchemaFile, ...]) -> Iterator[Finding]:
+    first_with: dict[str, SchemaFile] = {}
+    for file in files:
+        identifier = file.schema_id
+        if identifier is None:
+            continue
+        if identifier in first_with:
+            yield Finding(rule("SW008"), file.relpath, "/$id",
+                          f"$id {identifier!r} is also the $id of {first_with[identifier].relpath}",
+                          hint="give each file its own $id")  # fmt: skip
+        else:
+            first_with[identifier] = file
+
+
+def _check_names(files: tuple[SchemaFile, ...]) -> Iterator[Finding]:
+    seen: dict[tuple[str, str], SchemaFile] = {}
+    for file in files:
+        key = (file.kind, file.name)
+        if key in seen:
+            yield Finding(
+                rule("SW013"),
+                file.relpath,
+                "",
+                f"{file.kind} name {file.name!r} is also used by {seen[key].relpath}",
+            )
+        else:
+            seen[key] = file
+    inputs = {f.name for f in files if f.is_tool_input}
+    for file in files:
+        tool = file.name.removesuffix(OUTPUT_SUFFIX)
+        if file.is_output and tool not in inputs:
+            yield Finding(rule("SW012"), file.relpath, "",
+                          f"output schema for {tool!r}, but there is no {tool}.json",
+                          hint=f"add {tool}.json beside it, or rename the file")  # fmt: skip
+
+
+def _build_registry(files: tuple[SchemaFile, ...]) -> tuple[jsonschema_rs.Registry, set[str]]:
+    """A registry of the repository's files, and the URIs their references name but lack.
+
+    jsonschema-rs resolves every reference while it builds a registry; an unknown URI is recorded
+    and stands in as a ``false`` schema, so that building never fails and validation of anything
+    that depends on it fails closed.
+    """
+    missing: set[str] = set()
+
+    def record_missing(uri: str) -> bool:
+        missing.add(urldefrag(uri).url)
+        return False
+
+    resources: dict[str, Any] = {}
+    for file in files:
+        if file.usable:
+            resources.setdefault(file.uri, file.document)
+    try:
+        registry = jsonschema_rs.Registry(list(resources.items()), retriever=record_missing)
+    except (jsonschema_rs.ReferencingError, ValueError):
+        # One malformed reference fails the whole registry: keep every file that builds alone.
+        resources = {uri: doc for uri, doc in resources.items() if _builds_alone(uri, doc)}
+        registry = jsonschema_rs.Registry(list(resources.items()), retriever=record_missing)
+    return registry, missing
+
+
+def _builds_alone(uri: str, document: Any) -> bool:
+    try:
+        jsonschema_rs.Registry([(uri, document)], retriever=lambda _: False)
+    except (jsonschema_rs.ReferencingError, ValueError):
+        return False
+    return True
+
+
+def _check_references(
+    file: SchemaFile, registry: jsonschema_rs.Registry, missing: set[str]
+) -> Iterator[Finding]:
+    if not file.usable or file.dialect is None:
+        return
+    for site in iter_sites(file.document, file.dialect, file.uri):
+        if not isinstance(site.schema, dict):
+            continue
+        for keyword in _REFERENCE_KEYWORDS:
+            reference = site.schema.get(keyword)
+            if isinstance(reference, str):
+                problem = _reference_problem(reference, site.base_uri, registry, missing)
+                if problem:
+                    yield Finding(rule("SW011"), file.relpath, join(site.pointer, keyword),
+                                  problem)  # fmt: skip
+
+
+def _reference_problem(
+    reference: str, base_uri: str, registry: jsonschema_rs.Registry, missing: set[str]
+) -> str | None:
+    target = urldefrag(urljoin(base_uri, reference)).url
+    if target in missing:
+        return f"{reference!r} names a schema that is not in this repository (never fetched)"
+    try:
+        registry.resolver(base_uri).lookup(reference)
+    except (jsonschema_rs.ReferencingError, ValueError) as exc:
+        return f"{reference!r} does not resolve: {getattr(exc, 'message', exc)}"
+    return None
+
+
+def _tool_spec(file: SchemaFile, output: SchemaFile | None) -> ToolSpec:
+    document: dict[str, Any] = file.document
+    description = document.get("description")
+    return ToolSpec(
+        name=file.name,
+        description=description if isinstance(description, str) else "",
+        input_schema=document,
+        output_schema=output.document if output is not None and output.usable else None,
+        annotations={k.removeprefix("x-"): v for k, v in document.items() if k.startswith("x-")},
+        schema_id=file.schema_id,
+        version=file.version,
+    )

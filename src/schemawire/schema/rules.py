@@ -1,0 +1,177 @@
+"""The catalogue of checks, and the `Finding` each one reports.
+
+Every check that `schemawire check` runs has a stable id and name here: repository rules (SW0xx),
+lint rules (SW1xx) and fixture rules (SW2xx). The catalogue is data: the docs page, ``--json``
+output and SARIF rule metadata are all drawn from it, and tests make sure every rule fires.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from typing import Any
+
+__all__ = ["RULES", "Finding", "Rule", "Severity", "rule"]
+
+
+class Severity(StrEnum):
+    """How much a finding matters: errors fail `schemawire check`, warnings do not by default."""
+
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One check.
+
+    Attributes:
+        id: stable identifier, such as ``"SW101"``; use it in configuration.
+        name: stable readable name, such as ``"open-object"``.
+        severity: the default severity of its findings.
+        summary: what it finds and why that matters, in one line.
+    """
+
+    id: str
+    name: str
+    severity: Severity
+    summary: str
+
+    @property
+    def category(self) -> str:
+        """``repository``, ``lint`` or ``fixtures``, from the id's range."""
+        return {"0": "repository", "1": "lint", "2": "fixtures"}[self.id[2]]
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One problem, at one place in one file.
+
+    Attributes:
+        rule: the check that found it.
+        file: path relative to the repository root, with ``/`` separators.
+        pointer: RFC 6901 pointer into the file's JSON ("" for the whole file).
+        message: what is wrong, in one sentence.
+        hint: what to do about it, when there is something specific to say.
+        line: 1-based line of the pointer in the file, once located.
+        column: 1-based column, once located.
+    """
+
+    rule: Rule
+    file: str
+    pointer: str
+    message: str
+    hint: str | None = None
+    line: int | None = None
+    column: int | None = None
+
+    @property
+    def severity(self) -> Severity:
+        """The rule's severity."""
+        return self.rule.severity
+
+    def at(self, line: int, column: int) -> Finding:
+        """This finding, located at ``line`` and ``column``."""
+        return replace(self, line=line, column=column)
+
+    def to_json(self) -> dict[str, Any]:
+        """The finding as a JSON object (the ``--json`` shape)."""
+        fields: dict[str, Any] = {
+            "rule": self.rule.id,
+            "name": self.rule.name,
+            "severity": str(self.severity),
+            "file": self.file,
+            "pointer": self.pointer,
+            "line": self.line,
+            "column": self.column,
+            "message": self.message,
+            "hint": self.hint,
+        }
+        return {key: value for key, value in fields.items() if value is not None}
+
+
+_E, _W = Severity.ERROR, Severity.WARNING
+
+RULES: dict[str, Rule] = {
+    item.id: item
+    for item in (
+        # Repository: every file must be a usable, identifiable, versioned schema.
+        Rule("SW001", "invalid-json", _E, "The file cannot be read as JSON; nothing else in it "
+             "can be checked."),
+        Rule("SW002", "not-a-schema", _E, "A schema file must hold a JSON object."),
+        Rule("SW003", "unsupported-dialect", _E, "$schema must name draft 2020-12 (the default) "
+             "or draft-07; other dialects are validated differently by each tool."),
+        Rule("SW004", "metaschema", _E, "The schema breaks its dialect's metaschema, so "
+             "validators reject it or read it differently."),
+        Rule("SW005", "missing-id", _E, "Every schema needs a stable $id so that references, "
+             "projections and traces can name it."),
+        Rule("SW006", "invalid-id", _E, "$id must be an absolute URI without a fragment."),
+        Rule("SW007", "id-path-mismatch", _E, "With id-base set, $id must be id-base plus the "
+             "file's path, so that relative $refs resolve as the files sit."),
+        Rule("SW008", "duplicate-id", _E, "Two files claim the same $id; references to it would "
+             "be ambiguous."),
+        Rule("SW009", "missing-version", _E, "Every schema needs an x-version so that callers "
+             "can tell breaking changes apart."),
+        Rule("SW010", "invalid-version", _E, "x-version must be a semantic version such as "
+             "1.2.0."),
+        Rule("SW011", "unresolved-ref", _E, "A $ref names nothing in this repository; "
+             "schemawire never fetches schemas from a network."),
+        Rule("SW012", "orphan-output", _E, "An output schema <name>.output.json needs its tool's "
+             "input schema <name>.json beside it."),
+        Rule("SW013", "duplicate-name", _E, "Two files of one kind share a name; a tool's name "
+             "is its file stem and must be unique."),
+        Rule("SW014", "uncompilable", _E, "The validator cannot compile the schema (for "
+             "example a pattern that is not a valid regular expression)."),
+        # Lint: schemas that validate, but let bad data through or confuse a model or provider.
+        Rule("SW101", "open-object", _E, "An object without additionalProperties: false accepts "
+             "any extra key, including injected ones; open a named metadata object instead."),
+        Rule("SW102", "untyped-property", _W, "A property without a type (or enum, const, $ref, "
+             "combinator) accepts any value."),
+        Rule("SW103", "undescribed-property", _W, "Models choose and fill arguments from "
+             "descriptions; a tool-input property needs one."),
+        Rule("SW104", "required-not-defined", _E, "required names a property that properties "
+             "does not define: no value can ever be valid for it."),
+        Rule("SW105", "unknown-keyword", _E, "Validators silently ignore unknown keywords, so a "
+             "typo (item, require) turns a constraint off."),
+        Rule("SW106", "invalid-type-name", _E, "dict, float, int, tuple, any, String and the like "
+             "are not JSON Schema types."),
+        Rule("SW107", "value-type-mismatch", _E, "A default, enum or const value does not have "
+             "the type the schema declares."),
+        Rule("SW108", "duplicate-enum-value", _W, "An enum lists the same value twice."),
+        Rule("SW109", "unused-definition", _W, "A $defs entry that nothing references is dead "
+             "weight in every projection."),
+        Rule("SW110", "unknown-format", _W, "Validators ignore formats they do not know, so the "
+             "constraint is silently off."),
+        Rule("SW111", "non-portable-tool-name", _E, "OpenAI, Anthropic and Gemini accept tool "
+             "names matching ^[A-Za-z_][A-Za-z0-9_-]{0,63}$; others get a 400."),
+        Rule("SW112", "non-portable-property-key", _W, "Gemini and Anthropic accept property "
+             "keys matching ^[A-Za-z_][A-Za-z0-9_]{0,63}$ only."),
+        Rule("SW113", "tool-input-not-object", _E, "A tool's input schema must be type: object "
+             "at the root, without a root combinator, for every provider."),
+        Rule("SW114", "shapeless-object", _W, "type: object with neither properties nor a schema "
+             "for its values tells a model nothing about what to send."),
+        Rule("SW115", "undescribed-tool", _W, "A tool without a description gives the model "
+             "nothing to choose it by."),
+        # Fixtures: the examples stored beside each schema must behave.
+        Rule("SW201", "valid-fixture-fails", _E, "A fixture under valid/ breaks its schema."),
+        Rule("SW202", "invalid-fixture-passes", _E, "A fixture under invalid/ satisfies its "
+             "schema, so the schema does not forbid what the fixture shows."),
+        Rule("SW203", "unexpected-violation", _E, "An invalid fixture fails, but not (only) "
+             "for the reason its .expect.json names."),
+        Rule("SW204", "fixture-without-schema", _E, "A fixture folder names no schema of its "
+             "kind."),
+        Rule("SW205", "missing-fixtures", _W, "A schema without both valid and invalid "
+             "fixtures is untested in CI."),
+        Rule("SW206", "invalid-expectation", _E, "An .expect.json must be a list of "
+             "{\"pointer\", \"keyword\"} objects."),
+    )
+}  # fmt: skip
+
+
+def rule(rule_id: str) -> Rule:
+    """The rule with ``rule_id``.
+
+    Raises:
+        KeyError: no such rule.
+    """
+    return RULES[rule_id]

@@ -1,0 +1,202 @@
+"""The local JSON toolbox: format, structural diff, and validation of instance files.
+
+Everything runs on the machine; nothing is uploaded. The command line (``schemawire fmt``,
+``diff``, ``validate``) and the local web page call these functions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jsonpatch
+
+from schemawire._json import DEFAULT_LIMITS, JSONValue, Limits, dumps, load_file, loads, loads_lines
+from schemawire.errors import ErrorCode, InputError, JSONError, SchemaError
+from schemawire.schema.repository import Repository
+from schemawire.schema.validator import CompiledSchema, compile_schema
+from schemawire.types import Violation
+
+__all__ = [
+    "Change",
+    "InstanceResult",
+    "diff_json",
+    "format_json",
+    "format_json_lines",
+    "load_schema",
+    "summarise_patch",
+    "validate_file",
+]
+
+
+def format_json(
+    text: bytes | str, *, limits: Limits = DEFAULT_LIMITS, source: str = "<input>"
+) -> str:
+    """``text`` formatted stably: two-space indentation, key order kept, non-ASCII readable.
+
+    Formatting is idempotent and never changes a value (big integers stay exact).
+
+    Raises:
+        JSONError: ``text`` is not acceptable JSON.
+    """
+    return dumps(loads(text, limits=limits, source=source)) + "\n"
+
+
+def format_json_lines(
+    text: bytes | str, *, limits: Limits = DEFAULT_LIMITS, source: str = "<input>"
+) -> str:
+    """JSON Lines formatted one compact value per line; blank lines are dropped.
+
+    Raises:
+        JSONError: the first line that is not acceptable JSON.
+    """
+    lines: list[str] = []
+    for line in loads_lines(text, limits=limits, source=source):
+        if line.error is not None:
+            raise line.error
+        lines.append(dumps(line.value, indent=False))
+    return "".join(line + "\n" for line in lines)
+
+
+def diff_json(old: JSONValue, new: JSONValue) -> list[dict[str, Any]]:
+    """The RFC 6902 patch that turns ``old`` into ``new`` (empty when they are equal)."""
+    operations: list[dict[str, Any]] = jsonpatch.make_patch(old, new).patch
+    return operations
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One change of a patch, for people: where, what kind, and the values before and after."""
+
+    op: str
+    path: str
+    old: Any = None
+    new: Any = None
+    source: str | None = None  # for a move or copy, where the value came from
+
+
+def summarise_patch(old: JSONValue, operations: list[dict[str, Any]]) -> list[Change]:
+    """Each operation of ``operations`` (made by `diff_json` from ``old``) with its old value."""
+    document = old
+    changes: list[Change] = []
+    for operation in operations:
+        op, path = operation["op"], operation["path"]
+        before = _value_at(document, path) if op in ("replace", "remove") else None
+        changes.append(Change(op, path, before, operation.get("value"), operation.get("from")))
+        document = jsonpatch.apply_patch(document, [operation])
+    return changes
+
+
+def _value_at(document: Any, pointer: str) -> Any:
+    return jsonpatch.JsonPointer(pointer).resolve(document)
+
+
+@dataclass(frozen=True, slots=True)
+class InstanceResult:
+    """The verdict on one instance: a file, or one line of a JSON Lines file.
+
+    ``error`` is set, and ``valid`` is False, when the instance could not be read as JSON.
+    """
+
+    source: str
+    valid: bool
+    violations: tuple[Violation, ...] = ()
+    error: InputError | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"source", "valid", "violations": [{"pointer", "keyword", "message"}]}``, plus
+        ``"error"`` when the instance could not be read."""
+        result: dict[str, Any] = {
+            "source": self.source,
+            "valid": self.valid,
+            "violations": [
+                {"pointer": v.pointer, "keyword": v.keyword, "message": v.message}
+                for v in self.violations
+            ],
+        }
+        if self.error is not None:
+            result["error"] = self.error.to_json()
+        return result
+
+
+def validate_file(
+    schema: CompiledSchema, path: Path, *, label: str | None = None
+) -> Iterator[InstanceResult]:
+    """Check the JSON file at ``path`` (JSON Lines when it ends in ``.jsonl``) against ``schema``.
+
+    One result per instance; an unreadable instance is a result too, so it hides no others.
+    """
+    source = label if label is not None else str(path)
+    try:
+        if path.suffix == ".jsonl":
+            yield from _validate_lines(schema, path.read_bytes(), source)
+        else:
+            yield _verdict(schema, source, load_file(path, source=source))
+    except JSONError as error:
+        yield InstanceResult(source, False, error=error)
+    except OSError as error:
+        unreadable = InputError(
+            ErrorCode.FILE_UNREADABLE, error.strerror or str(error), source=source
+        )
+        yield InstanceResult(source, False, error=unreadable)
+
+
+def _validate_lines(schema: CompiledSchema, raw: bytes, source: str) -> Iterator[InstanceResult]:
+    for line in loads_lines(raw, source=source):
+        label = f"{source}:{line.number}"
+        if line.error is not None:
+            yield InstanceResult(label, False, error=line.error)
+        else:
+            yield _verdict(schema, label, line.value)
+
+
+def _verdict(schema: CompiledSchema, source: str, instance: JSONValue) -> InstanceResult:
+    violations = schema.violations(instance)
+    return InstanceResult(source, not violations, violations)
+
+
+def load_schema(
+    reference: str, *, repository_dir: Path | None = None
+) -> tuple[CompiledSchema, str]:
+    """The compiled schema that ``reference`` names, and a label for it.
+
+    ``reference`` is a schema file, or the ``$id``, path or tool name of a schema in the
+    repository that holds ``repository_dir`` (by default, the schema file's directory or the
+    current one). A file's own ``$ref``s resolve through that repository.
+
+    Raises:
+        SchemaError: ``reference`` names no schema, or the schema does not compile.
+        JSONError: the schema file is not acceptable JSON.
+    """
+    path = Path(reference)
+    if path.is_file():
+        return _load_schema_file(path, Repository.load(repository_dir or path.parent))
+    repository = Repository.load(repository_dir or Path("."))
+    known = repository.find(reference)
+    if known is None:
+        raise SchemaError(
+            ErrorCode.SCHEMA_UNKNOWN,
+            f"no such file, and no schema of the repository at {repository.root.name}/ has this "
+            "$id, path or tool name",
+            source=reference,
+        )
+    return repository.validator(known), known.relpath
+
+
+def _load_schema_file(path: Path, repository: Repository) -> tuple[CompiledSchema, str]:
+    resolved = path.resolve()
+    if resolved.is_relative_to(repository.root):
+        known = repository.find(resolved.relative_to(repository.root).as_posix())
+        if known is not None:
+            return repository.validator(known), known.relpath
+    document = load_file(path, source=str(path))
+    if not isinstance(document, dict | bool):
+        raise SchemaError(
+            ErrorCode.SCHEMA_INVALID, "a schema must be an object or a boolean", source=str(path)
+        )
+    compiled = compile_schema(
+        document, registry=repository.registry, base_uri=resolved.as_uri(), source=str(path)
+    )
+    return compiled, str(path)
