@@ -382,11 +382,12 @@ def _decode_error(
             source,
         )
     if "infinity" in message or _NON_FINITE_LITERAL.match(text, exc.pos):
+        start = exc.pos - 1 if text[exc.pos - 1 : exc.pos] == "-" else exc.pos
         return _error(
             ErrorCode.JSON_NON_FINITE,
             "NaN and Infinity are not JSON numbers; use null or a string",
             text,
-            exc.pos,
+            start,
             source,
         )
     return _error(ErrorCode.JSON_SYNTAX, message, text, exc.pos, source)

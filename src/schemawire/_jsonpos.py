@@ -177,6 +177,8 @@ def _close_frames(text: str, pos: int, frames: list[_Frame]) -> int:
 
 
 def _next_member(text: str, pos: int, frame: _Frame, depth: int) -> tuple[Node, int]:
+    if pos >= len(text):
+        raise ScanError(pos)
     frame.index += 1
     if frame.closer == "]":
         frame.current = join(frame.pointer, frame.index)

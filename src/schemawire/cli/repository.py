@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+from dataclasses import replace
 from importlib import resources
 from pathlib import Path
 from typing import Annotated
@@ -10,7 +12,7 @@ from typing import Annotated
 import typer
 
 from schemawire.cli.output import EXIT_FINDINGS, ReportFormat, fail, guarded, render_check, stdout
-from schemawire.schema.check import check_repository
+from schemawire.schema.check import CheckReport, check_repository
 from schemawire.schema.rules import Severity
 
 __all__ = ["check", "init", "lint"]
@@ -91,6 +93,16 @@ def _run_check(
             report = check_repository(directory, fixtures=fixtures)
     else:
         report = check_repository(directory, fixtures=fixtures)
-    render_check(report, report_format, title)
+    render_check(_seen_from_here(report), report_format, title)
     if report.failed(fail_on):
         raise typer.Exit(EXIT_FINDINGS)
+
+
+def _seen_from_here(report: CheckReport) -> CheckReport:
+    """``report`` with file paths relative to the current directory, as editors and code
+    scanning expect them (the library keeps them relative to the repository root)."""
+    here = Path.cwd()
+    findings = tuple(
+        replace(f, file=os.path.relpath(report.root / f.file, here)) for f in report.findings
+    )
+    return replace(report, findings=findings)

@@ -241,11 +241,12 @@ def _check_file(file: SchemaFile, config: Config) -> Iterator[Finding]:
                       f"unsupported $schema {document.get('$schema')!r}",
                       hint="use https://json-schema.org/draft/2020-12/schema or "
                       "http://json-schema.org/draft-07/schema#")  # fmt: skip
-    else:
-        for violation in metaschema_violations(document, file.dialect):
+    own = [*_check_id(file, config), *_check_version(file)]
+    explained = {finding.pointer for finding in own}  # say it once, in the clearer words
+    for violation in metaschema_violations(document, file.dialect) if file.dialect else ():
+        if violation.pointer not in explained:
             yield Finding(rule("SW004"), file.relpath, violation.pointer, violation.message)
-    yield from _check_id(file, config)
-    yield from _check_version(file)
+    yield from own
 
 
 def _check_id(file: SchemaFile, config: Config) -> Iterator[Finding]:

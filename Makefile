@@ -1,0 +1,41 @@
+# One toolchain for people and CI. Every target bootstraps .venv on a fresh machine.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+INSTALLED := $(VENV)/.installed
+PEERS := tests/peers/node_modules/.package-lock.json
+
+.PHONY: demo test check bench clean
+
+$(INSTALLED): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
+	touch $@
+
+# Real peers the tests run against (npm registry only): the SARIF Multitool that validates our
+# SARIF logs. Later: MCP reference servers and the Inspector.
+$(PEERS): tests/peers/package.json tests/peers/package-lock.json
+	cd tests/peers && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+demo: $(INSTALLED)
+	$(BIN)/schemawire check examples/support-desk
+	@echo
+	@echo "The same kind of repository with the usual mistakes; this check must fail (exit 1):"
+	@echo
+	$(BIN)/schemawire check examples/broken-refunds; test $$? -eq 1
+
+check: $(INSTALLED)
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+	$(BIN)/mypy
+
+test: check $(PEERS)
+	$(BIN)/pytest
+
+bench: $(INSTALLED)
+	$(BIN)/python bench/run.py
+
+clean:
+	rm -rf $(VENV) tests/peers/node_modules bench/.work

@@ -1,0 +1,251 @@
+"""The ``schemawire`` command: help with examples, exit codes, and output for people and tools."""
+
+from __future__ import annotations
+
+import filecmp
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import jsonpatch
+import pytest
+from typer.testing import CliRunner
+
+from schemawire.cli.app import app
+from tests.conftest import EXAMPLES
+
+runner = CliRunner()
+SUPPORT_DESK = EXAMPLES / "support-desk"
+BROKEN = EXAMPLES / "broken-refunds"
+
+
+def invoke(*args: str, stdin: str | None = None) -> Any:
+    return runner.invoke(app, list(args), input=stdin, catch_exceptions=False)
+
+
+def command_names() -> list[str]:
+    return sorted(command.name or command.callback.__name__ for command in app.registered_commands)  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("command", command_names())
+def test_every_command_has_help_with_an_example(command: str) -> None:
+    result = invoke(command, "--help")
+    assert result.exit_code == 0
+    assert "Examples" in result.output
+    assert f"schemawire {command}" in result.output
+
+
+def test_version() -> None:
+    result = invoke("--version")
+    assert result.exit_code == 0
+    assert result.output.startswith("schemawire 0.")
+
+
+def test_console_script_exit_codes_reach_the_shell() -> None:
+    script = Path(sys.executable).with_name("schemawire")
+    codes = [
+        subprocess.run([script, *args], capture_output=True, timeout=60, check=False).returncode
+        for args in (["check", str(SUPPORT_DESK)], ["check", str(BROKEN)], ["check", "--nope"])
+    ]
+    assert codes == [0, 1, 2]
+
+
+# --- init ----------------------------------------------------------------------------------------
+
+
+def test_init_creates_the_example_repository(tmp_path: Path) -> None:
+    result = invoke("init", str(tmp_path / "desk"))
+    assert result.exit_code == 0
+    comparison = filecmp.dircmp(tmp_path / "desk", SUPPORT_DESK)
+    assert _tree(tmp_path / "desk") == _tree(SUPPORT_DESK)
+    assert not comparison.diff_files
+    assert invoke("check", str(tmp_path / "desk")).exit_code == 0
+
+
+def test_init_refuses_to_overwrite_without_force(tmp_path: Path) -> None:
+    assert invoke("init", str(tmp_path)).exit_code == 0
+    (tmp_path / "schemawire.toml").write_text("# mine\n")
+    refused = invoke("init", str(tmp_path))
+    assert refused.exit_code == 2
+    assert "--force" in refused.stderr
+    assert (tmp_path / "schemawire.toml").read_text() == "# mine\n"
+    assert invoke("init", str(tmp_path), "--force").exit_code == 0
+
+
+def _tree(root: Path) -> list[tuple[str, bytes]]:
+    return sorted((p.relative_to(root).as_posix(), p.read_bytes())
+                  for p in root.rglob("*") if p.is_file())  # fmt: skip
+
+
+# --- check and lint ------------------------------------------------------------------------------
+
+
+def test_check_prints_a_summary_and_exits_0_when_clean() -> None:
+    result = invoke("check", str(SUPPORT_DESK))
+    assert result.exit_code == 0
+    assert "18/18 behave" in result.output
+
+
+def test_check_prints_file_line_column_and_pointer_then_exits_1() -> None:
+    result = invoke("check", str(BROKEN))
+    assert result.exit_code == 1
+    assert (
+        "broken-refunds/schemas/tools/create_refund.json:12:3 #/require: SW105 unknown-keyword"
+        in result.output
+    )
+
+
+def test_check_json_output() -> None:
+    result = invoke("check", str(BROKEN), "--json")
+    report = json.loads(result.output)
+    assert result.exit_code == 1
+    assert report["ok"] is False
+    assert (report["errors"], report["warnings"]) == (12, 6)
+    first = report["findings"][0]
+    assert set(first) >= {"rule", "name", "severity", "file", "pointer", "line", "column"}
+
+
+def test_check_sarif_output() -> None:
+    result = invoke("check", str(BROKEN), "--format", "sarif")
+    log = json.loads(result.output)
+    assert log["version"] == "2.1.0"
+    assert len(log["runs"][0]["results"]) == 18
+
+
+def test_check_fail_on_warning() -> None:
+    assert invoke("check", str(SUPPORT_DESK), "--fail-on", "warning").exit_code == 0
+
+
+def test_lint_skips_fixtures() -> None:
+    result = invoke("lint", str(BROKEN), "--json")
+    rules = {finding["rule"] for finding in json.loads(result.output)["findings"]}
+    assert "SW205" not in rules
+    assert "SW105" in rules
+
+
+def test_check_reports_unusable_settings_with_exit_2(tmp_path: Path) -> None:
+    (tmp_path / "schemawire.toml").write_text("[repository]\ntool = 'x'\n")
+    result = invoke("check", str(tmp_path))
+    assert result.exit_code == 2
+    assert "did you mean 'tools'?" in result.stderr
+
+
+def test_check_of_a_missing_directory_exits_2(tmp_path: Path) -> None:
+    assert invoke("check", str(tmp_path / "nope")).exit_code == 2
+
+
+# --- fmt -----------------------------------------------------------------------------------------
+
+
+def test_fmt_rewrites_in_place_keeping_order_and_text(tmp_path: Path) -> None:
+    path = tmp_path / "a.json"
+    path.write_text('{"z":1,"城市":"上海","n":[1,2]}', encoding="utf-8")
+    assert invoke("fmt", "--check", str(path)).exit_code == 1
+    assert invoke("fmt", str(path)).exit_code == 0
+    assert path.read_text(encoding="utf-8") == (
+        '{\n  "z": 1,\n  "城市": "上海",\n  "n": [\n    1,\n    2\n  ]\n}\n'
+    )
+    assert invoke("fmt", "--check", str(path)).exit_code == 0
+
+
+def test_fmt_reads_stdin_and_formats_json_lines(tmp_path: Path) -> None:
+    assert invoke("fmt", "-", stdin='{"a" : 1}').output == '{\n  "a": 1\n}\n'
+    lines = tmp_path / "calls.jsonl"
+    lines.write_text('{ "a": 1 }\n\n[1, 2]\n')
+    assert invoke("fmt", "--stdout", str(lines)).output == '{"a":1}\n[1,2]\n'
+
+
+def test_fmt_reports_bad_json_with_its_position_and_formats_the_rest(tmp_path: Path) -> None:
+    bad, good = tmp_path / "bad.json", tmp_path / "good.json"
+    bad.write_text('{\n  "a": 1,\n}')
+    good.write_text("[1]")
+    result = invoke("fmt", str(bad), str(good))
+    assert result.exit_code == 2
+    assert f"{bad}:2:9: trailing comma is not allowed" in result.stderr
+    assert good.read_text() == "[\n  1\n]\n"
+
+
+# --- diff ----------------------------------------------------------------------------------------
+
+
+def test_diff_of_equal_documents_exits_0(tmp_path: Path) -> None:
+    (tmp_path / "a.json").write_text('{"a": 1, "b": [true]}')
+    (tmp_path / "b.json").write_text('{"b":[true],"a":1}')
+    result = invoke("diff", str(tmp_path / "a.json"), str(tmp_path / "b.json"))
+    assert (result.exit_code, result.output.strip()) == (0, "no differences")
+
+
+def test_diff_prints_a_patch_that_turns_one_into_the_other(tmp_path: Path) -> None:
+    old = {"city": "上海", "unit": "celsius", "tags": [1, 2, 3], "n": 1}
+    new = {"city": "上海", "unit": "kelvin", "tags": [1, 3], "n": True, "extra": None}
+    (tmp_path / "old.json").write_text(json.dumps(old))
+    (tmp_path / "new.json").write_text(json.dumps(new))
+    result = invoke("diff", "--json", str(tmp_path / "old.json"), str(tmp_path / "new.json"))
+    assert result.exit_code == 1
+    assert jsonpatch.apply_patch(old, json.loads(result.output)) == new
+    readable = invoke("diff", str(tmp_path / "old.json"), str(tmp_path / "new.json")).output
+    assert '~ /unit: "celsius" → "kelvin"' in readable
+    assert "~ /n: 1 → true" in readable
+    assert "- /tags/1: 2" in readable
+    assert "+ /extra: null" in readable
+
+
+def test_diff_of_unreadable_input_exits_2(tmp_path: Path) -> None:
+    (tmp_path / "a.json").write_text("[1]")
+    (tmp_path / "b.json").write_text("[1,")
+    result = invoke("diff", str(tmp_path / "a.json"), str(tmp_path / "b.json"))
+    assert result.exit_code == 2
+    assert "b.json:1:4" in result.stderr
+
+
+# --- validate ------------------------------------------------------------------------------------
+
+
+def test_validate_by_file_resolves_the_repository_refs(tmp_path: Path) -> None:
+    call = tmp_path / "call.json"
+    call.write_text('{"order_id": "A-1042", "amount": 99.0, "reason": "late"}')
+    schema = SUPPORT_DESK / "schemas/tools/create_refund.json"
+    result = invoke("validate", str(schema), str(call))
+    assert (result.exit_code, result.output.strip()) == (0, f"{call}: valid")
+
+
+def test_validate_json_lines_by_id_with_one_json_line_per_instance(tmp_path: Path) -> None:
+    calls = tmp_path / "calls.jsonl"
+    calls.write_text('{"city": "上海"}\n{"city": "上海", "unit": "kelvin"}\n{"city": 1,}\n')
+    schema_id = "https://example.com/schemas/tools/get_weather.json"
+    result = invoke("validate", schema_id, str(calls), "--json", "--repo", str(SUPPORT_DESK))
+    lines = [json.loads(line) for line in result.output.splitlines()]
+    assert result.exit_code == 2  # one line cannot be read
+    assert lines[0] == {"source": f"{calls}:1", "valid": True, "violations": []}
+    assert lines[1] == {
+        "source": f"{calls}:2",
+        "valid": False,
+        "violations": [
+            {
+                "pointer": "/unit",
+                "keyword": "enum",
+                "message": 'must be one of "celsius", "fahrenheit"',
+            }
+        ],
+    }
+    assert lines[2]["valid"] is False
+    assert lines[2]["error"]["code"] == "json_syntax"
+
+
+def test_validate_invalid_instance_exits_1_and_shows_violations(tmp_path: Path) -> None:
+    call = tmp_path / "call.json"
+    call.write_text('{"order_id": "1042", "amount": -5, "reason": "late", "note": "vip"}')
+    result = invoke("validate", "create_refund", str(call), "--repo", str(SUPPORT_DESK))
+    assert result.exit_code == 1
+    assert "/amount exclusiveMinimum must be greater than 0" in result.output
+    assert "/note additionalProperties unexpected property" in result.output
+
+
+def test_validate_with_an_unknown_schema_exits_2(tmp_path: Path) -> None:
+    result = invoke(
+        "validate", "no_such_tool", str(tmp_path / "x.json"), "--repo", str(SUPPORT_DESK)
+    )
+    assert result.exit_code == 2
+    assert "no such file" in result.stderr
