@@ -10,7 +10,10 @@ __all__ = ["escape", "join", "parent", "resolve", "split", "to_pointer"]
 
 def escape(token: str | int) -> str:
     """One reference token, escaped: ``~`` becomes ``~0`` and ``/`` becomes ``~1``."""
-    return str(token).replace("~", "~0").replace("/", "~1")
+    text = str(token)
+    if "~" in text or "/" in text:
+        return text.replace("~", "~0").replace("/", "~1")
+    return text
 
 
 def to_pointer(tokens: Iterable[str | int]) -> str:
@@ -20,7 +23,9 @@ def to_pointer(tokens: Iterable[str | int]) -> str:
 
 def join(pointer: str, *tokens: str | int) -> str:
     """``pointer`` extended by ``tokens``."""
-    return pointer + to_pointer(tokens)
+    for token in tokens:
+        pointer = pointer + "/" + escape(token)
+    return pointer
 
 
 def split(pointer: str) -> list[str]:

@@ -249,3 +249,8 @@ def test_validate_with_an_unknown_schema_exits_2(tmp_path: Path) -> None:
     )
     assert result.exit_code == 2
     assert "no such file" in result.stderr
+
+
+def test_example_repository_files_are_formatted() -> None:
+    files = sorted(str(p) for p in SUPPORT_DESK.rglob("*.json"))
+    assert invoke("fmt", "--check", *files).exit_code == 0

@@ -68,9 +68,10 @@ class _Run:
         self.passed = 0
         self.findings: list[Finding] = []
         self.covered: set[tuple[str, str, str]] = set()
+        self.schemas = {(f.kind, f.name): f for f in reversed(repository.files)}
 
     def check_folder(self, kind: str, name: str, folder: Path) -> None:
-        schema = _schema_named(self.repository, kind, name)
+        schema = self.schemas.get((kind, name))
         if schema is None:
             self.findings.append(_without_schema(self.repository, kind, name, folder))
             return
@@ -107,10 +108,6 @@ def _fixture_folders(repository: Repository) -> Iterator[tuple[str, str, Path]]:
         if directory.is_dir():
             for folder in sorted(p for p in directory.iterdir() if p.is_dir()):
                 yield kind, folder.name, folder
-
-
-def _schema_named(repository: Repository, kind: str, name: str) -> SchemaFile | None:
-    return next((f for f in repository.files if f.kind == kind and f.name == name), None)
 
 
 def _validator(repository: Repository, schema: SchemaFile) -> CompiledSchema | None:

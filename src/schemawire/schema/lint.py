@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urldefrag, urljoin
 
 from schemawire._json import dumps
 from schemawire._pointer import join
@@ -21,7 +21,7 @@ from schemawire.schema.config import LintConfig
 from schemawire.schema.dialect import KNOWN_FORMATS
 from schemawire.schema.repository import Repository, SchemaFile
 from schemawire.schema.rules import Finding, rule
-from schemawire.schema.walk import Site, iter_sites
+from schemawire.schema.walk import Site
 
 __all__ = ["FILE_CHECKS", "SITE_CHECKS", "lint_file", "lint_repository"]
 
@@ -55,11 +55,15 @@ _CONSTRAINT_KEYWORDS = frozenset({"if", "not", "contains", "propertyNames"})
 
 @dataclass(frozen=True, slots=True)
 class LintContext:
-    """What a rule may know besides the subschema: the file, the settings, and the references."""
+    """What a rule may know besides the subschema: the file, the settings, and the references.
+
+    ``referenced`` maps the URI of each resource that something references to the fragments
+    referenced in it.
+    """
 
     file: SchemaFile
     config: LintConfig
-    referenced: frozenset[tuple[str, str]]
+    referenced: Mapping[str, frozenset[str]]
 
     def finding(self, rule_id: str, pointer: str, message: str, hint: str | None = None) -> Finding:
         """A finding of ``rule_id`` in this file."""
@@ -72,55 +76,29 @@ FileCheck = Callable[[LintContext], Iterable[Finding]]
 
 def lint_repository(repository: Repository) -> tuple[Finding, ...]:
     """Every lint finding in every usable file of ``repository``."""
-    referenced = frozenset(_reference_targets(repository.files))
-    config = repository.config.lint
-    return tuple(
-        finding
-        for file in repository.files
-        if file.usable
-        for finding in lint_file(file, config=config, referenced=referenced)
-    )
+    fragments: dict[str, set[str]] = defaultdict(set)
+    for reference in repository.references:
+        fragments[reference.target].add(reference.fragment)
+    referenced = {target: frozenset(found) for target, found in fragments.items()}
+    findings: list[Finding] = []
+    for file in repository.files:
+        if file.usable:
+            context = LintContext(file, repository.config.lint, referenced)
+            findings.extend(lint_file(context, repository.sites(file)))
+    return tuple(findings)
 
 
-def lint_file(
-    file: SchemaFile,
-    *,
-    config: LintConfig | None = None,
-    referenced: frozenset[tuple[str, str]] | None = None,
-) -> Iterator[Finding]:
-    """Every lint finding in ``file``.
-
-    Args:
-        file: a usable schema file.
-        config: the lint settings (defaults when None).
-        referenced: ``(resource URI, fragment)`` of every reference in the repository; None
-            takes those of ``file`` alone.
-    """
-    config = config if config is not None else LintConfig()
-    if referenced is None:
-        referenced = frozenset(_reference_targets((file,)))
-    context = LintContext(file, config, referenced)
-    if file.dialect is None or not isinstance(file.document, dict):
-        return
-    site_checks = [c for rid, c in SITE_CHECKS.items() if not config.ignores(rid, file.relpath)]
-    file_checks = [c for rid, c in FILE_CHECKS.items() if not config.ignores(rid, file.relpath)]
-    for site in iter_sites(file.document, file.dialect, file.uri):
+def lint_file(context: LintContext, sites: Iterable[Site]) -> Iterator[Finding]:
+    """Every lint finding in ``context.file``, whose subschemas are ``sites``."""
+    config, relpath = context.config, context.file.relpath
+    site_checks = [c for rid, c in SITE_CHECKS.items() if not config.ignores(rid, relpath)]
+    file_checks = [c for rid, c in FILE_CHECKS.items() if not config.ignores(rid, relpath)]
+    for site in sites:
         if isinstance(site.schema, dict) or site.is_property:
             for check in site_checks:
                 yield from check(context, site)
     for file_check in file_checks:
         yield from file_check(context)
-
-
-def _reference_targets(files: Iterable[SchemaFile]) -> Iterator[tuple[str, str]]:
-    for file in files:
-        if not file.usable or file.dialect is None:
-            continue
-        for site in iter_sites(file.document, file.dialect, file.uri):
-            reference = site.schema.get("$ref") if isinstance(site.schema, dict) else None
-            if isinstance(reference, str):
-                target = urldefrag(urljoin(site.base_uri, reference))
-                yield target.url, target.fragment
 
 
 # --- site rules -------------------------------------------------------------------------------
@@ -341,10 +319,9 @@ def check_unused_definitions(context: LintContext, site: Site) -> Iterator[Findi
         return
     if site.parent.base_uri != context.file.uri or _declares_target(site.schema):
         return  # inside an embedded resource, or reachable by an anchor or $id: assume used
-    uri = context.file.uri
     prefix = site.pointer
-    if any(target == uri and (fragment == prefix or fragment.startswith(prefix + "/"))
-           for target, fragment in context.referenced):  # fmt: skip
+    fragments = context.referenced.get(context.file.uri, frozenset())
+    if prefix in fragments or any(fragment.startswith(prefix + "/") for fragment in fragments):
         return
     yield context.finding("SW109", site.pointer, f"definition {site.key!r} is never referenced",
                           hint="remove it, or $ref it where it is meant to be used")  # fmt: skip

@@ -30,10 +30,10 @@ from schemawire.schema.config import Config, load_config
 from schemawire.schema.dialect import Dialect, dialect_named
 from schemawire.schema.rules import Finding, rule
 from schemawire.schema.validator import CompiledSchema, compile_schema, metaschema_violations
-from schemawire.schema.walk import iter_sites
+from schemawire.schema.walk import Site, iter_sites
 from schemawire.types import ToolSpec
 
-__all__ = ["KINDS", "Repository", "SchemaFile"]
+__all__ = ["KINDS", "Reference", "Repository", "SchemaFile"]
 
 KINDS = ("tools", "handoffs", "state", "common")
 OUTPUT_SUFFIX = ".output"
@@ -97,6 +97,27 @@ class SchemaFile:
         return isinstance(self.document, dict) and self.dialect is not None
 
 
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """One ``$ref`` (or ``$dynamicRef``) of a schema file, resolved to an absolute target.
+
+    Attributes:
+        file: the path of the file that holds it, relative to the root.
+        pointer: where the keyword is in that file.
+        value: the reference as written.
+        base_uri: the base URI it is resolved against.
+        target: the absolute URI of the resource it names, without fragment.
+        fragment: the fragment: a JSON Pointer, an anchor name, or "".
+    """
+
+    file: str
+    pointer: str
+    value: str
+    base_uri: str
+    target: str
+    fragment: str
+
+
 class Repository:
     """The schema files of one repository, their problems, and validators for them.
 
@@ -107,13 +128,18 @@ class Repository:
         self,
         config: Config,
         files: tuple[SchemaFile, ...],
+        *,
         findings: tuple[Finding, ...],
         registry: jsonschema_rs.Registry,
+        sites: dict[str, tuple[Site, ...]],
+        references: tuple[Reference, ...],
     ) -> None:
         self.config = config
         self.files = files
         self.findings = findings
         self.registry = registry
+        self.references = references
+        self._sites = sites
         self._by_id = {f.schema_id: f for f in reversed(files) if f.schema_id is not None}
         self._validators: dict[str, CompiledSchema] = {}
 
@@ -132,9 +158,12 @@ class Repository:
         findings.extend(_check_ids(files))
         findings.extend(_check_names(files))
         registry, missing = _build_registry(files)
-        for file in files:
-            findings.extend(_check_references(file, registry, missing))
-        return cls(config, files, tuple(findings), registry)
+        sites = {f.relpath: tuple(iter_sites(f.document, f.dialect, f.uri))
+                 for f in files if f.usable and f.dialect is not None}  # fmt: skip
+        references = tuple(r for f in files for r in _references(f, sites.get(f.relpath, ())))
+        findings.extend(_check_references(references, registry, missing))
+        return cls(config, files, findings=tuple(findings), registry=registry, sites=sites,
+                   references=references)  # fmt: skip
 
     @property
     def root(self) -> Path:
@@ -152,6 +181,10 @@ class Repository:
             ):
                 return file
         return None
+
+    def sites(self, file: SchemaFile) -> tuple[Site, ...]:
+        """Every subschema of ``file`` (none when the file is not a usable schema)."""
+        return self._sites.get(file.relpath, ())
 
     def validator(self, file: SchemaFile) -> CompiledSchema:
         """The compiled validator of ``file``, resolving references within the repository.
@@ -349,33 +382,37 @@ def _builds_alone(uri: str, document: Any) -> bool:
     return True
 
 
-def _check_references(
-    file: SchemaFile, registry: jsonschema_rs.Registry, missing: set[str]
-) -> Iterator[Finding]:
-    if not file.usable or file.dialect is None:
-        return
-    for site in iter_sites(file.document, file.dialect, file.uri):
+def _references(file: SchemaFile, sites: tuple[Site, ...]) -> Iterator[Reference]:
+    for site in sites:
         if not isinstance(site.schema, dict):
             continue
         for keyword in _REFERENCE_KEYWORDS:
-            reference = site.schema.get(keyword)
-            if isinstance(reference, str):
-                problem = _reference_problem(reference, site.base_uri, registry, missing)
-                if problem:
-                    yield Finding(rule("SW011"), file.relpath, join(site.pointer, keyword),
-                                  problem)  # fmt: skip
+            value = site.schema.get(keyword)
+            if isinstance(value, str):
+                target = urldefrag(urljoin(site.base_uri, value))
+                pointer = join(site.pointer, keyword)
+                yield Reference(file.relpath, pointer, value, site.base_uri, target.url,
+                                target.fragment)  # fmt: skip
+
+
+def _check_references(
+    references: tuple[Reference, ...], registry: jsonschema_rs.Registry, missing: set[str]
+) -> Iterator[Finding]:
+    for reference in references:
+        problem = _reference_problem(reference, registry, missing)
+        if problem:
+            yield Finding(rule("SW011"), reference.file, reference.pointer, problem)
 
 
 def _reference_problem(
-    reference: str, base_uri: str, registry: jsonschema_rs.Registry, missing: set[str]
+    reference: Reference, registry: jsonschema_rs.Registry, missing: set[str]
 ) -> str | None:
-    target = urldefrag(urljoin(base_uri, reference)).url
-    if target in missing:
-        return f"{reference!r} names a schema that is not in this repository (never fetched)"
+    if reference.target in missing:
+        return f"{reference.value!r} names a schema that is not in this repository (never fetched)"
     try:
-        registry.resolver(base_uri).lookup(reference)
+        registry.resolver(reference.base_uri).lookup(reference.value)
     except (jsonschema_rs.ReferencingError, ValueError) as exc:
-        return f"{reference!r} does not resolve: {getattr(exc, 'message', exc)}"
+        return f"{reference.value!r} does not resolve: {getattr(exc, 'message', exc)}"
     return None
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
-__all__ = ["RULES", "Finding", "Rule", "Severity", "rule"]
+__all__ = ["RULES", "Finding", "Rule", "Severity", "rule", "rules_markdown"]
 
 
 class Severity(StrEnum):
@@ -175,3 +175,40 @@ def rule(rule_id: str) -> Rule:
         KeyError: no such rule.
     """
     return RULES[rule_id]
+
+
+_CATEGORY_TITLES = {
+    "repository": "Repository rules: every file is a usable, identifiable, versioned schema",
+    "lint": "Lint rules: valid schemas that let bad data through or trip a model or provider",
+    "fixtures": "Fixture rules: the stored examples behave",
+}
+
+
+def rules_markdown() -> str:
+    """The rules page of the docs (docs/rules.md), drawn from the catalogue."""
+    lines = [
+        "# Rules",
+        "",
+        "Every check of `schemawire check` has a stable id and name. Errors fail the check;",
+        "warnings fail it only with `--fail-on warning`. Switch a rule off everywhere or for some",
+        "files in `schemawire.toml` (any rule, not only lint rules):",
+        "",
+        "```toml",
+        "[lint]",
+        'ignore = ["SW205"]',
+        "",
+        "[lint.per-file-ignores]",
+        '"schemas/tools/legacy_*.json" = ["SW101", "SW103"]',
+        "```",
+        "",
+        "This page is generated from the catalogue in `src/schemawire/schema/rules.py` by",
+        "`rules_markdown()`; a test fails when the two differ.",
+    ]
+    for category, title in _CATEGORY_TITLES.items():
+        lines += ["", f"## {title}", "", "| id | name | severity | why |", "|---|---|---|---|"]
+        lines += [
+            f"| {item.id} | `{item.name}` | {item.severity} | {item.summary} |"
+            for item in RULES.values()
+            if item.category == category
+        ]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,80 @@
+"""Docs that run: every command and code block of the README and docs does what it says."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from schemawire.schema.config import load_config
+from schemawire.schema.rules import rules_markdown
+
+ROOT = Path(__file__).parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+SCHEMAWIRE = Path(sys.executable).with_name("schemawire")
+
+
+def blocks(text: str, language: str) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", text, flags=re.DOTALL)
+
+
+def console_commands() -> list[tuple[str, int]]:
+    commands: list[tuple[str, int]] = []
+    for block in blocks(README, "console"):
+        for line in block.splitlines():
+            if line.startswith("$ "):
+                commands.append((line[2:], 0))
+            elif line.startswith("# exit "):
+                commands[-1] = (commands[-1][0], int(line.removeprefix("# exit ")))
+    return commands
+
+
+def test_rules_page_matches_the_catalogue() -> None:
+    assert (ROOT / "docs/rules.md").read_text(encoding="utf-8") == rules_markdown()
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One directory for the README's commands, run in order, with the examples at hand."""
+    directory = tmp_path_factory.mktemp("readme")
+    (directory / "examples").symlink_to(ROOT / "examples")
+    return directory
+
+
+@pytest.mark.parametrize(("command", "exit_code"), console_commands())
+def test_readme_command_runs(command: str, exit_code: int, workdir: Path) -> None:
+    argv = shlex.split(command)
+    assert argv[0] == "schemawire"
+    completed = subprocess.run(
+        [str(SCHEMAWIRE), *argv[1:]], cwd=workdir, capture_output=True, timeout=60, check=False
+    )
+    assert completed.returncode == exit_code, completed.stdout + completed.stderr
+
+
+def test_readme_python_prints_what_it_shows() -> None:
+    (code,) = blocks(README, "python")
+    expected = [line.removeprefix("# ") for line in code.splitlines() if line.startswith("# ")]
+    output = io.StringIO()
+    cwd = Path.cwd()
+    os.chdir(ROOT)
+    try:
+        with contextlib.redirect_stdout(output):
+            exec(compile(code, "README.md", "exec"), {})
+    finally:
+        os.chdir(cwd)
+    assert output.getvalue().splitlines() == expected
+
+
+def test_configuration_example_is_a_valid_configuration(tmp_path: Path) -> None:
+    (example,) = blocks((ROOT / "docs/configuration.md").read_text(encoding="utf-8"), "toml")
+    (tmp_path / "schemawire.toml").write_text(example, encoding="utf-8")
+    config = load_config(tmp_path)
+    assert config.id_base == "https://example.com/"
+    assert config.lint.ignores("SW101", "schemas/tools/legacy_refund.json")
