@@ -35,7 +35,7 @@ test: check $(PEERS)
 	$(BIN)/pytest
 
 bench: $(INSTALLED)
-	$(BIN)/python bench/run.py
+	$(BIN)/python -m bench.run
 
 clean:
 	rm -rf $(VENV) tests/peers/node_modules bench/.work

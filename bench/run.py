@@ -25,10 +25,8 @@ from pathlib import Path
 
 import orjson
 
-sys.path.insert(0, str(Path(__file__).parents[1]))
-
-from bench.generate import generate  # noqa: E402
-from schemawire._json import loads  # noqa: E402
+from bench.generate import generate
+from schemawire._json import loads
 
 WORK = Path(__file__).parent / ".work"
 BIN = Path(sys.executable).parent
@@ -105,18 +103,29 @@ def main() -> None:
     print()
     print(f"| measurement ({len(schemas)} tools, 3 fixtures each) | median wall | peak RSS |")
     print("|---|---:|---:|")
-    print(f"| `schemawire check` (metaschema, $id, refs, lint, fixtures) | {ours.seconds:.2f} s "
-          f"| {ours.peak_mib:.0f} MiB |")
-    print(f"| `check-jsonschema --check-metaschema` (all schemas, one run) | {meta.seconds:.2f} s "
-          f"| {meta.peak_mib:.0f} MiB |")
-    print(f"| `check-jsonschema --schemafile` per tool ({options.sample} sampled) | "
-          f"{instances:.3f} s each | {max(s.peak_mib for s in per_tool):.0f} MiB |")
-    print(f"| check-jsonschema, metaschema + every tool's fixtures (multiplied out) | "
-          f"{theirs:.1f} s | |")
+    print(
+        f"| `schemawire check` (metaschema, $id, refs, lint, fixtures) | {ours.seconds:.2f} s "
+        f"| {ours.peak_mib:.0f} MiB |"
+    )
+    print(
+        f"| `check-jsonschema --check-metaschema` (all schemas, one run) | {meta.seconds:.2f} s "
+        f"| {meta.peak_mib:.0f} MiB |"
+    )
+    print(
+        f"| `check-jsonschema --schemafile` per tool ({options.sample} sampled) | "
+        f"{instances:.3f} s each | {max(s.peak_mib for s in per_tool):.0f} MiB |"
+    )
+    print(
+        f"| check-jsonschema, metaschema + every tool's fixtures (multiplied out) | "
+        f"{theirs:.1f} s | |"
+    )
     print()
-    print(f"schemawire check / check-jsonschema metaschema alone: {ours.seconds / meta.seconds:.2f}x")
-    print(f"schemawire check / check-jsonschema whole job: {ours.seconds / theirs:.4f}x "
-          f"({theirs / ours.seconds:.0f}x faster)")
+    alone = ours.seconds / meta.seconds
+    print(f"schemawire check / check-jsonschema metaschema alone: {alone:.2f}x")
+    print(
+        f"schemawire check / check-jsonschema whole job: {ours.seconds / theirs:.4f}x "
+        f"({theirs / ours.seconds:.0f}x faster)"
+    )
     print()
     print(f"| parse one schema ({schemas[0].stat().st_size} bytes) | median | x orjson |")
     print("|---|---:|---:|")
