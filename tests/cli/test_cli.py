@@ -102,7 +102,7 @@ def test_check_json_output() -> None:
     report = json.loads(result.output)
     assert result.exit_code == 1
     assert report["ok"] is False
-    assert (report["errors"], report["warnings"]) == (12, 6)
+    assert (report["errors"], report["warnings"]) == (14, 6)
     first = report["findings"][0]
     assert set(first) >= {"rule", "name", "severity", "file", "pointer", "line", "column"}
 
@@ -111,7 +111,7 @@ def test_check_sarif_output() -> None:
     result = invoke("check", str(BROKEN), "--format", "sarif")
     log = json.loads(result.output)
     assert log["version"] == "2.1.0"
-    assert len(log["runs"][0]["results"]) == 18
+    assert len(log["runs"][0]["results"]) == 20
 
 
 def test_check_fail_on_warning() -> None:

@@ -8,14 +8,16 @@ from tests.conftest import EXAMPLES, WriteRepo, tool_schema
 
 # What the broken example shows: every finding, by rule, file and line.
 BROKEN_FINDINGS = [
+    ("SW202", "fixtures/tools/create_refund/invalid/injected_note.json", 1),
+    ("SW201", "fixtures/tools/create_refund/valid/string_amount.json", 1),
     ("SW009", "schemas/handoffs/triage_to_billing.json", 1),
     ("SW205", "schemas/handoffs/triage_to_billing.json", 1),
     ("SW011", "schemas/handoffs/triage_to_billing.json", 6),
+    ("SW004", "schemas/handoffs/triage_to_billing.json", 7),
+    ("SW106", "schemas/handoffs/triage_to_billing.json", 7),
     ("SW104", "schemas/handoffs/triage_to_billing.json", 9),
     ("SW001", "schemas/state/refund_flow.json", 7),
     ("SW101", "schemas/tools/create_refund.json", 1),
-    ("SW004", "schemas/tools/create_refund.json", 8),
-    ("SW106", "schemas/tools/create_refund.json", 8),
     ("SW103", "schemas/tools/create_refund.json", 9),
     ("SW108", "schemas/tools/create_refund.json", 9),
     ("SW102", "schemas/tools/create_refund.json", 10),
