@@ -83,7 +83,7 @@ def main() -> None:
 
     repo = generate(WORK / "repo", options.tools)
     schemas = sorted((repo / "schemas/tools").glob("*.json"))
-    print(f"generated {len(schemas)} tool schemas with 3 fixtures each in {repo}", flush=True)
+    print(f"generated {len(schemas)} tool schemas with 3 fixtures each", flush=True)
 
     ours = median_of([str(BIN / "schemawire"), "check", "."], repo, options.runs)
     assert ours.exit_code == 0, "the generated repository must check clean"
