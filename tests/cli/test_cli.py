@@ -254,3 +254,9 @@ def test_validate_with_an_unknown_schema_exits_2(tmp_path: Path) -> None:
 def test_example_repository_files_are_formatted() -> None:
     files = sorted(str(p) for p in SUPPORT_DESK.rglob("*.json"))
     assert invoke("fmt", "--check", *files).exit_code == 0
+
+
+def test_check_warns_when_it_finds_no_schema_at_all(tmp_path: Path) -> None:
+    result = invoke("check", str(tmp_path))
+    assert result.exit_code == 0
+    assert "no schema files found" in result.stderr

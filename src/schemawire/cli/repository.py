@@ -10,8 +10,17 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
-from schemawire.cli.output import EXIT_FINDINGS, ReportFormat, fail, guarded, render_check, stdout
+from schemawire.cli.output import (
+    EXIT_FINDINGS,
+    ReportFormat,
+    fail,
+    guarded,
+    render_check,
+    stderr,
+    stdout,
+)
 from schemawire.schema.check import CheckReport, check_repository
 from schemawire.schema.rules import Severity
 
@@ -94,6 +103,12 @@ def _run_check(
     else:
         report = check_repository(directory, fixtures=fixtures)
     render_check(_seen_from_here(report), report_format, title)
+    if not report.schemas:
+        stderr.print(
+            f"[yellow]warning:[/] no schema files found in {escape(str(report.root))}; "
+            "schemawire looks in schemas/tools, schemas/handoffs, schemas/state and "
+            + escape("schemas/common unless [repository] in schemawire.toml says otherwise")
+        )
     if report.failed(fail_on):
         raise typer.Exit(EXIT_FINDINGS)
 

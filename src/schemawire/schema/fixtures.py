@@ -22,7 +22,7 @@ from typing import Any
 from schemawire._json import JSONValue, load_file, loads_lines
 from schemawire._jsonpos import nearest_offset, pointer_offsets, position
 from schemawire.errors import JSONError, SchemaError
-from schemawire.schema.repository import KINDS, Repository, SchemaFile
+from schemawire.schema.repository import KINDS, Repository, SchemaFile, unreadable
 from schemawire.schema.rules import Finding, rule
 from schemawire.schema.validator import CompiledSchema
 from schemawire.types import Violation
@@ -138,10 +138,8 @@ def _instances(repository: Repository, path: Path) -> Iterator[_Instance | Findi
             yield from _lines(path, relpath)
         else:
             yield _Instance(relpath, None, load_file(path, source=relpath), None)
-    except JSONError as error:
-        yield _unreadable(relpath, error)
-    except OSError as error:
-        yield Finding(rule("SW001"), relpath, "", f"cannot read: {error.strerror}")
+    except (JSONError, OSError) as error:
+        yield unreadable(relpath, error)
 
 
 def _lines(path: Path, relpath: str) -> Iterator[_Instance | Finding]:
@@ -149,17 +147,10 @@ def _lines(path: Path, relpath: str) -> Iterator[_Instance | Finding]:
     texts = raw.split(b"\n")
     for line in loads_lines(raw, source=relpath):
         if line.error is not None:
-            yield _unreadable(relpath, line.error)
+            yield unreadable(relpath, line.error)
         else:
             text = texts[line.number - 1].decode("utf-8")
             yield _Instance(relpath, line.number, line.value, text)
-
-
-def _unreadable(relpath: str, error: JSONError) -> Finding:
-    finding = Finding(rule("SW001"), relpath, error.pointer or "", error.message)
-    if error.line is not None and error.column is not None:
-        return finding.at(error.line, error.column)
-    return finding
 
 
 def _judge(
@@ -201,7 +192,7 @@ def _expectations(repository: Repository, fixture: Path) -> set[tuple[str, str]]
     try:
         document = load_file(path, source=relpath)
     except JSONError as error:
-        return _unreadable(relpath, error)
+        return unreadable(relpath, error)
     entries = document if isinstance(document, list) else [document]
     if not all(_is_expectation(entry) for entry in entries):
         return Finding(rule("SW206"), relpath, "", "each entry needs a string pointer and keyword",

@@ -33,7 +33,7 @@ from schemawire.schema.validator import CompiledSchema, compile_schema, metasche
 from schemawire.schema.walk import Site, iter_sites
 from schemawire.types import ToolSpec
 
-__all__ = ["KINDS", "Reference", "Repository", "SchemaFile"]
+__all__ = ["KINDS", "Reference", "Repository", "SchemaFile", "unreadable"]
 
 KINDS = ("tools", "handoffs", "state", "common")
 OUTPUT_SUFFIX = ".output"
@@ -229,16 +229,17 @@ def _read(config: Config, kind: str, path: Path, findings: list[Finding]) -> Sch
     document: Any = None
     try:
         document = load_file(path, source=relpath)
-    except JSONError as error:
-        findings.append(_json_finding(error, relpath))
-    except OSError as error:
-        findings.append(Finding(rule("SW001"), relpath, "", f"cannot read: {error.strerror}"))
+    except (JSONError, OSError) as error:
+        findings.append(unreadable(relpath, error))
     dialect = _dialect_of(document)
     uri = _own_uri(document) or path.resolve().as_uri()
     return SchemaFile(kind, name, relpath, path, document, dialect, uri)
 
 
-def _json_finding(error: JSONError, relpath: str) -> Finding:
+def unreadable(relpath: str, error: JSONError | OSError) -> Finding:
+    """The SW001 finding for a file that cannot be read, or read as JSON, at its position."""
+    if isinstance(error, OSError):
+        return Finding(rule("SW001"), relpath, "", f"cannot read: {error.strerror or error}")
     finding = Finding(rule("SW001"), relpath, error.pointer or "", error.message)
     if error.line is not None and error.column is not None:
         return finding.at(error.line, error.column)
