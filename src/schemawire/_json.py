@@ -28,6 +28,7 @@ from typing import Literal, TypeAlias
 import orjson
 
 from schemawire._jsonpos import ScanError, excerpt, iter_nodes, position
+from schemawire._pointer import split
 from schemawire.errors import ErrorCode, JSONError
 
 __all__ = [
@@ -276,7 +277,7 @@ def _refuse_duplicate_keys(text: str, source: str) -> None:
     for node in iter_nodes(text):
         if node.duplicate:
             offset = node.key_offset if node.key_offset is not None else node.offset
-            key = node.pointer.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
+            key = split(node.pointer)[-1]
             raise _error(
                 ErrorCode.JSON_DUPLICATE_KEY,
                 f"duplicate key {json.dumps(key, ensure_ascii=False)}: JSON parsers keep "

@@ -192,6 +192,13 @@ def test_diff_prints_a_patch_that_turns_one_into_the_other(tmp_path: Path) -> No
     assert "+ /extra: null" in readable
 
 
+def test_diff_shows_a_moved_value_as_a_move(tmp_path: Path) -> None:
+    (tmp_path / "old.json").write_text('{"a": {"x": [1, 2, 3]}}')
+    (tmp_path / "new.json").write_text('{"b": {"x": [1, 2, 3]}}')
+    result = invoke("diff", str(tmp_path / "old.json"), str(tmp_path / "new.json"))
+    assert result.output.strip() == "move /a → /b"
+
+
 def test_diff_of_unreadable_input_exits_2(tmp_path: Path) -> None:
     (tmp_path / "a.json").write_text("[1]")
     (tmp_path / "b.json").write_text("[1,")

@@ -20,6 +20,7 @@ from schemawire.cli.output import (
 )
 from schemawire.errors import InputError
 from schemawire.toolbox import (
+    Change,
     InstanceResult,
     diff_json,
     format_json,
@@ -102,8 +103,9 @@ def diff(
         print_json(operations)
     elif not operations:
         stdout.print("[green]no differences[/]")
-    for change in [] if json else summarise_patch(before, operations):
-        stdout.print(_render_change(change.op, change.path, change.old, change.new, change.source))
+    else:
+        for change in summarise_patch(before, operations):
+            stdout.print(_render_change(change))
     if operations:
         raise typer.Exit(EXIT_FINDINGS)
 
@@ -117,15 +119,16 @@ def _read_json(name: str) -> JSONValue:
         raise typer.BadParameter(f"{name}: cannot read: {error.strerror}") from None
 
 
-def _render_change(op: str, path: str, old: Any, new: Any, source: str | None) -> str:
-    where = escape(path or "/")
-    if op == "add":
-        return f"[green]+ {where}: {escape(_short(new))}[/]"
-    if op == "remove":
-        return f"[red]- {where}: {escape(_short(old))}[/]"
-    if op == "replace":
-        return f"[yellow]~ {where}: {escape(_short(old))} → {escape(_short(new))}[/]"
-    return f"[cyan]{op} {escape(source or '')} → {where}[/]"
+def _render_change(change: Change) -> str:
+    where = escape(change.path or "/")
+    old, new = escape(_short(change.old)), escape(_short(change.new))
+    if change.op == "add":
+        return f"[green]+ {where}: {new}[/]"
+    if change.op == "remove":
+        return f"[red]- {where}: {old}[/]"
+    if change.op == "replace":
+        return f"[yellow]~ {where}: {old} → {new}[/]"
+    return f"[cyan]{change.op} {escape(change.source or '')} → {where}[/]"  # move, copy
 
 
 def _short(value: Any, width: int = 100) -> str:

@@ -126,8 +126,7 @@ def _metaschema_validator(dialect_name: str) -> jsonschema_rs.Validator:
         return jsonschema_rs.Draft7Validator(
             {"$schema": DRAFT_07.uri, "$ref": DRAFT_07.uri}, offline=True
         )
-    uri = "https://json-schema.org/draft/2020-12/schema"
-    return jsonschema_rs.Draft202012Validator({"$ref": uri}, offline=True)
+    return jsonschema_rs.Draft202012Validator({"$ref": DRAFT_2020_12.uri}, offline=True)
 
 
 def _violations_of(error: jsonschema_rs.ValidationError, instance: Any) -> list[Violation]:
