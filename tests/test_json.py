@@ -247,3 +247,8 @@ def _same(left: Any, right: Any) -> bool:
     if isinstance(left, list):
         return len(left) == len(right) and all(map(_same, left, right))
     return bool(left == right)
+
+
+def test_an_escaped_backslash_before_u003a_is_not_an_escaped_colon() -> None:
+    assert loads(b'{"a": "\\\\u003a", "b": 1}') == {"a": "\\u003a", "b": 1}
+    assert refusal(b'{"k": "\\\\u003a", "k": 1}').code == ErrorCode.JSON_DUPLICATE_KEY

@@ -48,7 +48,8 @@ _INT64_MIN = -(2**63)
 _UINT64_MAX = 2**64 - 1
 _UTF8_BOM = b"\xef\xbb\xbf"
 _UTF16_OR_32_BOMS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
-_ESCAPED_COLON = re.compile(rb"\\u003[aA]")
+# A \u003a escape: a backslash that is not itself escaped (an even run of backslashes before it).
+_ESCAPED_COLON = re.compile(rb"(?<!\\)(?:\\\\)*\\u003[aA]")
 _DIGITS_AS_ZEROS = bytes.maketrans(b"123456789", b"000000000")
 _LONG_DIGIT_RUN = b"0" * 19
 _INTEGER_LITERAL = re.compile(r"-?(?:0|[1-9][0-9]*)(?![.eE0-9])")
@@ -263,17 +264,15 @@ def _strip_bom(raw: bytes, source: str) -> bytes:
 def _lost_members(raw: bytes, written: bytes) -> bool:
     """Whether parsing dropped object members, which only duplicate keys make it do.
 
-    Outside strings each ':' separates one member, and orjson writes ':' inside strings as it is:
-    so the text and its re-serialisation have the same number of colons unless a member was
-    dropped. An escaped colon (\\u003a) breaks the count, so then the scanner decides.
+    Outside strings each ':' separates one member, and orjson writes ':' inside strings as it is
+    (including those the text wrote as \\u003a): so the text, with its escaped colons counted,
+    and its re-serialisation have as many colons unless a member was dropped.
     """
-    if _ESCAPED_COLON.search(raw):
-        return True
-    return raw.count(b":") != written.count(b":")
+    escaped = len(_ESCAPED_COLON.findall(raw)) if b"\\u003" in raw else 0
+    return raw.count(b":") + escaped != written.count(b":")
 
 
 def _refuse_duplicate_keys(text: str, source: str) -> None:
-    # Also reached on a false alarm (an escaped colon): then no node is a duplicate.
     for node in iter_nodes(text):
         if node.duplicate:
             offset = node.key_offset if node.key_offset is not None else node.offset

@@ -28,6 +28,7 @@ __all__ = [
     "load_schema",
     "summarise_patch",
     "validate_file",
+    "validate_text",
 ]
 
 
@@ -131,20 +132,28 @@ def validate_file(
     source = label if label is not None else str(path)
     try:
         if path.suffix == ".jsonl":
-            yield from _validate_lines(schema, path.read_bytes(), source)
+            yield from validate_text(schema, path.read_bytes(), source=source, lines=True)
         else:
             yield _verdict(schema, source, load_file(path, source=source))
     except JSONError as error:
         yield InstanceResult(source, False, error=error)
     except OSError as error:
-        unreadable = InputError(
-            ErrorCode.FILE_UNREADABLE, error.strerror or str(error), source=source
-        )
-        yield InstanceResult(source, False, error=unreadable)
+        message = error.strerror or str(error)
+        yield InstanceResult(source, False, error=InputError(ErrorCode.FILE_UNREADABLE, message,
+                                                             source=source))  # fmt: skip
 
 
-def _validate_lines(schema: CompiledSchema, raw: bytes, source: str) -> Iterator[InstanceResult]:
-    for line in loads_lines(raw, source=source):
+def validate_text(
+    schema: CompiledSchema, text: bytes | str, *, source: str = "<input>", lines: bool = False
+) -> Iterator[InstanceResult]:
+    """Check one JSON text, or each line of a JSON Lines text, against ``schema``."""
+    if not lines:
+        try:
+            yield _verdict(schema, source, loads(text, source=source))
+        except JSONError as error:
+            yield InstanceResult(source, False, error=error)
+        return
+    for line in loads_lines(text, source=source):
         label = f"{source}:{line.number}"
         if line.error is not None:
             yield InstanceResult(label, False, error=line.error)

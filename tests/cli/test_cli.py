@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from schemawire.cli.app import app
-from tests.conftest import EXAMPLES
+from tests.conftest import EXAMPLES, WriteRepo, tool_schema
 
 runner = CliRunner()
 SUPPORT_DESK = EXAMPLES / "support-desk"
@@ -267,3 +267,44 @@ def test_check_warns_when_it_finds_no_schema_at_all(tmp_path: Path) -> None:
     result = invoke("check", str(tmp_path))
     assert result.exit_code == 0
     assert "no schema files found" in result.stderr
+
+
+def test_init_onto_a_file_exits_2_with_a_message(tmp_path: Path) -> None:
+    target = tmp_path / "a.json"
+    target.write_text("{}")
+    result = invoke("init", str(target))
+    assert result.exit_code == 2
+    assert "error:" in result.stderr
+
+
+def test_json_ok_follows_fail_on(write_repo: WriteRepo) -> None:
+    root = write_repo({"schemas/tools/t.json": tool_schema("t")})  # one warning: no fixtures
+    strict = invoke("check", str(root), "--json", "--fail-on", "warning")
+    assert (strict.exit_code, json.loads(strict.output)["ok"]) == (1, False)
+    lenient = invoke("check", str(root), "--json")
+    assert (lenient.exit_code, json.loads(lenient.output)["ok"]) == (0, True)
+
+
+def test_validate_reads_stdin() -> None:
+    result = invoke("validate", "get_weather", "-", "--repo", str(SUPPORT_DESK), "--json",
+                    stdin='{"city": "上海", "unit": "kelvin"}')  # fmt: skip
+    assert result.exit_code == 1
+    assert json.loads(result.output)["source"] == "<stdin>"
+
+
+def test_validate_warns_about_a_file_without_instances(tmp_path: Path) -> None:
+    empty = tmp_path / "none.jsonl"
+    empty.write_text("\n\n")
+    result = invoke("validate", "get_weather", str(empty), "--repo", str(SUPPORT_DESK))
+    assert result.exit_code == 0
+    assert "holds no instance" in result.stderr
+
+
+def test_validate_refuses_a_missing_repository_and_odd_references(tmp_path: Path) -> None:
+    assert invoke("validate", "t", "x.json", "--repo", str(tmp_path / "nope")).exit_code == 2
+    odd = invoke("validate", "http://[::1#x", str(tmp_path / "x.json"), "--repo", str(SUPPORT_DESK))
+    assert odd.exit_code == 2
+
+
+def test_diff_refuses_stdin_twice() -> None:
+    assert invoke("diff", "-", "-", stdin="[]").exit_code == 2

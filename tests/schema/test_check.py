@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from schemawire.schema.check import check_repository
 from schemawire.schema.rules import Severity
 from tests.conftest import EXAMPLES, WriteRepo, tool_schema
@@ -73,3 +75,32 @@ def test_any_rule_can_be_switched_off(write_repo: WriteRepo) -> None:
         "schemas/tools/t.json": tool_schema("t"),
     })  # fmt: skip
     assert check_repository(root).findings == ()
+
+
+def test_an_uncompilable_definition_is_blamed_where_it_is_written(write_repo: WriteRepo) -> None:
+    common = {"$id": "https://example.com/schemas/common/c.json", "x-version": "1.0.0",
+              "$defs": {"code": {"type": "string", "pattern": "("}}}  # fmt: skip
+    tool = tool_schema("t", properties={"code": {"$ref": "../common/c.json#/$defs/code"}},
+                       required=[])  # fmt: skip
+    root = write_repo({"schemas/common/c.json": common, "schemas/tools/t.json": tool})
+    report = check_repository(root, fixtures=False)
+    assert [(f.rule.id, f.file, f.pointer) for f in report.findings] == [
+        ("SW014", "schemas/common/c.json", "/$defs/code")
+    ]
+
+
+def test_an_unresolved_reference_is_reported_once(write_repo: WriteRepo) -> None:
+    tool = tool_schema("t", properties={"a": {"$ref": "#/$defs/missing"}}, required=[])
+    report = check_repository(write_repo({"schemas/tools/t.json": tool}), fixtures=False)
+    assert [f.rule.id for f in report.findings] == ["SW011"]
+
+
+def test_file_names_that_are_not_utf8_are_reported_printably(write_repo: WriteRepo) -> None:
+    root = write_repo({"schemas/tools/t.json": tool_schema("t"),
+                       "fixtures/tools/t/invalid/b.json": {}})  # fmt: skip
+    (root / "fixtures/tools/t/valid").mkdir()
+    (root / "fixtures/tools/t/valid").joinpath(os.fsdecode(b"v\xfe.json")).write_text("{}")
+    (finding,) = check_repository(root).findings
+    assert finding.rule.id == "SW201"
+    assert finding.file == "fixtures/tools/t/valid/v\N{REPLACEMENT CHARACTER}.json"
+    finding.file.encode("utf-8")

@@ -28,8 +28,7 @@ def tool(name: str = "t", **overrides: Any) -> dict[str, Any]:
 
 
 def handoff(**overrides: Any) -> dict[str, Any]:
-    schema = tool_schema("h", **{"$id": "https://example.com/schemas/handoffs/h.json"})
-    schema.update(overrides)
+    schema = tool_schema("h", **{"$id": "https://example.com/schemas/handoffs/h.json"}, **overrides)
     return {"schemas/handoffs/h.json": schema}
 
 
@@ -187,9 +186,7 @@ def test_constraint_subschemas_are_not_shapes(write_repo: WriteRepo) -> None:
 def test_a_branch_closed_by_its_parent_is_not_open(write_repo: WriteRepo) -> None:
     composed = {"allOf": [{"type": "object", "properties": {"city": CITY}}],
                 "unevaluatedProperties": False, "additionalProperties": None}  # fmt: skip
-    schema = handoff(**composed)
-    schema["schemas/handoffs/h.json"].pop("additionalProperties")
-    assert lint(write_repo, schema) == []
+    assert lint(write_repo, handoff(**composed)) == []
 
 
 def test_rules_can_be_switched_off_everywhere_or_per_file(write_repo: WriteRepo) -> None:
@@ -207,3 +204,34 @@ def test_extra_formats_and_keywords_can_be_declared(write_repo: WriteRepo) -> No
     files = tool(properties={"city": {**CITY, "format": "city-code", "x-ui": 1, "ui": 2}})
     settings = '[lint]\nformats = ["city-code"]\nkeywords = ["ui"]\n'
     assert lint(write_repo, files, settings) == []
+
+
+def test_valid_idioms_are_not_flagged(write_repo: WriteRepo) -> None:
+    closed = {"type": "object", "additionalProperties": False}
+    idioms = handoff(
+        additionalProperties=None,
+        oneOf=[{**closed, "properties": {"a": CITY}, "required": ["a"]},
+               {**closed, "properties": {"b": CITY}, "required": ["b"]}],
+        properties=None, required=None,
+    )  # fmt: skip
+    conditional = handoff(**{"if": {"properties": {"city": {"const": "x"}}},
+                             "then": {"type": "object", "required": ["city"]}})  # fmt: skip
+    composed = handoff(
+        additionalProperties=None, unevaluatedProperties=False,
+        allOf=[{"$ref": "#/$defs/base"}], properties={"city": CITY}, required=["id", "city"],
+        **{"$defs": {"base": {"type": "object", "properties": {"id": CITY}}}},
+    )  # fmt: skip
+    for files in (idioms, conditional, composed):
+        assert lint(write_repo, files) == []
+
+
+def test_odd_keyword_values_do_not_crash_lint(write_repo: WriteRepo) -> None:
+    files = tool(patternProperties=None, required=["city", "zip"])
+    files["schemas/tools/t.json"]["patternProperties"] = {}
+    assert ("SW104", "/required/1") in lint(write_repo, files)
+
+
+def test_percent_encoded_references_count_as_uses(write_repo: WriteRepo) -> None:
+    files = tool(properties={"city": {"$ref": "#/$defs/a%20city"}},
+                 **{"$defs": {"a city": CITY}})  # fmt: skip
+    assert lint(write_repo, files) == []

@@ -237,3 +237,80 @@ def test_a_remote_reference_is_never_fetched(
     compiled = repository.validator(repository.files[0])
     assert not compiled.is_valid({"p": "anything"})  # fails closed: the reference stands for false
     assert requests == []
+
+
+def test_a_null_schema_file_is_not_a_schema(write_repo: WriteRepo) -> None:
+    root = write_repo({"schemas/tools/t.json": "null", "fixtures/tools/t/valid/a.json": {}})
+    assert rule_ids(Repository.load(root)) == [("SW002", "schemas/tools/t.json", "")]
+
+
+def test_references_and_ids_that_are_not_uris_are_findings(write_repo: WriteRepo) -> None:
+    tool = tool_schema("t", properties={
+        "a": {"$ref": "http://[::1", "description": "x"},
+        "b": {"$id": "http://[::1", "type": "string", "description": "x"},
+    })  # fmt: skip
+    root = write_repo({
+        "schemas/tools/t.json": tool,
+        "schemas/tools/u.json": tool_schema("u", **{"$id": "http://[::1"}),
+    })  # fmt: skip
+    assert sorted(rule_ids(Repository.load(root))) == [
+        ("SW006", "schemas/tools/u.json", "/$id"),
+        ("SW011", "schemas/tools/t.json", "/properties/a/$ref"),
+    ]
+
+
+def test_draft_07_tuple_items_are_walked(write_repo: WriteRepo) -> None:
+    draft7 = "http://json-schema.org/draft-07/schema#"
+    tool = tool_schema("t", **{"$schema": draft7, "properties": {"pair": {
+        "type": "array", "description": "x",
+        "items": [{"$ref": "#/definitions/s"}, {"$ref": "nowhere.json"}],
+    }}, "definitions": {"s": {"type": "string"}}})  # fmt: skip
+    repository = Repository.load(write_repo({"schemas/tools/t.json": tool}))
+    assert rule_ids(repository) == [
+        ("SW011", "schemas/tools/t.json", "/properties/pair/items/1/$ref")
+    ]
+
+
+def test_files_linked_from_outside_the_repository_are_not_read(
+    write_repo: WriteRepo, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    outside = tmp_path_factory.mktemp("outside") / "secret.json"
+    outside.write_text('{"password": "hunter2"}')
+    root = write_repo({"schemas/tools/t.json": tool_schema("t")})
+    (root / "schemas/tools/link.json").symlink_to(outside)
+    findings = Repository.load(root).findings
+    assert [(f.rule.id, f.file) for f in findings] == [("SW001", "schemas/tools/link.json")]
+    assert "outside the repository" in findings[0].message
+
+
+@pytest.mark.parametrize(
+    ("settings", "pointer", "words"),
+    [
+        ('[repository]\ntools = "/etc"\n', "/repository/tools", "inside the repository"),
+        ('[repository]\ntools = "../../elsewhere"\n', "/repository/tools", "inside the repository"),
+        ("[repository]\ntools = 1979-05-27\n", "/repository/tools", "string, number"),
+        ('[lint]\nignore = ["SW999"]\n', "/lint/ignore", "unknown rule 'SW999'"),
+        ('[lint]\nignore = ["sw101"]\n', "/lint/ignore", "did you mean 'SW101'?"),
+        ("[repository]\ntools = 5\n", "/repository/tools", "must be of type string"),
+    ],
+)
+def test_unusable_settings_name_the_setting(
+    write_repo: WriteRepo, settings: str, pointer: str, words: str
+) -> None:
+    root = write_repo({"schemawire.toml": settings})
+    with pytest.raises(ConfigError) as caught:
+        load_config(root)
+    assert caught.value.pointer == pointer
+    assert words in caught.value.message
+    assert "did you mean 'tools'" not in caught.value.message
+
+
+def test_settings_that_are_not_utf8_are_an_error(write_repo: WriteRepo) -> None:
+    root = write_repo({"schemawire.toml": b"[lint]\nignore = ['\xff']\n"})
+    with pytest.raises(ConfigError):
+        load_config(root)
+
+
+def test_a_pyproject_whose_tool_is_not_a_table_has_no_settings(write_repo: WriteRepo) -> None:
+    root = write_repo({"pyproject.toml": 'tool = "x"\n'})
+    assert load_config(root).source is None

@@ -10,7 +10,7 @@ import pytest
 
 from schemawire._json import dumps, load_file
 from schemawire.schema.check import check_repository
-from schemawire.schema.rules import RULES
+from schemawire.schema.rules import RULES, Finding
 from schemawire.schema.sarif import to_sarif
 from schemawire.schema.validator import compile_schema
 from tests.conftest import EXAMPLES
@@ -51,3 +51,9 @@ def test_sarif_multitool_accepts_the_log(broken_log: dict[str, Any], tmp_path: P
     validation: Any = load_file(report)
     problems = [r for r in validation["runs"][0]["results"] if r.get("level", "warning") == "error"]
     assert problems == []
+
+
+def test_file_names_are_percent_encoded_uris() -> None:
+    finding = Finding(RULES["SW001"], "fixtures/a b#c%20.json", "", "x")
+    location = to_sarif([finding])["runs"][0]["results"][0]["locations"][0]
+    assert location["physicalLocation"]["artifactLocation"]["uri"] == "fixtures/a%20b%23c%2520.json"

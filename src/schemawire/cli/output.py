@@ -56,7 +56,7 @@ class ReportFormat(StrEnum):
 
 
 def guarded(command: Callable[_P, _R]) -> Callable[_P, _R]:
-    """Turn schemawire's input and usage errors into a message on stderr and exit code 2."""
+    """Turn input, usage and file-system errors into a message on stderr and exit code 2."""
 
     @functools.wraps(command)
     def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
@@ -64,6 +64,9 @@ def guarded(command: Callable[_P, _R]) -> Callable[_P, _R]:
             return command(*args, **kwargs)
         except (InputError, UsageError) as error:
             fail(str(error))
+        except OSError as error:
+            where = f"{error.filename}: " if error.filename else ""
+            fail(f"{where}{error.strerror or error}")
 
     return wrapper
 
@@ -79,10 +82,12 @@ def print_json(value: Any, *, indent: bool = True) -> None:
     sys.stdout.write(dumps(value, indent=indent) + "\n")
 
 
-def render_check(report: CheckReport, report_format: ReportFormat, title: str) -> None:
+def render_check(
+    report: CheckReport, report_format: ReportFormat, title: str, fail_on: Severity
+) -> None:
     """Show ``report`` in ``report_format``: findings, then a summary for people."""
     if report_format == ReportFormat.JSON:
-        print_json(_check_json(report))
+        print_json(_check_json(report, fail_on))
     elif report_format == ReportFormat.SARIF:
         print_json(to_sarif(report.findings))
     else:
@@ -120,9 +125,9 @@ def _summary(report: CheckReport, title: str) -> Table:
     return table
 
 
-def _check_json(report: CheckReport) -> dict[str, Any]:
+def _check_json(report: CheckReport, fail_on: Severity) -> dict[str, Any]:
     return {
-        "ok": not report.failed(),
+        "ok": not report.failed(fail_on),
         "schemas": report.schemas,
         "fixtures": {"checked": report.fixtures_checked, "passed": report.fixtures_passed},
         "errors": report.count(Severity.ERROR),

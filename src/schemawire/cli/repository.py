@@ -102,7 +102,7 @@ def _run_check(
             report = check_repository(directory, fixtures=fixtures)
     else:
         report = check_repository(directory, fixtures=fixtures)
-    render_check(_seen_from_here(report), report_format, title)
+    render_check(_seen_from_here(report), report_format, title, fail_on)
     if not report.schemas:
         stderr.print(
             f"[yellow]warning:[/] no schema files found in {escape(str(report.root))}; "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -19,6 +20,7 @@ from schemawire.cli.output import (
     stdout,
 )
 from schemawire.errors import InputError
+from schemawire.schema.validator import CompiledSchema
 from schemawire.toolbox import (
     Change,
     InstanceResult,
@@ -28,6 +30,7 @@ from schemawire.toolbox import (
     load_schema,
     summarise_patch,
     validate_file,
+    validate_text,
 )
 
 __all__ = ["diff", "fmt", "validate"]
@@ -97,6 +100,8 @@ def diff(
 
     Exit 0 when they are equal, 1 when they differ, 2 when one cannot be read.
     """
+    if old == new == _STDIN:
+        raise typer.BadParameter("only one of OLD and NEW can be - (stdin)")
     before, after = _read_json(old), _read_json(new)
     operations = diff_json(before, after)
     if json:
@@ -141,12 +146,20 @@ def validate(
     schema: Annotated[
         str, typer.Argument(help="A schema file, or the $id, path or tool name of a schema.")
     ],
-    instances: Annotated[list[Path], typer.Argument(help="JSON files; .jsonl: one per line.")],
+    instances: Annotated[
+        list[Path], typer.Argument(help="JSON files (.jsonl: one per line); - for stdin.")
+    ],
     json: Annotated[
         bool, typer.Option("--json", help="One JSON line per instance: source, valid, violations.")
     ] = False,
     repo: Annotated[
-        Path | None, typer.Option("--repo", help="The repository that resolves $id and $ref.")
+        Path | None,
+        typer.Option(
+            "--repo",
+            help="The repository that resolves $id and $ref.",
+            exists=True,
+            file_okay=False,
+        ),
     ] = None,
 ) -> None:
     """Validate instances against a schema, with every violation and where it is.
@@ -156,17 +169,27 @@ def validate(
     compiled, _ = load_schema(schema, repository_dir=repo)
     invalid = unreadable = 0
     for path in instances:
-        for result in validate_file(compiled, path):
+        results = 0
+        for result in _validate(compiled, path):
+            results += 1
             invalid += not result.valid
             unreadable += result.error is not None
             if json:
                 print_json(result.to_json(), indent=False)
             else:
                 _render_result(result)
+        if not results:
+            stderr.print(f"[yellow]warning:[/] {escape(str(path))} holds no instance")
     if unreadable:
         raise typer.Exit(EXIT_INPUT)
     if invalid:
         raise typer.Exit(EXIT_FINDINGS)
+
+
+def _validate(compiled: CompiledSchema, path: Path) -> Iterator[InstanceResult]:
+    if str(path) == _STDIN:
+        return validate_text(compiled, sys.stdin.buffer.read(), source="<stdin>")
+    return validate_file(compiled, path)
 
 
 def _render_result(result: InstanceResult) -> None:

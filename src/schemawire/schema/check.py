@@ -10,14 +10,16 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
 
 from schemawire._jsonpos import nearest_offset, pointer_offsets, position
 from schemawire.errors import SchemaError
 from schemawire.schema.config import Config
 from schemawire.schema.fixtures import check_fixtures
 from schemawire.schema.lint import lint_repository
-from schemawire.schema.repository import Repository
+from schemawire.schema.repository import Repository, SchemaFile
 from schemawire.schema.rules import Finding, Severity, rule
+from schemawire.schema.validator import compile_schema
 
 __all__ = ["CheckReport", "check_repository", "locate"]
 
@@ -85,13 +87,45 @@ def check_repository(
 
 
 def _compile_all(repository: Repository) -> Iterator[Finding]:
-    broken = {f.file for f in repository.findings if f.rule.id in ("SW001", "SW004")}
+    """SW014 for each schema the validator cannot compile, reported where the cause is written.
+
+    A file that fails because a subschema it references fails (a bad pattern in a shared
+    definition, say) is not blamed: the referenced subschema is, once. Files with problems
+    reported already (unreadable, metaschema, $id, refs) are not compiled at all.
+    """
+    broken = {f.file for f in repository.findings if f.rule.id in _BREAKS_COMPILATION}
+    reported: set[tuple[str, str]] = set()
     for file in repository.files:
-        if file.usable and file.relpath not in broken:
-            try:
-                repository.validator(file)
-            except SchemaError as error:
-                yield Finding(rule("SW014"), file.relpath, "", error.message)
+        if not file.usable or file.relpath in broken:
+            continue
+        try:
+            repository.validator(file)
+        except SchemaError as error:
+            causes = list(_failing_references(repository, file)) or [
+                (file.relpath, "", error.message)
+            ]
+            for relpath, pointer, message in causes:
+                if (relpath, pointer) not in reported:
+                    reported.add((relpath, pointer))
+                    yield Finding(rule("SW014"), relpath, pointer, message)
+
+
+_BREAKS_COMPILATION = frozenset({"SW001", "SW002", "SW003", "SW004", "SW006", "SW011"})
+_FRAGMENT_SAFE = "/~$!&'()*+,;=:@"
+
+
+def _failing_references(repository: Repository, file: SchemaFile) -> Iterator[tuple[str, str, str]]:
+    """``(file, pointer, why)`` of each subschema that ``file`` references and that does not
+    compile on its own."""
+    for reference in repository.references:
+        target = repository.find(reference.target) if reference.file == file.relpath else None
+        if target is None or not reference.fragment.startswith("/"):
+            continue
+        wrapper = {"$ref": f"{target.uri}#{quote(reference.fragment, safe=_FRAGMENT_SAFE)}"}
+        try:
+            compile_schema(wrapper, registry=repository.registry, dialect=target.dialect)
+        except SchemaError as error:
+            yield target.relpath, reference.fragment, error.message
 
 
 def locate(findings: Iterable[Finding], root: Path) -> list[Finding]:

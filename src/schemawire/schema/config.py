@@ -30,9 +30,10 @@ import fnmatch
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from schemawire.errors import ConfigError, ErrorCode
+from schemawire.schema.rules import RULES
 from schemawire.schema.validator import compile_schema
 
 __all__ = ["CONFIG_FILE", "Config", "LintConfig", "find_root", "load_config"]
@@ -148,7 +149,8 @@ def _pyproject_table(directory: Path) -> dict[str, Any] | None:
     path = directory / _PYPROJECT
     if not path.is_file():
         return None
-    table = _read_toml(path).get("tool", {}).get("schemawire")
+    tool = _read_toml(path).get("tool")
+    table = tool.get("schemawire") if isinstance(tool, dict) else None
     return table if isinstance(table, dict) else None
 
 
@@ -159,12 +161,12 @@ def _read_toml(path: Path) -> dict[str, Any]:
     except OSError as exc:
         message = exc.strerror or str(exc)
         raise ConfigError(ErrorCode.FILE_UNREADABLE, message, source=str(path)) from None
-    except tomllib.TOMLDecodeError as exc:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(ErrorCode.CONFIG_INVALID, str(exc), source=str(path)) from None
 
 
 def _config_from(table: dict[str, Any], root: Path, source: Path) -> Config:
-    _check_settings(table, source)
+    _check_settings(table, root, source)
     repository = table.get("repository", {})
     lint = table.get("lint", {})
     return Config(
@@ -189,13 +191,52 @@ def _config_from(table: dict[str, Any], root: Path, source: Path) -> Config:
     )
 
 
-def _check_settings(table: dict[str, Any], source: Path) -> None:
+def _check_settings(table: dict[str, Any], root: Path, source: Path) -> None:
+    _refuse_toml_only_values(table, "", source)
     violations = compile_schema(_CONFIG_SCHEMA).violations(table)
-    if not violations:
-        return
-    first = violations[0]
-    message = f"{first.pointer or '/'}: {first.message}{_did_you_mean(first.pointer)}"
-    raise ConfigError(ErrorCode.CONFIG_INVALID, message, source=str(source), pointer=first.pointer)
+    if violations:
+        first = violations[0]
+        hint = _did_you_mean(first.pointer) if first.keyword == "additionalProperties" else ""
+        _refuse(f"{first.message}{hint}", first.pointer, source)
+    for key, value in table.get("repository", {}).items():
+        if key != "id-base" and not _stays_inside(root, value):
+            _refuse("must be a path inside the repository, relative to its root",
+                    f"/repository/{key}", source)  # fmt: skip
+    _check_rule_ids(table.get("lint", {}), source)
+
+
+def _refuse(message: str, pointer: str, source: Path) -> NoReturn:
+    raise ConfigError(ErrorCode.CONFIG_INVALID, f"{pointer or '/'}: {message}",
+                      source=str(source), pointer=pointer)  # fmt: skip
+
+
+def _refuse_toml_only_values(value: Any, pointer: str, source: Path) -> None:
+    """Dates and times are TOML, not JSON; no setting takes one."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _refuse_toml_only_values(item, f"{pointer}/{key}", source)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _refuse_toml_only_values(item, f"{pointer}/{index}", source)
+    elif not isinstance(value, str | int | float | bool):
+        _refuse("must be a string, number, boolean, array or table", pointer, source)
+
+
+def _stays_inside(root: Path, relative: str) -> bool:
+    path = Path(relative)
+    return not path.is_absolute() and (root / path).resolve().is_relative_to(root.resolve())
+
+
+def _check_rule_ids(lint: dict[str, Any], source: Path) -> None:
+    named = [("/lint/ignore", rule_id) for rule_id in lint.get("ignore", ())]
+    for pattern, rules in lint.get("per-file-ignores", {}).items():
+        named += [(f"/lint/per-file-ignores/{pattern}", rule_id) for rule_id in rules]
+    for pointer, rule_id in named:
+        if rule_id not in RULES:
+            close = [known for known in RULES if known.lower() == rule_id.lower()]
+            close = close or difflib.get_close_matches(rule_id, list(RULES), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else " (see docs/rules.md)"
+            _refuse(f"unknown rule {rule_id!r}{hint}", pointer, source)
 
 
 def _did_you_mean(pointer: str) -> str:

@@ -78,11 +78,11 @@ class Dialect:
 
     def holds_subschemas(self, keyword: str, value: Any) -> bool:
         """Whether ``keyword: value`` holds subschemas (draft-07 ``items`` may be a list)."""
-        if keyword in self.single:
-            return isinstance(value, dict | bool)
-        if keyword in self.mapping:
-            return isinstance(value, dict)
-        return keyword in self.listing and isinstance(value, list)
+        return (
+            (keyword in self.single and isinstance(value, dict | bool))
+            or (keyword in self.mapping and isinstance(value, dict))
+            or (keyword in self.listing and isinstance(value, list))
+        )
 
 
 _2020_SINGLE = _SHARED_SINGLE | {

@@ -14,6 +14,7 @@ its ``.expect.json`` applies to every line.
 
 from __future__ import annotations
 
+import errno
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,7 @@ from typing import Any
 from schemawire._json import JSONValue, load_file, loads_lines
 from schemawire._jsonpos import nearest_offset, pointer_offsets, position
 from schemawire.errors import JSONError, SchemaError
+from schemawire.schema.files import json_files, relpath
 from schemawire.schema.repository import KINDS, Repository, SchemaFile, unreadable
 from schemawire.schema.rules import Finding, rule
 from schemawire.schema.validator import CompiledSchema
@@ -77,9 +79,11 @@ class _Run:
             return
         validator = _validator(self.repository, schema)
         for outcome in _OUTCOMES:
-            for path in _fixture_files(folder / outcome):
+            for path, may_read in _fixture_files(self.repository.root, folder / outcome):
                 self.covered.add((kind, name, outcome))
-                if validator is not None:  # else the schema is broken, and findings say how
+                if not may_read:
+                    self.findings.append(_linked_outside(self.repository, path))
+                elif validator is not None:  # else the schema is broken, and findings say how
                     self.check_file(schema, validator, path, outcome)
 
     def check_file(
@@ -107,7 +111,7 @@ def _fixture_folders(repository: Repository) -> Iterator[tuple[str, str, Path]]:
         directory = base / kind
         if directory.is_dir():
             for folder in sorted(p for p in directory.iterdir() if p.is_dir()):
-                yield kind, folder.name, folder
+                yield kind, relpath(directory, folder), folder
 
 
 def _validator(repository: Repository, schema: SchemaFile) -> CompiledSchema | None:
@@ -117,40 +121,43 @@ def _validator(repository: Repository, schema: SchemaFile) -> CompiledSchema | N
         return None
 
 
-def _fixture_files(folder: Path) -> list[Path]:
-    if not folder.is_dir():
-        return []
-    return sorted(
-        path
-        for path in folder.iterdir()
-        if path.suffix in (".json", ".jsonl") and not path.name.endswith(_EXPECT_SUFFIX)
-    )
+def _fixture_files(root: Path, folder: Path) -> Iterator[tuple[Path, bool]]:
+    for path, may_read in json_files(root, folder, suffixes=(".json", ".jsonl"), recursive=False):
+        if not path.name.endswith(_EXPECT_SUFFIX):
+            yield path, may_read
 
 
 def _relpath(repository: Repository, path: Path) -> str:
-    return path.relative_to(repository.root).as_posix()
+    return relpath(repository.root, path)
+
+
+def _linked_outside(repository: Repository, path: Path) -> Finding:
+    return unreadable(
+        _relpath(repository, path),
+        OSError(errno.EXDEV, "it links outside the repository, so it is not read"),
+    )
 
 
 def _instances(repository: Repository, path: Path) -> Iterator[_Instance | Finding]:
-    relpath = _relpath(repository, path)
+    relative = _relpath(repository, path)
     try:
         if path.suffix == ".jsonl":
-            yield from _lines(path, relpath)
+            yield from _lines(path, relative)
         else:
-            yield _Instance(relpath, None, load_file(path, source=relpath), None)
+            yield _Instance(relative, None, load_file(path, source=relative), None)
     except (JSONError, OSError) as error:
-        yield unreadable(relpath, error)
+        yield unreadable(relative, error)
 
 
-def _lines(path: Path, relpath: str) -> Iterator[_Instance | Finding]:
-    raw = path.read_bytes()
+def _lines(path: Path, relative: str) -> Iterator[_Instance | Finding]:
+    raw = path.read_bytes().removeprefix(b"\xef\xbb\xbf")  # a byte order mark is not on the line
     texts = raw.split(b"\n")
-    for line in loads_lines(raw, source=relpath):
+    for line in loads_lines(raw, source=relative):
         if line.error is not None:
-            yield unreadable(relpath, line.error)
+            yield unreadable(relative, line.error)
         else:
             text = texts[line.number - 1].decode("utf-8")
-            yield _Instance(relpath, line.number, line.value, text)
+            yield _Instance(relative, line.number, line.value, text)
 
 
 def _judge(
@@ -188,14 +195,14 @@ def _expectations(repository: Repository, fixture: Path) -> set[tuple[str, str]]
     path = fixture.with_name(fixture.name.removesuffix(fixture.suffix) + _EXPECT_SUFFIX)
     if not path.is_file():
         return None
-    relpath = _relpath(repository, path)
+    relative = _relpath(repository, path)
     try:
-        document = load_file(path, source=relpath)
+        document = load_file(path, source=relative)
     except JSONError as error:
-        return unreadable(relpath, error)
+        return unreadable(relative, error)
     entries = document if isinstance(document, list) else [document]
     if not all(_is_expectation(entry) for entry in entries):
-        return Finding(rule("SW206"), relpath, "", "each entry needs a string pointer and keyword",
+        return Finding(rule("SW206"), relative, "", "each entry needs a string pointer and keyword",
                        hint='[{"pointer": "/amount", "keyword": "minimum"}]')  # fmt: skip
     return {(str(entry["pointer"]), str(entry["keyword"])) for entry in entries
             if isinstance(entry, dict)}  # fmt: skip
@@ -219,8 +226,8 @@ def _at(instance: _Instance, rule_id: str, pointer: str, message: str) -> Findin
 
 
 def _without_schema(repository: Repository, kind: str, name: str, folder: Path) -> Finding:
-    relpath = _relpath(repository, folder)
-    return Finding(rule("SW204"), relpath, "", f"no {kind} schema is named {name!r}",
+    relative = _relpath(repository, folder)
+    return Finding(rule("SW204"), relative, "", f"no {kind} schema is named {name!r}",
                    hint="rename the folder after the schema's file stem")  # fmt: skip
 
 

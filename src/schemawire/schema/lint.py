@@ -50,7 +50,14 @@ _SHAPE_KEYWORDS = ("type", "enum", "const", "$ref", "$dynamicRef", "anyOf", "one
 _VALUE_SHAPES = ("properties", "patternProperties", "propertyNames", "$ref", "$dynamicRef",
                  "allOf", "anyOf", "oneOf", "if")  # fmt: skip
 _ROOT_COMBINATORS = ("anyOf", "oneOf", "allOf", "not", "if")
-_CONSTRAINT_KEYWORDS = frozenset({"if", "not", "contains", "propertyNames"})
+# Subschemas under these keywords add conditions to a value that another schema shapes.
+_CONSTRAINT_KEYWORDS = frozenset(
+    {"if", "then", "else", "not", "contains", "propertyNames", "dependentSchemas"}
+)
+_BRANCH_KEYWORDS = frozenset({"allOf", "anyOf", "oneOf"})
+# Keywords through which properties may be defined somewhere else than in "properties".
+_COMPOSITION_KEYWORDS = ("$ref", "$dynamicRef", "allOf", "anyOf", "oneOf", "if",
+                         "dependentSchemas")  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,13 +122,42 @@ def _is_open_object_property(context: LintContext, site: Site) -> bool:
     return site.is_property and site.key in context.config.open_objects
 
 
-def check_open_object(context: LintContext, site: Site) -> Iterator[Finding]:
+def _shapes_an_object(context: LintContext, site: Site) -> bool:
+    """Whether the subschema says what an object holds (rather than adding a condition to an
+    object that another subschema shapes), and is not an escape hatch such as ``metadata``."""
     schema = site.schema
     if not isinstance(schema, dict) or "object" not in _types_of(schema):
-        return
+        return False
     if site.keyword in _CONSTRAINT_KEYWORDS or _is_open_object_property(context, site):
+        return False
+    return site.keyword not in _BRANCH_KEYWORDS or "properties" in schema
+
+
+def _is_closed(schema: Any) -> bool:
+    """Whether ``schema`` refuses unknown properties (a ``$ref`` is trusted to)."""
+    return isinstance(schema, dict) and (
+        schema.get("additionalProperties") is False
+        or schema.get("unevaluatedProperties") is False
+        or "$ref" in schema
+    )
+
+
+def _closed_by_branches(schema: dict[str, Any]) -> bool:
+    """Whether the branches of a composition close the object: one closed ``allOf`` branch, or
+    every branch of an ``anyOf`` or ``oneOf``."""
+    all_of, any_of, one_of = (schema.get(k) for k in ("allOf", "anyOf", "oneOf"))
+    return (
+        (isinstance(all_of, list) and any(map(_is_closed, all_of)))
+        or (isinstance(any_of, list) and bool(any_of) and all(map(_is_closed, any_of)))
+        or (isinstance(one_of, list) and bool(one_of) and all(map(_is_closed, one_of)))
+    )
+
+
+def check_open_object(context: LintContext, site: Site) -> Iterator[Finding]:
+    schema = site.schema
+    if not isinstance(schema, dict) or not _shapes_an_object(context, site):
         return
-    if schema.get("additionalProperties") is False or schema.get("unevaluatedProperties") is False:
+    if _is_closed(schema) or _closed_by_branches(schema):
         return
     if isinstance(schema.get("additionalProperties"), dict):
         return  # a map whose values have a schema is open by design, not by accident
@@ -163,7 +199,10 @@ def check_required_defined(context: LintContext, site: Site) -> Iterator[Finding
     required, properties = schema.get("required"), schema.get("properties")
     if not isinstance(required, list) or not isinstance(properties, dict):
         return
-    patterns = [p for p in schema.get("patternProperties", {}) if isinstance(p, str)]
+    if any(keyword in schema for keyword in _COMPOSITION_KEYWORDS):
+        return  # the property may be defined in a referenced or composed schema
+    pattern_properties = schema.get("patternProperties")
+    patterns = list(pattern_properties) if isinstance(pattern_properties, dict) else []
     for index, name in enumerate(required):
         if not isinstance(name, str) or name in properties:
             continue
@@ -358,9 +397,7 @@ def check_property_keys(context: LintContext, site: Site) -> Iterator[Finding]:
 
 def check_shapeless_object(context: LintContext, site: Site) -> Iterator[Finding]:
     schema = site.schema
-    if not isinstance(schema, dict) or "object" not in _types_of(schema):
-        return
-    if site.keyword in _CONSTRAINT_KEYWORDS or _is_open_object_property(context, site):
+    if not isinstance(schema, dict) or not _shapes_an_object(context, site):
         return
     if any(keyword in schema for keyword in _VALUE_SHAPES):
         return

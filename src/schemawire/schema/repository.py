@@ -14,12 +14,13 @@ References resolve through a registry of the repository's own files; nothing is 
 
 from __future__ import annotations
 
+import errno
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urldefrag, urljoin, urlsplit
+from urllib.parse import unquote, urldefrag, urljoin, urlsplit
 
 import jsonschema_rs
 
@@ -28,6 +29,7 @@ from schemawire._pointer import join
 from schemawire.errors import ErrorCode, JSONError, SchemaError
 from schemawire.schema.config import Config, load_config
 from schemawire.schema.dialect import Dialect, dialect_named
+from schemawire.schema.files import json_files, relpath
 from schemawire.schema.rules import Finding, rule
 from schemawire.schema.validator import CompiledSchema, compile_schema, metaschema_violations
 from schemawire.schema.walk import Site, iter_sites
@@ -56,9 +58,10 @@ class SchemaFile:
         name: the file stem: a tool's name, or ``<tool>.output`` for its output schema.
         relpath: path relative to the repository root, with ``/`` separators.
         path: absolute path.
-        document: the parsed JSON, or None when the file could not be read.
+        document: the parsed JSON (None when the file could not be read).
         dialect: the dialect ``$schema`` names, or None when unsupported or unreadable.
         uri: the ``$id``, or for a file without a usable one, its file URI (for resolution).
+        readable: whether the file could be read as JSON at all.
     """
 
     kind: str
@@ -68,6 +71,7 @@ class SchemaFile:
     document: Any
     dialect: Dialect | None
     uri: str
+    readable: bool = True
 
     @property
     def schema_id(self) -> str | None:
@@ -106,8 +110,9 @@ class Reference:
         pointer: where the keyword is in that file.
         value: the reference as written.
         base_uri: the base URI it is resolved against.
-        target: the absolute URI of the resource it names, without fragment.
-        fragment: the fragment: a JSON Pointer, an anchor name, or "".
+        target: the absolute URI of the resource it names, without fragment ("" when the
+            reference is not a URI reference).
+        fragment: the fragment, percent-decoded: a JSON Pointer, an anchor name, or "".
     """
 
     file: str
@@ -152,7 +157,8 @@ class Repository:
         """
         config = config if config is not None else load_config(start)
         findings: list[Finding] = []
-        files = tuple(_read(config, kind, path, findings) for kind, path in _discover(config))
+        files = tuple(_read(config, kind, path, may_read, findings)
+                      for kind, path, may_read in _discover(config))  # fmt: skip
         for file in files:
             findings.extend(_check_file(file, config))
         findings.extend(_check_ids(files))
@@ -172,7 +178,7 @@ class Repository:
 
     def find(self, reference: str) -> SchemaFile | None:
         """The file whose ``$id``, path (relative to the root) or tool name is ``reference``."""
-        by_id = self._by_id.get(urldefrag(reference).url) or self._by_id.get(reference)
+        by_id = self._by_id.get(reference) or self._by_id.get(reference.partition("#")[0])
         if by_id is not None:
             return by_id
         for file in self.files:
@@ -214,26 +220,27 @@ class Repository:
                      if f.is_tool_input and f.usable)  # fmt: skip
 
 
-def _discover(config: Config) -> Iterator[tuple[str, Path]]:
+def _discover(config: Config) -> Iterator[tuple[str, Path, bool]]:
     for kind, directory in config.kind_dirs().items():
-        base = config.root / directory
-        if base.is_dir():
-            for path in sorted(base.rglob("*.json")):
-                if path.is_file():
-                    yield kind, path
+        for path, readable in json_files(config.root, config.root / directory):
+            yield kind, path, readable
 
 
-def _read(config: Config, kind: str, path: Path, findings: list[Finding]) -> SchemaFile:
-    relpath = path.relative_to(config.root).as_posix()
+def _read(
+    config: Config, kind: str, path: Path, may_read: bool, findings: list[Finding]
+) -> SchemaFile:
+    relative = relpath(config.root, path)
     name = path.name.removesuffix(".json")
     document: Any = None
     try:
-        document = load_file(path, source=relpath)
+        if not may_read:
+            raise OSError(errno.EXDEV, "it links outside the repository, so it is not read")
+        document = load_file(path, source=relative)
     except (JSONError, OSError) as error:
-        findings.append(unreadable(relpath, error))
-    dialect = _dialect_of(document)
+        findings.append(unreadable(relative, error))
+        return SchemaFile(kind, name, relative, path, None, None, path.as_uri(), readable=False)
     uri = _own_uri(document) or path.resolve().as_uri()
-    return SchemaFile(kind, name, relpath, path, document, dialect, uri)
+    return SchemaFile(kind, name, relative, path, document, _dialect_of(document), uri)
 
 
 def unreadable(relpath: str, error: JSONError | OSError) -> Finding:
@@ -256,16 +263,18 @@ def _dialect_of(document: Any) -> Dialect | None:
 def _own_uri(document: Any) -> str | None:
     """The ``$id`` when it is usable as a base URI: absolute, without a fragment."""
     identifier = document.get("$id") if isinstance(document, dict) else None
-    if not isinstance(identifier, str):
+    if not isinstance(identifier, str) or "#" in identifier:
         return None
-    parts = urlsplit(identifier)
-    return identifier if parts.scheme and not parts.fragment and "#" not in identifier else None
+    try:
+        return identifier if urlsplit(identifier).scheme else None
+    except ValueError:  # not a URI at all, such as "http://[::1"
+        return None
 
 
 def _check_file(file: SchemaFile, config: Config) -> Iterator[Finding]:
     document = file.document
-    if document is None:
-        return  # already reported as unreadable
+    if not file.readable:
+        return  # already reported
     if not isinstance(document, dict):
         yield Finding(rule("SW002"), file.relpath, "", "the file holds no JSON object",
                       hint="wrap the schema in { ... }")  # fmt: skip
@@ -390,10 +399,19 @@ def _references(file: SchemaFile, sites: tuple[Site, ...]) -> Iterator[Reference
         for keyword in _REFERENCE_KEYWORDS:
             value = site.schema.get(keyword)
             if isinstance(value, str):
-                target = urldefrag(urljoin(site.base_uri, value))
+                target, fragment = _target_of(value, site.base_uri)
                 pointer = join(site.pointer, keyword)
-                yield Reference(file.relpath, pointer, value, site.base_uri, target.url,
-                                target.fragment)  # fmt: skip
+                yield Reference(file.relpath, pointer, value, site.base_uri, target, fragment)
+
+
+def _target_of(reference: str, base_uri: str) -> tuple[str, str]:
+    """The absolute resource URI a reference names and its (percent-decoded) fragment; an
+    empty URI when the reference is not a URI reference at all."""
+    try:
+        target = urldefrag(urljoin(base_uri, reference))
+    except ValueError:
+        return "", ""
+    return target.url, unquote(target.fragment)
 
 
 def _check_references(
@@ -408,6 +426,8 @@ def _check_references(
 def _reference_problem(
     reference: Reference, registry: jsonschema_rs.Registry, missing: set[str]
 ) -> str | None:
+    if not reference.target:
+        return f"{reference.value!r} is not a URI reference"
     if reference.target in missing:
         return f"{reference.value!r} names a schema that is not in this repository (never fetched)"
     try:

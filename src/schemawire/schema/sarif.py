@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any
+from urllib.parse import quote
 
 from schemawire._version import __version__
 from schemawire.schema.rules import RULES, Finding, Rule
@@ -53,7 +54,7 @@ def _rule(rule: Rule) -> dict[str, Any]:
 def _result(finding: Finding, rule_index: int) -> dict[str, Any]:
     message = finding.message + (f" ({finding.hint})" if finding.hint else "")
     location: dict[str, Any] = {
-        "physicalLocation": {"artifactLocation": {"uri": finding.file}},
+        "physicalLocation": {"artifactLocation": {"uri": quote(finding.file, safe="/")}},
     }
     if finding.line is not None:
         location["physicalLocation"]["region"] = {

@@ -88,4 +88,7 @@ def _base_of(schema: Any, base_uri: str, dialect: Dialect) -> str:
         return base_uri
     if dialect.name == "draft-07" and identifier.startswith("#"):
         return base_uri  # a plain-name fragment is an anchor in draft-07, not a new base
-    return urldefrag(urljoin(base_uri, identifier)).url
+    try:
+        return urldefrag(urljoin(base_uri, identifier)).url
+    except ValueError:
+        return base_uri  # not a URI; the metaschema and the $id rules report it
