@@ -8,17 +8,26 @@ characters, so that every report can be written as UTF-8.
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["inside", "json_files", "relpath"]
+__all__ = ["inside", "json_files", "linked_outside", "relpath"]
 
 
 def relpath(root: Path, path: Path) -> str:
     """``path`` relative to ``root``, with ``/`` separators, printable as UTF-8."""
-    relative = os.path.relpath(path, root).replace(os.sep, "/")
-    return relative.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    text, prefix = os.fspath(path), os.path.join(os.fspath(root), "")
+    relative = text[len(prefix) :] if text.startswith(prefix) else os.path.relpath(text, root)
+    return (
+        relative.replace(os.sep, "/").encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    )
+
+
+def linked_outside() -> OSError:
+    """The error that stands for a file linking outside the repository, which is never read."""
+    return OSError(errno.EXDEV, "it links outside the repository, so it is not read")
 
 
 def inside(root: Path, path: Path) -> bool:

@@ -14,7 +14,6 @@ its ``.expect.json`` applies to every line.
 
 from __future__ import annotations
 
-import errno
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +22,7 @@ from typing import Any
 from schemawire._json import JSONValue, load_file, loads_lines
 from schemawire._jsonpos import nearest_offset, pointer_offsets, position
 from schemawire.errors import JSONError, SchemaError
-from schemawire.schema.files import json_files, relpath
+from schemawire.schema.files import json_files, linked_outside, relpath
 from schemawire.schema.repository import KINDS, Repository, SchemaFile, unreadable
 from schemawire.schema.rules import Finding, rule
 from schemawire.schema.validator import CompiledSchema
@@ -52,11 +51,23 @@ class _Instance:
     text: str | None  # the line's own text, for JSON Lines, to place findings on it
 
 
+@dataclass(frozen=True, slots=True)
+class _Fixture:
+    kind: str
+    name: str
+    outcome: str
+    path: Path
+    may_read: bool
+
+
 def check_fixtures(repository: Repository) -> FixtureReport:
     """Run every fixture of ``repository`` against its schema."""
     run = _Run(repository)
-    for kind, name, folder in _fixture_folders(repository):
-        run.check_folder(kind, name, folder)
+    folders: dict[tuple[str, str], list[_Fixture]] = {}
+    for fixture in _fixtures(repository):
+        folders.setdefault((fixture.kind, fixture.name), []).append(fixture)
+    for (kind, name), fixtures in folders.items():
+        run.check_folder(kind, name, fixtures)
     run.findings.extend(_missing_fixtures(repository, run.covered))
     return FixtureReport(run.checked, run.passed, tuple(run.findings))
 
@@ -72,19 +83,19 @@ class _Run:
         self.covered: set[tuple[str, str, str]] = set()
         self.schemas = {(f.kind, f.name): f for f in reversed(repository.files)}
 
-    def check_folder(self, kind: str, name: str, folder: Path) -> None:
+    def check_folder(self, kind: str, name: str, fixtures: list[_Fixture]) -> None:
         schema = self.schemas.get((kind, name))
         if schema is None:
-            self.findings.append(_without_schema(self.repository, kind, name, folder))
+            self.findings.append(_without_schema(self.repository, kind, name))
             return
         validator = _validator(self.repository, schema)
-        for outcome in _OUTCOMES:
-            for path, may_read in _fixture_files(self.repository.root, folder / outcome):
-                self.covered.add((kind, name, outcome))
-                if not may_read:
-                    self.findings.append(_linked_outside(self.repository, path))
-                elif validator is not None:  # else the schema is broken, and findings say how
-                    self.check_file(schema, validator, path, outcome)
+        for fixture in fixtures:
+            self.covered.add((kind, name, fixture.outcome))
+            if not fixture.may_read:
+                relative = relpath(self.repository.root, fixture.path)
+                self.findings.append(unreadable(relative, linked_outside()))
+            elif validator is not None:  # else the schema is broken, and findings say how
+                self.check_file(schema, validator, fixture.path, fixture.outcome)
 
     def check_file(
         self, schema: SchemaFile, validator: CompiledSchema, path: Path, outcome: str
@@ -105,13 +116,15 @@ class _Run:
             self.findings.extend(found)
 
 
-def _fixture_folders(repository: Repository) -> Iterator[tuple[str, str, Path]]:
+def _fixtures(repository: Repository) -> Iterator[_Fixture]:
+    """Every fixture file, from one walk of the fixtures folder (linked folders not followed)."""
     base = repository.root / repository.config.fixtures
-    for kind in KINDS:
-        directory = base / kind
-        if directory.is_dir():
-            for folder in sorted(p for p in directory.iterdir() if p.is_dir()):
-                yield kind, relpath(directory, folder), folder
+    for path, may_read in json_files(repository.root, base, suffixes=(".json", ".jsonl")):
+        parts = relpath(base, path).split("/")
+        if len(parts) != 4 or parts[0] not in KINDS or parts[2] not in _OUTCOMES:
+            continue  # not in a fixtures/<kind>/<name>/<valid|invalid>/ folder
+        if not parts[3].endswith(_EXPECT_SUFFIX):
+            yield _Fixture(parts[0], parts[1], parts[2], path, may_read)
 
 
 def _validator(repository: Repository, schema: SchemaFile) -> CompiledSchema | None:
@@ -121,21 +134,8 @@ def _validator(repository: Repository, schema: SchemaFile) -> CompiledSchema | N
         return None
 
 
-def _fixture_files(root: Path, folder: Path) -> Iterator[tuple[Path, bool]]:
-    for path, may_read in json_files(root, folder, suffixes=(".json", ".jsonl"), recursive=False):
-        if not path.name.endswith(_EXPECT_SUFFIX):
-            yield path, may_read
-
-
 def _relpath(repository: Repository, path: Path) -> str:
     return relpath(repository.root, path)
-
-
-def _linked_outside(repository: Repository, path: Path) -> Finding:
-    return unreadable(
-        _relpath(repository, path),
-        OSError(errno.EXDEV, "it links outside the repository, so it is not read"),
-    )
 
 
 def _instances(repository: Repository, path: Path) -> Iterator[_Instance | Finding]:
@@ -225,8 +225,8 @@ def _at(instance: _Instance, rule_id: str, pointer: str, message: str) -> Findin
     return finding.at(instance.line, position(instance.text, offset)[1])
 
 
-def _without_schema(repository: Repository, kind: str, name: str, folder: Path) -> Finding:
-    relative = _relpath(repository, folder)
+def _without_schema(repository: Repository, kind: str, name: str) -> Finding:
+    relative = f"{repository.config.fixtures}/{kind}/{name}"
     return Finding(rule("SW204"), relative, "", f"no {kind} schema is named {name!r}",
                    hint="rename the folder after the schema's file stem")  # fmt: skip
 

@@ -14,7 +14,6 @@ References resolve through a registry of the repository's own files; nothing is 
 
 from __future__ import annotations
 
-import errno
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -29,7 +28,7 @@ from schemawire._pointer import join
 from schemawire.errors import ErrorCode, JSONError, SchemaError
 from schemawire.schema.config import Config, load_config
 from schemawire.schema.dialect import Dialect, dialect_named
-from schemawire.schema.files import json_files, relpath
+from schemawire.schema.files import json_files, linked_outside, relpath
 from schemawire.schema.rules import Finding, rule
 from schemawire.schema.validator import CompiledSchema, compile_schema, metaschema_violations
 from schemawire.schema.walk import Site, iter_sites
@@ -234,7 +233,7 @@ def _read(
     document: Any = None
     try:
         if not may_read:
-            raise OSError(errno.EXDEV, "it links outside the repository, so it is not read")
+            raise linked_outside()
         document = load_file(path, source=relative)
     except (JSONError, OSError) as error:
         findings.append(unreadable(relative, error))
