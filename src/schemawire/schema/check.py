@@ -118,8 +118,10 @@ def _failing_references(repository: Repository, file: SchemaFile) -> Iterator[tu
     """``(file, pointer, why)`` of each subschema that ``file`` references and that does not
     compile on its own."""
     for reference in repository.references:
-        target = repository.find(reference.target) if reference.file == file.relpath else None
-        if target is None or not reference.fragment.startswith("/"):
+        if reference.file != file.relpath or not reference.fragment.startswith("/"):
+            continue
+        target = repository.find(reference.target)
+        if target is None:
             continue
         wrapper = {"$ref": f"{target.uri}#{quote(reference.fragment, safe=_FRAGMENT_SAFE)}"}
         try:
