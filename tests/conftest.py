@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -48,3 +49,24 @@ def write_repo(tmp_path: Path) -> WriteRepo:
         return tmp_path
 
     return write
+
+
+SNAPSHOTS = Path(__file__).parent / "data" / "snapshots"
+
+
+@pytest.fixture
+def snapshot(request: pytest.FixtureRequest) -> Callable[[str, Any], None]:
+    """Compare JSON with ``tests/data/snapshots/<name>.json``; set SCHEMAWIRE_UPDATE_SNAPSHOTS=1
+    to write the snapshots instead (then review the diff)."""
+
+    def check(name: str, value: Any) -> None:
+        path = SNAPSHOTS / f"{name}.json"
+        text = dumps(value) + "\n"
+        if os.environ.get("SCHEMAWIRE_UPDATE_SNAPSHOTS") == "1":
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            return
+        assert path.exists(), f"no snapshot {path.name}: run with SCHEMAWIRE_UPDATE_SNAPSHOTS=1"
+        assert text == path.read_text(encoding="utf-8"), f"{name} differs from its snapshot"
+
+    return check

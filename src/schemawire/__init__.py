@@ -15,6 +15,7 @@ from schemawire._json import (
     loads_lines,
 )
 from schemawire._version import __version__
+from schemawire.check import CheckReport, check_repository
 from schemawire.errors import (
     ConfigError,
     ErrorCode,
@@ -24,7 +25,6 @@ from schemawire.errors import (
     SchemawireError,
     UsageError,
 )
-from schemawire.schema.check import CheckReport, check_repository
 from schemawire.schema.config import Config, LintConfig, load_config
 from schemawire.schema.dialect import Dialect
 from schemawire.schema.fixtures import FixtureReport, check_fixtures

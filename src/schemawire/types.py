@@ -5,10 +5,14 @@ Wire JSON stays as dicts and lists; these types carry what schemawire itself dec
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["ToolSpec", "Violation"]
+if TYPE_CHECKING:
+    from schemawire.project._arguments import ArgumentMap
+
+__all__ = ["Loss", "Projection", "ToolSpec", "Violation"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,3 +66,74 @@ class ToolSpec:
     annotations: dict[str, Any] = field(default_factory=dict[str, Any])
     schema_id: str | None = None
     version: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Loss:
+    """Something the canonical schema says that a projection does not (or says differently).
+
+    Attributes:
+        code: a stable code, such as ``"ONEOF_TO_ANYOF"`` (see `schemawire.project.LOSS_CODES`).
+        pointer: where in the canonical schema, as a JSON Pointer.
+        detail: one sentence for people.
+        keyword: the keyword at ``pointer`` that was dropped or changed; None when the loss
+            covers the whole subschema at ``pointer`` (or is not about a keyword at all).
+        document: ``"input"`` or ``"output"`` (which of the tool's schemas), or ``"tool"`` for
+            what is not in a schema (the tool's name, the request's limits).
+        blocking: the target would refuse the payload (a limit it cannot take).
+    """
+
+    code: str
+    pointer: str
+    detail: str
+    keyword: str | None = None
+    document: str = "input"
+    blocking: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        """The loss as a JSON object."""
+        fields: dict[str, Any] = {
+            "code": self.code,
+            "document": self.document,
+            "pointer": self.pointer,
+            "keyword": self.keyword,
+            "detail": self.detail,
+            "blocking": self.blocking,
+        }
+        return fields
+
+
+@dataclass(frozen=True, slots=True)
+class Projection:
+    """One canonical schema as one target takes it: the exact payload and what it lost.
+
+    Attributes:
+        target: the target's name, such as ``"openai.chat"``.
+        name: the canonical name of the tool or schema.
+        payload: the exact JSON to send.
+        losses: everything the payload does not say as the canonical schema does.
+        projected_name: the name the target sees (differs when the name had to change).
+        arguments: turns arguments sent under the projection back into canonical ones
+            (renamed keys, nulls for optional properties).
+        origins: for each schema in the payload, by its pointer in the payload, the canonical
+            subschemas it came from (``"input:/properties/a"``); ``envelope:<field>`` for root
+            annotations the envelope carries.
+    """
+
+    target: str
+    name: str
+    payload: dict[str, Any]
+    losses: tuple[Loss, ...]
+    projected_name: str
+    arguments: ArgumentMap
+    origins: Mapping[str, tuple[str, ...]] = field(default_factory=dict[str, tuple[str, ...]])
+
+    @property
+    def lossless(self) -> bool:
+        """Whether the payload says everything the canonical schema says, as it says it."""
+        return not self.losses
+
+    @property
+    def blocked(self) -> bool:
+        """Whether the target would refuse the payload."""
+        return any(loss.blocking for loss in self.losses)

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from schemawire._version import __version__
-from schemawire.cli import repository, toolbox
+from schemawire.cli import projections, repository, toolbox
 from schemawire.cli.output import stdout
 
 __all__ = ["app"]
@@ -76,3 +76,20 @@ app.command(
         "schemawire validate https://example.com/schemas/tools/get_weather.json args.json",
     )
 )(toolbox.validate)
+app.command(
+    "export",
+    epilog=_examples(
+        "schemawire export                        # every target into adapters/",
+        "schemawire export --target openai.chat --strict",
+        "schemawire export --check                # in CI: adapters match the schemas",
+        "schemawire export --losses               # what each tool loses, per target",
+        "schemawire export --verify --target anthropic --strict",
+    ),
+)(projections.export_command)
+app.command(
+    "import",
+    epilog=_examples(
+        "schemawire import --from mcp tools.json",
+        "schemawire import --from openai tools.json --out schemas/tools --id-base https://acme.dev/",
+    ),
+)(projections.import_command)

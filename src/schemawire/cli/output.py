@@ -18,8 +18,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from schemawire._json import dumps
+from schemawire.check import CheckReport
 from schemawire.errors import InputError, UsageError
-from schemawire.schema.check import CheckReport
 from schemawire.schema.rules import Finding, Severity
 from schemawire.schema.sarif import to_sarif
 

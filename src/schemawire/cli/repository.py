@@ -12,6 +12,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
+from schemawire.check import CheckReport, check_repository
 from schemawire.cli.output import (
     EXIT_FINDINGS,
     ReportFormat,
@@ -21,7 +22,6 @@ from schemawire.cli.output import (
     stderr,
     stdout,
 )
-from schemawire.schema.check import CheckReport, check_repository
 from schemawire.schema.rules import Severity
 
 __all__ = ["check", "init", "lint"]

@@ -13,6 +13,12 @@ the root and the defaults apply. The settings are checked against a JSON Schema,
     fixtures = "fixtures"
     id-base = "https://example.com/" # optional: every $id must be id-base + the file's path
 
+    [export]
+    adapters = "adapters"            # where `schemawire export` writes the projections
+    [export.a2a]                     # what the A2A Agent Card says about the agent
+    name = "support-desk"
+    url = "https://agents.example.com/a2a"
+
     [lint]
     ignore = ["SW112"]               # rules off everywhere
     open-objects = ["metadata"]      # properties that may stay open (additionalProperties)
@@ -42,6 +48,11 @@ CONFIG_FILE = "schemawire.toml"
 _PYPROJECT = "pyproject.toml"
 
 _STRINGS = {"type": "array", "items": {"type": "string"}}
+# Settings that are paths, which must stay inside the repository.
+_PATHS = {
+    "repository": ("tools", "handoffs", "state", "common", "fixtures"),
+    "export": ("adapters",),
+}
 _CONFIG_SCHEMA: dict[str, Any] = {
     "type": "object",
     "additionalProperties": False,
@@ -67,6 +78,20 @@ _CONFIG_SCHEMA: dict[str, Any] = {
                 "formats": _STRINGS,
                 "keywords": _STRINGS,
                 "per-file-ignores": {"type": "object", "additionalProperties": _STRINGS},
+            },
+        },
+        "export": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "adapters": {"type": "string"},
+                "a2a": {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "properties": {
+                        key: {"type": "string"} for key in ("name", "description", "url", "version")
+                    },
+                },
             },
         },
     },
@@ -108,6 +133,8 @@ class Config:
     fixtures: str = "fixtures"
     id_base: str | None = None
     lint: LintConfig = field(default_factory=LintConfig)
+    adapters: str = "adapters"
+    a2a: dict[str, str] = field(default_factory=dict[str, str])
     source: Path | None = None
 
     def kind_dirs(self) -> dict[str, str]:
@@ -169,6 +196,7 @@ def _config_from(table: dict[str, Any], root: Path, source: Path) -> Config:
     _check_settings(table, root, source)
     repository = table.get("repository", {})
     lint = table.get("lint", {})
+    exporting = table.get("export", {})
     return Config(
         root=root,
         tools=repository.get("tools", "schemas/tools"),
@@ -187,6 +215,8 @@ def _config_from(table: dict[str, Any], root: Path, source: Path) -> Config:
             formats=frozenset(lint.get("formats", ())),
             keywords=frozenset(lint.get("keywords", ())),
         ),
+        adapters=exporting.get("adapters", "adapters"),
+        a2a=dict(exporting.get("a2a", {})),
         source=source,
     )
 
@@ -198,10 +228,12 @@ def _check_settings(table: dict[str, Any], root: Path, source: Path) -> None:
         first = violations[0]
         hint = _did_you_mean(first.pointer) if first.keyword == "additionalProperties" else ""
         _refuse(f"{first.message}{hint}", first.pointer, source)
-    for key, value in table.get("repository", {}).items():
-        if key != "id-base" and not _stays_inside(root, value):
-            _refuse("must be a path inside the repository, relative to its root",
-                    f"/repository/{key}", source)  # fmt: skip
+    for section, keys in _PATHS.items():
+        for key in keys:
+            value = table.get(section, {}).get(key)
+            if value is not None and not _stays_inside(root, value):
+                _refuse("must be a path inside the repository, relative to its root",
+                        f"/{section}/{key}", source)  # fmt: skip
     _check_rule_ids(table.get("lint", {}), source)
 
 

@@ -14,6 +14,7 @@ References resolve through a registry of the repository's own files; nothing is 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -187,6 +188,11 @@ class Repository:
                 return file
         return None
 
+    @functools.cached_property
+    def documents(self) -> dict[str, Any]:
+        """Every usable schema document, by its URI (``$id``): what a ``$ref`` may name."""
+        return {f.uri: f.document for f in self.files if f.usable}
+
     def sites(self, file: SchemaFile) -> tuple[Site, ...]:
         """Every subschema of ``file`` (none when the file is not a usable schema)."""
         return self._sites.get(file.relpath, ())
@@ -214,9 +220,17 @@ class Repository:
 
     def tools(self) -> tuple[ToolSpec, ...]:
         """Every tool, from its input schema and its output schema when there is one."""
+        return self.specs("tools")
+
+    def specs(self, *kinds: str) -> tuple[ToolSpec, ...]:
+        """Every usable schema of ``kinds`` as a spec to project; for ``tools``, one per tool
+        (its input schema, with its output schema beside it)."""
         outputs = {f.name.removesuffix(OUTPUT_SUFFIX): f for f in self.files if f.is_output}
-        return tuple(_tool_spec(f, outputs.get(f.name)) for f in self.files
-                     if f.is_tool_input and f.usable)  # fmt: skip
+        return tuple(
+            _tool_spec(f, outputs.get(f.name) if f.kind == "tools" else None)
+            for f in self.files
+            if f.kind in kinds and f.usable and not f.is_output
+        )
 
 
 def _discover(config: Config) -> Iterator[tuple[str, Path, bool]]:

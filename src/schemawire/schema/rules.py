@@ -122,6 +122,10 @@ RULES: dict[str, Rule] = {
              "is its file stem and must be unique."),
         Rule("SW014", "uncompilable", _E, "The validator cannot compile the schema (for "
              "example a pattern that is not a valid regular expression)."),
+        Rule("SW015", "stale-adapter", _E, "A generated adapter differs from a fresh export: "
+             "it was edited by hand, or a schema changed without schemawire export."),
+        Rule("SW016", "refused-by-target", _E, "An exported payload is over a limit of its "
+             "target (size, nesting, enum values, tools per request): the provider refuses it."),
         # Lint: schemas that validate, but let bad data through or confuse a model or provider.
         Rule("SW101", "open-object", _E, "An object without additionalProperties: false accepts "
              "any extra key, including injected ones; open a named metadata object instead."),

@@ -1,7 +1,8 @@
 """`check_repository`: the CI gate in one pass.
 
-Repository rules, compilation, lint and fixtures run over every file; each problem becomes a
-`Finding` located at a line and column, and rules switched off in the settings are dropped.
+Repository rules, compilation, lint and fixtures run over every file, and the committed adapters
+are compared with a fresh export; each problem becomes a `Finding` located at a line and column,
+and rules switched off in the settings are dropped.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from urllib.parse import quote
 
 from schemawire._jsonpos import nearest_offset, pointer_offsets, position
 from schemawire.errors import SchemaError
+from schemawire.project.export import adapter_status
 from schemawire.schema.config import Config
 from schemawire.schema.fixtures import check_fixtures
 from schemawire.schema.lint import lint_repository
@@ -74,6 +76,7 @@ def check_repository(
         report = check_fixtures(repository)
         findings.extend(report.findings)
         checked, passed = report.checked, report.passed
+    findings.extend(_adapters(repository))
     settings = repository.config.lint
     kept = [f for f in findings if not settings.ignores(f.rule.id, f.file)]
     located = locate(kept, repository.root)
@@ -128,6 +131,21 @@ def _failing_references(repository: Repository, file: SchemaFile) -> Iterator[tu
             compile_schema(wrapper, registry=repository.registry, dialect=target.dialect)
         except SchemaError as error:
             yield target.relpath, reference.fragment, error.message
+
+
+def _adapters(repository: Repository) -> Iterator[Finding]:
+    """SW015 for each committed adapter that a fresh export would change; SW016 for each whose
+    payloads a target would refuse."""
+    folder = repository.root / repository.config.adapters
+    if not folder.is_dir():
+        return
+    for status in adapter_status(repository, folder):
+        if status.stale:
+            pointer = str(status.patch[0]["path"]) if status.patch else ""
+            yield Finding(rule("SW015"), status.file, pointer, status.detail,
+                          hint="run schemawire export, and commit the adapters")  # fmt: skip
+        for loss in status.refused:
+            yield Finding(rule("SW016"), status.file, "", loss.detail)
 
 
 def locate(findings: Iterable[Finding], root: Path) -> list[Finding]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from schemawire.schema.check import check_repository
+from schemawire.check import check_repository
 from schemawire.schema.rules import Severity
 from tests.conftest import EXAMPLES, WriteRepo, tool_schema
 

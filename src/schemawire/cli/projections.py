@@ -1,0 +1,298 @@
+"""``schemawire export`` and ``import``: projections out of the repository, tools into it."""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from schemawire._json import dumps, load_file, loads
+from schemawire.cli.output import EXIT_FINDINGS, fail, guarded, print_json, stderr, stdout
+from schemawire.project import TARGETS
+from schemawire.project.checkers import Problem, check_payload, check_request
+from schemawire.project.export import DEFAULT_OPTIONS, Export, adapter_status, export, write
+from schemawire.project.importers import ImportedTool, import_tools
+from schemawire.schema.repository import Repository
+from schemawire.types import Projection
+
+__all__ = ["export_command", "import_command"]
+
+_SOURCES: dict[str, Literal["mcp", "openai", "anthropic"]] = {
+    "mcp": "mcp",
+    "openai": "openai",
+    "anthropic": "anthropic",
+}
+Directory = Annotated[
+    Path, typer.Argument(help="A directory in the repository (its root is found upwards).")
+]
+
+
+@guarded
+def export_command(
+    directory: Directory = Path("."),
+    target: Annotated[
+        str, typer.Option("--target", "-t", help=f"all, or one of: {', '.join(TARGETS)}.")
+    ] = "all",
+    strict: Annotated[
+        bool | None,
+        typer.Option("--strict/--no-strict", help="Strict mode (openai.*, anthropic)."),
+    ] = None,
+    openapi: Annotated[
+        bool, typer.Option("--openapi", help="Gemini: the OpenAPI-subset parameters form.")
+    ] = False,
+    version: Annotated[
+        str | None, typer.Option("--mcp-version", help="MCP protocol version of the tools.")
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Where adapters go (default: [export] adapters).")
+    ] = None,
+    check: Annotated[
+        bool, typer.Option("--check", help="Write nothing; exit 1 if committed adapters differ.")
+    ] = False,
+    losses: Annotated[
+        bool, typer.Option("--losses", help="Print what each tool loses per target.")
+    ] = False,
+    verify: Annotated[
+        bool, typer.Option("--verify", help="Check each payload against the target's rules.")
+    ] = False,
+    json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """Project every schema to provider formats, MCP and A2A, and write the adapters.
+
+    Each target gets one file, marked as generated, under adapters/ (or --out). --check
+    compares the committed files with a fresh export, as `schemawire check` does.
+    """
+    repository = Repository.load(directory)
+    folder = out or repository.root / repository.config.adapters
+    if check:
+        _check(repository, folder, json)
+        return
+    exports = [export(repository, t, **o) for t, o in _plan(target, strict, openapi, version)]
+    if losses:
+        _show_losses(exports, json)
+    elif verify:
+        _verify(exports, json)
+    else:
+        _write(exports, folder, repository.root, json)
+    if any(item.catalogue.blocked for item in exports):
+        stderr.print(
+            "[bold red]error:[/] a target would refuse a payload (LIMIT_EXCEEDED); see --losses"
+        )
+        raise typer.Exit(EXIT_FINDINGS)
+
+
+def _plan(
+    target: str, strict: bool | None, openapi: bool, version: str | None
+) -> list[tuple[str, dict[str, Any]]]:
+    targets = list(DEFAULT_OPTIONS) if target == "all" else [target]
+    plan = []
+    for name in targets:
+        if name not in TARGETS:
+            fail(f"unknown target {name!r}; targets: all, {', '.join(TARGETS)}")
+        options = dict(DEFAULT_OPTIONS[name]) if target == "all" else {}
+        takes = TARGETS[name].options
+        if strict is not None and "strict" in takes:
+            options["strict"] = strict
+        if openapi and "openapi" in takes:
+            options["openapi"] = True
+        if version and "version" in takes:
+            options["version"] = version
+        plan.append((name, options))
+    return plan
+
+
+def _write(exports: list[Export], folder: Path, root: Path, json: bool) -> None:
+    written = write(exports, folder)
+    if json:
+        print_json(
+            [
+                {
+                    "target": e.target,
+                    "options": e.options,
+                    "file": str(p),
+                    "tools": len(e.catalogue.projections),
+                    "losses": sum(len(x.losses) for x in e.catalogue.projections),
+                }
+                for e, p in zip(exports, written, strict=True)
+            ]
+        )
+        return
+    table = Table("adapter", "tools", "losses", "lossless tools", box=None)
+    for item, path in zip(exports, written, strict=True):
+        projections = item.catalogue.projections
+        table.add_row(
+            escape(_shown(path, root)),
+            str(len(projections)),
+            str(sum(len(p.losses) for p in projections)),
+            str(sum(p.lossless for p in projections)),
+        )
+    stdout.print(table)
+
+
+def _check(repository: Repository, folder: Path, json: bool) -> None:
+    statuses = list(adapter_status(repository, folder)) if folder.is_dir() else []
+    stale = [status for status in statuses if status.stale]
+    if json:
+        print_json([{"file": s.file, "detail": s.detail, "patch": list(s.patch)} for s in stale])
+    for status in [] if json else stale:
+        stdout.print(f"[bold]{escape(status.file)}[/]: [red]{escape(status.detail)}[/]")
+        for operation in status.patch[:20]:
+            stdout.print(f"  {escape(dumps(operation, indent=False))}")
+    if not stale and not json:
+        stdout.print(f"[green]adapters are current[/] ({len(statuses)} files)")
+    if stale:
+        raise typer.Exit(EXIT_FINDINGS)
+
+
+def _show_losses(exports: list[Export], json: bool) -> None:
+    if json:
+        print_json(
+            [
+                {
+                    "target": e.target,
+                    "options": e.options,
+                    "tool": p.name,
+                    "losses": [loss.to_json() for loss in p.losses],
+                }
+                for e in exports
+                for p in e.catalogue.projections
+            ]
+        )
+        return
+    table = Table("tool", "adapter", "losses", box=None)
+    for item in exports:
+        for projection in item.catalogue.projections:
+            table.add_row(
+                escape(projection.name),
+                escape(item.file_name.removesuffix(".json")),
+                _loss_summary(projection),
+            )
+    stdout.print(table)
+
+
+def _loss_summary(projection: Projection) -> str:
+    if projection.lossless:
+        return "[green]lossless[/]"
+    codes = Counter(loss.code for loss in projection.losses)
+    text = ", ".join(f"{code} x{n}" if n > 1 else code for code, n in codes.items())
+    return f"[red]{escape(text)}[/]" if projection.blocked else escape(text)
+
+
+def _verify(exports: list[Export], json: bool) -> None:
+    problems = [problem for item in exports for problem in _problems(item)]
+    if json:
+        print_json(
+            [
+                {"target": t, "tool": n, "pointer": p.pointer, "rule": p.rule, "message": p.message}
+                for t, n, p in problems
+            ]
+        )
+    for target, name, problem in [] if json else problems:
+        stdout.print(
+            f"[bold]{escape(target)}[/] {escape(name)}#{escape(problem.pointer)}: "
+            f"[red]{escape(problem.rule)}[/] {escape(problem.message)}"
+        )
+    if not problems and not json:
+        stdout.print(f"[green]every payload follows its target's rules[/] ({len(exports)} targets)")
+    if problems:
+        raise typer.Exit(EXIT_FINDINGS)
+
+
+def _problems(item: Export) -> list[tuple[str, str, Problem]]:
+    """What the target's checker finds in each payload and in the request as a whole."""
+    options = {"version": item.options["version"]} if "version" in item.options else {}
+    catalogue = item.catalogue
+    if item.target == "a2a":  # one Agent Card holds every skill
+        return [(item.target, "(card)", p) for p in check_payload("a2a", catalogue.payload)]
+    found = [
+        (item.target, projection.name, problem)
+        for projection in catalogue.projections
+        for problem in check_payload(item.target, projection.payload, **options)
+    ]
+    if "tools" in TARGETS[item.target].kinds:  # a format goes alone into its request
+        payloads = [p.payload for p in catalogue.projections]
+        found += [
+            (item.target, "(request)", p) for p in check_request(item.target, payloads, **options)
+        ]
+    return found
+
+
+@guarded
+def import_command(
+    source: Annotated[str, typer.Option("--from", help="mcp, openai or anthropic.")],
+    file: Annotated[Path, typer.Argument(help="A JSON file of tools (- for stdin).")],
+    out: Annotated[Path, typer.Option("--out", help="Where the schema files go.")] = Path(
+        "schemas/tools"
+    ),
+    id_base: Annotated[
+        str, typer.Option("--id-base", help="$id prefix (a URI ending in /).")
+    ] = "https://example.com/",
+    version: Annotated[str, typer.Option("--version", help="x-version of every schema.")] = "1.0.0",
+    force: Annotated[bool, typer.Option("--force", help="Overwrite files that exist.")] = False,
+    json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """Import tools from an MCP tools/list result, an OpenAI tools array or Anthropic tools.
+
+    Each tool becomes <name>.json (and <name>.output.json) under --out, with $id and
+    x-version; every change the import made is listed.
+    """
+    if source not in _SOURCES:
+        fail(f"--from must be one of {', '.join(_SOURCES)}, not {source!r}")
+    tools = load_file(file) if str(file) != "-" else loads(sys.stdin.buffer.read(), source="-")
+    imported = import_tools(_SOURCES[source], tools, id_base=id_base, version=version)
+    files = [(out / f"{t.file_name}.json", t.schema) for t in imported]
+    files += [
+        (out / f"{t.file_name}.output.json", t.output_schema)
+        for t in imported
+        if t.output_schema is not None
+    ]
+    clashes = [path for path, _ in files if path.exists()]
+    if clashes and not force:
+        fail(f"{clashes[0]} exists (and {len(clashes) - 1} more); use --force to overwrite")
+    out.mkdir(parents=True, exist_ok=True)
+    for path, schema in files:
+        path.write_text(dumps(schema) + "\n", encoding="utf-8")
+    _report_import(imported, out, json)
+
+
+def _report_import(imported: tuple[ImportedTool, ...], out: Path, json: bool) -> None:
+    if json:
+        print_json(
+            [
+                {
+                    "name": t.name,
+                    "file": f"{t.file_name}.json",
+                    "notes": [
+                        {
+                            "pointer": n.pointer,
+                            "code": str(n.code),
+                            "detail": n.detail,
+                            "document": n.document,
+                        }
+                        for n in t.notes
+                    ],
+                }
+                for t in imported
+            ]
+        )
+        return
+    for tool in imported:
+        stdout.print(f"[bold]{escape(tool.name)}[/] -> {escape(str(out / tool.file_name))}.json")
+        for note in tool.notes:
+            stdout.print(
+                f"  [dim]{escape(note.document)}#{escape(note.pointer)}[/] "
+                f"{escape(str(note.code))}: {escape(note.detail)}"
+            )
+    stdout.print(f"imported {len(imported)} tools; next: [bold]schemawire check[/]")
+
+
+def _shown(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)

@@ -1,0 +1,128 @@
+"""`Draft`: a projection being assembled, shared by the target modules.
+
+A target module walks the tool's schemas with its policies, fixes the name, takes the root
+annotations up into the envelope and checks limits; the draft collects the losses and origins
+of every step and turns into the frozen `Projection` at the end.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from schemawire.project._arguments import IDENTITY, ArgumentMap
+from schemawire.project._limits import Limit, exceeded, measure
+from schemawire.project._names import NameRule
+from schemawire.project._transforms import Policy, Walk
+from schemawire.types import Loss, Projection, ToolSpec
+
+__all__ = ["NO_DOCUMENTS", "Draft"]
+
+NO_DOCUMENTS: Mapping[str, Any] = MappingProxyType({})
+
+# Root annotations that say what the tool is: an envelope field carries them when there is one.
+ENVELOPE_ANNOTATIONS = ("description", "title")
+
+
+@dataclass(slots=True)
+class Draft:
+    """A projection of ``spec`` to ``target``, under construction."""
+
+    target: str
+    spec: ToolSpec
+    documents: Mapping[str, Any] = field(default_factory=dict[str, Any])  # by URI
+    arguments: ArgumentMap = IDENTITY
+    losses: list[Loss] = field(default_factory=list[Loss])
+    origins: dict[str, tuple[str, ...]] = field(default_factory=dict[str, tuple[str, ...]])
+
+    def schema(
+        self, schema: Any, policy: Policy, *, document: str, at: str
+    ) -> tuple[Any, ArgumentMap]:
+        """``schema`` walked under ``policy``; ``at`` is where the payload holds the result."""
+        base = self.spec.schema_id or f"urn:schemawire:{self.target}:{self.spec.name}"
+        if document == "output":
+            base = _output_id(schema, base)
+        result = Walk(policy, document, base, self.documents).run(schema)
+        self.losses.extend(result.losses)
+        self.origins.update(
+            {at + pointer: tuple(sources) for pointer, sources in result.origins.items()}
+        )
+        return result.schema, result.arguments
+
+    def name(self, rule: NameRule) -> str:
+        """The tool's name as the target takes it; a change is a loss."""
+        fixed = rule.fix(self.spec.name)
+        if fixed != self.spec.name:
+            self.lose(
+                "NAME_RENAMED",
+                "",
+                None,
+                f"name {self.spec.name!r} is sent as {fixed!r}",
+                document="tool",
+            )
+        return fixed
+
+    def lift(
+        self, schema: Any, keywords: Iterable[str], *, document: str = "input"
+    ) -> dict[str, Any]:
+        """Take root ``keywords`` out of ``schema`` for the envelope; returns what was there.
+
+        The envelope then says them (the origins record it as ``envelope``)."""
+        lifted: dict[str, Any] = {}
+        if isinstance(schema, dict):
+            for keyword in keywords:
+                if keyword in schema:
+                    lifted[keyword] = schema.pop(keyword)
+                    self.origins[f"envelope:{keyword}"] = (f"{document}:",)
+        return lifted
+
+    def drop_root(self, schema: Any, keywords: Iterable[str]) -> None:
+        """Remove root annotations the envelope has no place for, as losses."""
+        if isinstance(schema, dict):
+            for keyword in keywords:
+                if keyword in schema:
+                    del schema[keyword]
+                    self.lose("KEYWORD_DROPPED", "", keyword, f"the tool's {keyword} has no place")
+
+    def limit(self, schema: Any, limits: tuple[Limit, ...]) -> None:
+        """Report every limit of ``limits`` that ``schema`` is over (blocking losses)."""
+        if limits:
+            self.losses.extend(exceeded(measure(schema), limits))
+
+    def lose(
+        self, code: str, pointer: str, keyword: str | None, detail: str, *, document: str = "input"
+    ) -> None:
+        """Record a loss that no walk found (names, envelopes, whole documents)."""
+        self.losses.append(Loss(code, pointer, detail, keyword, document))
+
+    def output_dropped(self) -> None:
+        """Report that the target has no place for the tool's output schema."""
+        if self.spec.output_schema is not None:
+            self.lose(
+                "OUTPUT_SCHEMA_DROPPED",
+                "",
+                None,
+                "the target has no place for an output schema; the result gate still enforces it",
+                document="output",
+            )
+
+    def finish(
+        self, payload: dict[str, Any], projected_name: str, arguments: ArgumentMap = IDENTITY
+    ) -> Projection:
+        """The frozen projection."""
+        return Projection(
+            self.target,
+            self.spec.name,
+            payload,
+            tuple(self.losses),
+            projected_name,
+            arguments,
+            dict(self.origins),
+        )
+
+
+def _output_id(schema: Any, fallback: str) -> str:
+    identifier = schema.get("$id") if isinstance(schema, dict) else None
+    return identifier if isinstance(identifier, str) else fallback + ".output"

@@ -1,0 +1,130 @@
+"""Sizes of a projected schema, and the limits targets put on them.
+
+Limits are checked on what is sent, so that a schema too large for a target is reported by the
+export, with the limit and the figure, instead of being discovered as a 400 from the provider.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from schemawire.types import Loss
+
+__all__ = ["Limit", "Size", "exceeded", "measure"]
+
+_CONTAINERS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+_SUBSCHEMA = (
+    "items",
+    "additionalProperties",
+    "contains",
+    "not",
+    "if",
+    "then",
+    "else",
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+)
+_BRANCHES = ("anyOf", "allOf", "oneOf", "prefixItems")
+
+
+@dataclass(slots=True)
+class Size:
+    """What targets count in a schema.
+
+    Attributes:
+        properties: object properties, at every level.
+        depth: levels of nested schemas below the root (the root object is level 1).
+        chars: characters of property names, definition names, enum values and const values.
+        enum_values: values of every ``enum``, together.
+        long_enum_chars: characters of the largest string ``enum`` with more than 250 values.
+        optional: properties not listed in their object's ``required``.
+        unions: properties whose schema is an ``anyOf`` or a list of types.
+    """
+
+    properties: int = 0
+    depth: int = 0
+    chars: int = 0
+    enum_values: int = 0
+    long_enum_chars: int = 0
+    optional: int = 0
+    unions: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Limit:
+    """One limit of a target: the `Size` field it bounds, its maximum, and where it comes from."""
+
+    field: str
+    maximum: int
+    source: str
+
+
+def measure(schema: Any) -> Size:
+    """The `Size` of ``schema``."""
+    size = Size()
+    stack: list[tuple[Any, int]] = [(schema, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if not isinstance(node, dict):
+            continue
+        size.depth = max(size.depth, depth)
+        _count(node, size)
+        stack.extend((child, depth + 1) for child in _children(node))
+    return size
+
+
+def exceeded(size: Size, limits: tuple[Limit, ...]) -> Iterator[Loss]:
+    """A blocking ``LIMIT_EXCEEDED`` loss for each limit that ``size`` is over."""
+    for limit in limits:
+        figure = getattr(size, limit.field)
+        if figure > limit.maximum:
+            yield Loss(
+                "LIMIT_EXCEEDED",
+                "",
+                f"{limit.field} is {figure}, over the limit of {limit.maximum} ({limit.source})",
+                None,
+                "tool",
+                blocking=True,
+            )
+
+
+def _count(node: dict[str, Any], size: Size) -> None:
+    properties = node.get("properties")
+    if isinstance(properties, dict):
+        size.properties += len(properties)
+        size.chars += sum(len(name) for name in properties)
+        required = node.get("required")
+        listed = set(required) if isinstance(required, list) else set()
+        size.optional += sum(1 for name in properties if name not in listed)
+        size.unions += sum(1 for value in properties.values() if _is_union(value))
+    for key in ("$defs", "definitions"):
+        if isinstance(node.get(key), dict):
+            size.chars += sum(len(name) for name in node[key])
+    enum = node.get("enum")
+    if isinstance(enum, list):
+        size.enum_values += len(enum)
+        text = sum(len(str(value)) for value in enum)
+        size.chars += text
+        if len(enum) > 250 and all(isinstance(value, str) for value in enum):
+            size.long_enum_chars = max(size.long_enum_chars, text)
+    if "const" in node:
+        size.chars += len(str(node["const"]))
+
+
+def _is_union(schema: Any) -> bool:
+    return isinstance(schema, dict) and ("anyOf" in schema or isinstance(schema.get("type"), list))
+
+
+def _children(node: dict[str, Any]) -> Iterator[Any]:
+    for key in _CONTAINERS:
+        if isinstance(node.get(key), dict):
+            yield from node[key].values()
+    for key in _SUBSCHEMA:
+        if isinstance(node.get(key), dict):
+            yield node[key]
+    for key in _BRANCHES:
+        if isinstance(node.get(key), list):
+            yield from node[key]

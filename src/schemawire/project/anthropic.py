@@ -1,0 +1,123 @@
+"""Anthropic Messages API tools: ``{"name", "description", "input_schema", "strict"?}``.
+
+Non-strict tools take any JSON Schema, but the API refuses (observed, not documented) a root
+``anyOf``/``oneOf``/``allOf`` and property keys outside ``^[a-zA-Z0-9_.-]{1,64}$``: roots are
+merged into one object and keys renamed, reversibly. ``strict`` applies Anthropic's subset:
+every object closed, no numeric, length or array-size constraints (they are restated in the
+description), ``oneOf`` as ``anyOf``, no recursion, simple patterns only. Its per-request
+budgets (strict tools, optional and union parameters) are checked over a whole catalogue.
+
+Choices where the sources disagree (reference §11): names are held to 64 characters (the docs;
+the API is seen taking 128); a ``$ref`` with siblings is inlined in strict mode.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from schemawire.project._draft import NO_DOCUMENTS, Draft
+from schemawire.project._names import NameRule
+from schemawire.project._transforms import METADATA, Policy
+from schemawire.schema.dialect import DRAFT_07, DRAFT_2020_12
+from schemawire.types import Projection, ToolSpec
+
+__all__ = ["NAME", "PROPERTY_KEY", "STRICT_FORMATS", "project_anthropic"]
+
+NAME = NameRule("[a-zA-Z0-9_-]", None, 64)
+PROPERTY_KEY = NameRule("[a-zA-Z0-9_.-]", None, 64)
+STRICT_FORMATS = frozenset(
+    {"date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"}
+)
+# Backreferences, lookaround, word boundaries and large counted repetitions are refused.
+_COMPLEX_PATTERN = re.compile(r"\\[1-9bB]|\(\?[=!<]|\{\d{3,}|\{\d*,\d{3,}\}")
+
+NON_STRICT = Policy(
+    keep=(DRAFT_2020_12.keywords | DRAFT_07.keywords) - METADATA,
+    property_keys=PROPERTY_KEY,
+    object_root=True,
+)
+STRICT = Policy(
+    keep=frozenset(
+        {
+            "type",
+            "properties",
+            "required",
+            "additionalProperties",
+            "items",
+            "anyOf",
+            "allOf",
+            "enum",
+            "const",
+            "$ref",
+            "$defs",
+            "definitions",
+            "description",
+            "title",
+            "default",
+            "format",
+            "pattern",
+            "minItems",
+        }
+    ),
+    restate=frozenset(
+        {
+            "minimum",
+            "maximum",
+            "exclusiveMinimum",
+            "exclusiveMaximum",
+            "multipleOf",
+            "minLength",
+            "maxLength",
+            "maxItems",
+            "uniqueItems",
+            "contains",
+            "minContains",
+            "maxContains",
+            "minProperties",
+            "maxProperties",
+            "examples",
+            "dependentRequired",
+            "propertyNames",
+            "patternProperties",
+            "prefixItems",
+            "not",
+            "if",
+            "then",
+            "else",
+        }
+    ),
+    strict=True,
+    one_of_to_any_of=True,
+    inline_refs="siblings",
+    recursion=False,
+    property_keys=PROPERTY_KEY,
+    formats=STRICT_FORMATS,
+    enum_values="primitives",
+    max_min_items=1,
+    pattern_ok=lambda pattern: _COMPLEX_PATTERN.search(pattern) is None,
+    object_root=True,
+)
+
+
+def project_anthropic(
+    spec: ToolSpec, *, strict: bool = False, documents: Mapping[str, Any] | None = None
+) -> Projection:
+    """``spec`` as an Anthropic tool."""
+    draft = Draft("anthropic", spec, documents or NO_DOCUMENTS)
+    schema, arguments = draft.schema(
+        spec.input_schema, STRICT if strict else NON_STRICT, document="input", at="/input_schema"
+    )
+    input_schema: dict[str, Any] = schema if isinstance(schema, dict) else {}
+    if "type" not in input_schema:
+        input_schema = {"type": "object", **input_schema}
+    lifted = draft.lift(input_schema, ["description"])
+    tool: dict[str, Any] = {"name": draft.name(NAME)}
+    if isinstance(lifted.get("description"), str):
+        tool["description"] = lifted["description"]
+    tool["input_schema"] = input_schema
+    if strict:
+        tool["strict"] = True
+    draft.output_dropped()
+    return draft.finish(tool, tool["name"], arguments)

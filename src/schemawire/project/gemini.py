@@ -1,0 +1,146 @@
+"""Google Gemini function declarations: ``parametersJsonSchema`` by default, ``parameters`` on
+request (``openapi=True``, the OpenAPI subset the Live API needs).
+
+``parametersJsonSchema`` takes the JSON Schema subset Gemini documents for response schemas;
+the rest is dropped (numeric and length constraints restated in the description), ``const``
+becomes a one-value ``enum``, ``allOf`` is merged, a ``$ref`` with siblings is inlined. The output
+schema goes to ``responseJsonSchema``. ``parameters`` also writes type names in upper case,
+``nullable`` for ``[T, "null"]``, string-only ``enum``, inlines every reference, leaves out
+``additionalProperties`` (the Developer API refuses it) and renames property keys to
+``[A-Za-z_][A-Za-z0-9_]*``.
+
+Choices where the sources disagree (reference §11): names are held to 64 characters and must
+start with a letter or ``_``; ``parametersJsonSchema`` is held to the documented response-schema
+subset; recursion is cut (Gemini unrolls it "to a limited degree", and only where not required).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from schemawire.project._draft import NO_DOCUMENTS, Draft
+from schemawire.project._names import NameRule
+from schemawire.project._transforms import Policy
+from schemawire.types import Projection, ToolSpec
+
+__all__ = ["NAME", "PROPERTY_KEY", "project_gemini"]
+
+NAME = NameRule("[A-Za-z0-9_.-]", "[A-Za-z_]", 64)
+PROPERTY_KEY = NameRule("[A-Za-z0-9_]", "[A-Za-z_]", 64)
+
+_RESTATE = frozenset(
+    {
+        "pattern",
+        "minLength",
+        "maxLength",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "uniqueItems",
+        "contains",
+        "minContains",
+        "maxContains",
+        "minProperties",
+        "maxProperties",
+        "default",
+        "examples",
+        "dependentRequired",
+        "propertyNames",
+        "patternProperties",
+        "not",
+        "if",
+        "then",
+        "else",
+    }
+)
+
+JSON_SCHEMA = Policy(
+    keep=frozenset(
+        {
+            "$defs",
+            "$ref",
+            "type",
+            "format",
+            "title",
+            "description",
+            "enum",
+            "items",
+            "prefixItems",
+            "minItems",
+            "maxItems",
+            "minimum",
+            "maximum",
+            "anyOf",
+            "oneOf",
+            "properties",
+            "additionalProperties",
+            "required",
+        }
+    ),
+    restate=_RESTATE,
+    const_to_enum=True,
+    merge_all_of=True,
+    inline_refs="siblings",
+    recursion=False,
+    enum_values="strings_and_numbers",
+    object_root=True,
+)
+OPENAPI = Policy(
+    keep=frozenset(
+        {
+            "type",
+            "format",
+            "description",
+            "enum",
+            "items",
+            "minItems",
+            "maxItems",
+            "properties",
+            "required",
+            "minProperties",
+            "maxProperties",
+            "minLength",
+            "maxLength",
+            "pattern",
+            "minimum",
+            "maximum",
+            "anyOf",
+        }
+    ),
+    restate=_RESTATE - {"pattern", "minLength", "maxLength", "minProperties", "maxProperties"}
+    | {"prefixItems"},
+    one_of_to_any_of=True,
+    merge_all_of=True,
+    const_to_enum=True,
+    type_lists="nullable",
+    inline_refs="all",
+    recursion=False,
+    property_keys=PROPERTY_KEY,
+    enum_values="strings",
+    upper_case_types=True,
+    object_root=True,
+    boolean_schemas=False,
+)
+
+
+def project_gemini(
+    spec: ToolSpec, *, openapi: bool = False, documents: Mapping[str, Any] | None = None
+) -> Projection:
+    """``spec`` as a Gemini ``FunctionDeclaration`` (REST field names)."""
+    draft = Draft("gemini", spec, documents or NO_DOCUMENTS)
+    policy, field = (OPENAPI, "parameters") if openapi else (JSON_SCHEMA, "parametersJsonSchema")
+    schema, arguments = draft.schema(spec.input_schema, policy, document="input", at=f"/{field}")
+    parameters: dict[str, Any] = schema if isinstance(schema, dict) else {}
+    if "type" not in parameters:
+        parameters = {"type": "OBJECT" if openapi else "object", **parameters}
+    lifted = draft.lift(parameters, ["description"])
+    declaration: dict[str, Any] = {"name": draft.name(NAME)}
+    if isinstance(lifted.get("description"), str):
+        declaration["description"] = lifted["description"]
+    declaration[field] = parameters
+    if spec.output_schema is not None:
+        response = "response" if openapi else "responseJsonSchema"
+        output, _ = draft.schema(spec.output_schema, policy, document="output", at=f"/{response}")
+        declaration[response] = output
+    return draft.finish(declaration, declaration["name"], arguments)

@@ -1,0 +1,209 @@
+"""OpenAI: Chat Completions tools, Responses function tools, and Structured Outputs formats.
+
+Targets ``openai.chat`` and ``openai.responses`` take a tool; ``strict`` applies the Structured
+Outputs subset (every object closed, every property required, optional ones nullable, a short
+list of keywords). ``openai.response_format`` (Chat) and ``openai.text_format`` (Responses) take
+a handoff or state schema as a strict Structured Output.
+
+Choices where the sources disagree (reference §11), on the side OpenAI cannot reject:
+``minLength``/``maxLength``, ``default``, ``title``, ``examples`` and ``prefixItems`` are not sent
+in strict mode; the tool description is cut at 1,024 characters (a limit that was enforced and
+is reportedly lifted); the Responses tool name follows the Chat rule; a root ``anyOf``/``oneOf``
+is merged into one object in both modes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from schemawire.project._draft import ENVELOPE_ANNOTATIONS, NO_DOCUMENTS, Draft
+from schemawire.project._limits import Limit
+from schemawire.project._names import NameRule
+from schemawire.project._transforms import METADATA, Policy
+from schemawire.schema.dialect import DRAFT_07, DRAFT_2020_12
+from schemawire.types import Projection, ToolSpec
+
+__all__ = [
+    "DESCRIPTION_LIMIT",
+    "NAME",
+    "STRICT_FORMATS",
+    "STRICT_LIMITS",
+    "project_chat",
+    "project_response_format",
+    "project_responses",
+    "project_text_format",
+]
+
+NAME = NameRule("[a-zA-Z0-9_-]", None, 64)
+DESCRIPTION_LIMIT = 1024
+STRICT_FORMATS = frozenset(
+    {"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"}
+)
+STRICT_LIMITS = (
+    Limit("properties", 5000, "OpenAI Structured Outputs: object properties in total"),
+    Limit("depth", 10, "OpenAI Structured Outputs: levels of nesting"),
+    Limit("chars", 120_000, "OpenAI Structured Outputs: characters of names and values"),
+    Limit("enum_values", 1000, "OpenAI Structured Outputs: enum values in total"),
+    Limit("long_enum_chars", 15_000, "OpenAI Structured Outputs: one enum over 250 values"),
+)
+
+# Structured Outputs compiles patterns to a grammar: lookaround and backreferences do not fit.
+_LOOKAROUND = re.compile(r"\(\?<?[=!]|\\[1-9]")
+_EVERY_KEYWORD = (DRAFT_2020_12.keywords | DRAFT_07.keywords) - METADATA
+
+NON_STRICT = Policy(keep=_EVERY_KEYWORD, object_root=True)
+STRICT = Policy(
+    keep=frozenset(
+        {
+            "type",
+            "properties",
+            "required",
+            "additionalProperties",
+            "items",
+            "anyOf",
+            "enum",
+            "const",
+            "$ref",
+            "$defs",
+            "description",
+            "pattern",
+            "format",
+            "multipleOf",
+            "maximum",
+            "exclusiveMaximum",
+            "minimum",
+            "exclusiveMinimum",
+            "minItems",
+            "maxItems",
+        }
+    ),
+    restate=frozenset(
+        {
+            "minLength",
+            "maxLength",
+            "minProperties",
+            "maxProperties",
+            "uniqueItems",
+            "contains",
+            "minContains",
+            "maxContains",
+            "default",
+            "examples",
+            "dependentRequired",
+            "propertyNames",
+            "patternProperties",
+            "prefixItems",
+            "not",
+            "if",
+            "then",
+            "else",
+        }
+    ),
+    strict=True,
+    typed=True,
+    one_of_to_any_of=True,
+    merge_all_of=True,
+    type_lists="null_only",
+    inline_refs="siblings",
+    formats=STRICT_FORMATS,
+    enum_values="primitives",
+    pattern_ok=lambda pattern: _LOOKAROUND.search(pattern) is None,
+    object_root=True,
+)
+
+
+def project_chat(
+    spec: ToolSpec, *, strict: bool = False, documents: Mapping[str, Any] | None = None
+) -> Projection:
+    """``spec`` as a Chat Completions tool: ``{"type": "function", "function": {...}}``."""
+    draft = Draft("openai.chat", spec, documents or NO_DOCUMENTS)
+    function = _function(draft, strict, at="/function/parameters")
+    return draft.finish(
+        {"type": "function", "function": function}, function["name"], draft.arguments
+    )
+
+
+def project_responses(
+    spec: ToolSpec, *, strict: bool = True, documents: Mapping[str, Any] | None = None
+) -> Projection:
+    """``spec`` as a Responses function tool (flat); ``strict`` is always sent, since Responses
+    makes tools strict when it is left out."""
+    draft = Draft("openai.responses", spec, documents or NO_DOCUMENTS)
+    function = _function(draft, strict, at="/parameters")
+    return draft.finish({"type": "function", **function}, function["name"], draft.arguments)
+
+
+def project_response_format(
+    spec: ToolSpec, *, documents: Mapping[str, Any] | None = None
+) -> Projection:
+    """``spec``'s schema as a Chat ``response_format`` (strict Structured Outputs)."""
+    draft = Draft("openai.response_format", spec, documents or NO_DOCUMENTS)
+    body = _format(draft, at="/json_schema/schema")
+    return draft.finish({"type": "json_schema", "json_schema": body}, body["name"])
+
+
+def project_text_format(
+    spec: ToolSpec, *, documents: Mapping[str, Any] | None = None
+) -> Projection:
+    """``spec``'s schema as a Responses ``text.format`` (strict Structured Outputs, flat)."""
+    draft = Draft("openai.text_format", spec, documents or NO_DOCUMENTS)
+    body = _format(draft, at="/schema")
+    return draft.finish({"type": "json_schema", **body}, body["name"])
+
+
+def _function(draft: Draft, strict: bool, *, at: str) -> dict[str, Any]:
+    schema, draft.arguments = draft.schema(
+        draft.spec.input_schema, STRICT if strict else NON_STRICT, document="input", at=at
+    )
+    parameters = _object_root(schema)
+    lifted = draft.lift(parameters, ["description"])
+    draft.drop_root(parameters, ["title"])
+    function: dict[str, Any] = {"name": draft.name(NAME)}
+    description = _description(draft, lifted.get("description"))
+    if description:
+        function["description"] = description
+    function["parameters"] = parameters
+    function["strict"] = strict
+    if strict:
+        draft.limit(parameters, STRICT_LIMITS)
+    draft.output_dropped()
+    return function
+
+
+def _format(draft: Draft, *, at: str) -> dict[str, Any]:
+    schema, _ = draft.schema(draft.spec.input_schema, STRICT, document="input", at=at)
+    schema = _object_root(schema)
+    lifted = draft.lift(schema, ["description"])
+    draft.drop_root(schema, [k for k in ENVELOPE_ANNOTATIONS if k != "description"])
+    body: dict[str, Any] = {"name": draft.name(NAME)}
+    description = _description(draft, lifted.get("description"))
+    if description:
+        body["description"] = description
+    body["schema"] = schema
+    body["strict"] = True
+    draft.limit(schema, STRICT_LIMITS)
+    return body
+
+
+def _object_root(schema: Any) -> dict[str, Any]:
+    """OpenAI takes parameters that are one object: ``type: object`` at the root."""
+    root = schema if isinstance(schema, dict) else {}
+    if "type" not in root:
+        root = {"type": "object", **root}
+    return root
+
+
+def _description(draft: Draft, description: Any) -> str | None:
+    if not isinstance(description, str):
+        return None
+    if len(description) <= DESCRIPTION_LIMIT:
+        return description
+    draft.lose(
+        "DESCRIPTION_TRUNCATED",
+        "",
+        "description",
+        f"cut to {DESCRIPTION_LIMIT} characters, a limit OpenAI has enforced",
+    )
+    return description[: DESCRIPTION_LIMIT - 1] + "…"
