@@ -63,7 +63,7 @@ def test_example_tools_keep_or_report_every_keyword(variant: tuple[str, dict[str
     target, options = variant
     repository, specs = example_specs(target)
     for spec in specs:
-        projection = project(spec, target, documents=repository.documents, **options)
+        projection = project(spec, target, documents=repository.documents, origins=True, **options)
         assert unaccounted(projection, spec, output=target in CARRY_OUTPUT) == []
 
 
@@ -74,7 +74,7 @@ def test_real_mcp_tools_keep_or_report_every_keyword(
 ) -> None:
     target, options = variant
     for spec in mcp_specs(server):
-        projection = project(spec, target, **options)
+        projection = project(spec, target, origins=True, **options)
         assert unaccounted(projection, spec, output=target in CARRY_OUTPUT) == [], spec.name
 
 
@@ -105,7 +105,7 @@ def test_mcp_server_payloads_match_their_snapshots(
 def test_generated_schemas_keep_or_report_every_keyword(schema: dict[str, Any]) -> None:
     spec = ToolSpec(name="generated.tool", description="", input_schema=schema)
     for target, options in VARIANTS:
-        projection = project(spec, target, **options)
+        projection = project(spec, target, origins=True, **options)
         assert unaccounted(projection, spec, output=False) == [], (target, options)
 
 

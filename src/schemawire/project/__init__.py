@@ -146,7 +146,12 @@ class Catalogue:
 
 
 def project(
-    spec: ToolSpec, target: str, *, documents: Mapping[str, Any] | None = None, **options: Any
+    spec: ToolSpec,
+    target: str,
+    *,
+    documents: Mapping[str, Any] | None = None,
+    origins: bool = False,
+    **options: Any,
 ) -> Projection:
     """``spec`` projected to ``target``.
 
@@ -154,12 +159,13 @@ def project(
         spec: the tool (or handoff or state schema) to project.
         target: a name in `TARGETS`.
         documents: the schemas that ``$ref`` may name, by URI (`Repository.documents`).
+        origins: record where each projected subschema came from (`Projection.origins`).
         options: the target's options (``strict``, ``openapi``, ``version``).
 
     Raises:
         UsageError: an unknown target or option.
     """
-    return _target(target, options).project(spec, documents=documents, **options)
+    return _target(target, options).project(spec, documents=documents, origins=origins, **options)
 
 
 def project_catalogue(

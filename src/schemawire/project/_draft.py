@@ -13,7 +13,7 @@ from types import MappingProxyType
 from typing import Any
 
 from schemawire.project._arguments import IDENTITY, ArgumentMap
-from schemawire.project._limits import Limit, exceeded, measure
+from schemawire.project._limits import Limit, exceeded
 from schemawire.project._names import NameRule
 from schemawire.project._transforms import Policy, Walk
 from schemawire.types import Loss, Projection, ToolSpec
@@ -34,18 +34,34 @@ class Draft:
     spec: ToolSpec
     documents: Mapping[str, Any] = field(default_factory=dict[str, Any])  # by URI
     arguments: ArgumentMap = IDENTITY
+    track_origins: bool = False
     losses: list[Loss] = field(default_factory=list[Loss])
     origins: dict[str, tuple[str, ...]] = field(default_factory=dict[str, tuple[str, ...]])
 
     def schema(
-        self, schema: Any, policy: Policy, *, document: str, at: str
+        self,
+        schema: Any,
+        policy: Policy,
+        *,
+        document: str,
+        at: str,
+        limits: tuple[Limit, ...] = (),
     ) -> tuple[Any, ArgumentMap]:
-        """``schema`` walked under ``policy``; ``at`` is where the payload holds the result."""
+        """``schema`` walked under ``policy``; ``at`` is where the payload holds the result.
+
+        ``limits`` are measured on the result as the walk goes: each one it is over is a
+        blocking loss.
+        """
         base = self.spec.schema_id or f"urn:schemawire:{self.target}:{self.spec.name}"
         if document == "output":
             base = _output_id(schema, base)
-        result = Walk(policy, document, base, self.documents).run(schema)
+        walk = Walk(
+            policy, document, base, self.documents, origins=self.track_origins, measure=bool(limits)
+        )
+        result = walk.run(schema)
         self.losses.extend(result.losses)
+        if result.size is not None:
+            self.losses.extend(exceeded(result.size, limits))
         self.origins.update(
             {at + pointer: tuple(sources) for pointer, sources in result.origins.items()}
         )
@@ -85,11 +101,6 @@ class Draft:
                 if keyword in schema:
                     del schema[keyword]
                     self.lose("KEYWORD_DROPPED", "", keyword, f"the tool's {keyword} has no place")
-
-    def limit(self, schema: Any, limits: tuple[Limit, ...]) -> None:
-        """Report every limit of ``limits`` that ``schema`` is over (blocking losses)."""
-        if limits:
-            self.losses.extend(exceeded(measure(schema), limits))
 
     def lose(
         self, code: str, pointer: str, keyword: str | None, detail: str, *, document: str = "input"

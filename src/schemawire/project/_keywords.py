@@ -165,6 +165,7 @@ def _all_of(walk: Walk, node: Node, value: Any, schema: dict[str, Any], where: W
     for index, branch in enumerate(value):
         projected, arguments = walk.schema(branch, where.child(("allOf", index), ()))
         if isinstance(projected, dict):
+            walk.reshaped()
             merged, conflicts = merge_schemas(node.out, projected)
             node.out.clear()
             node.out.update(merged)

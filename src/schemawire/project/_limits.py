@@ -12,7 +12,7 @@ from typing import Any
 
 from schemawire.types import Loss
 
-__all__ = ["Limit", "Size", "exceeded", "measure"]
+__all__ = ["Limit", "Size", "count_node", "exceeded", "measure"]
 
 _CONTAINERS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 _SUBSCHEMA = (
@@ -71,7 +71,7 @@ def measure(schema: Any) -> Size:
         if not isinstance(node, dict):
             continue
         size.depth = max(size.depth, depth)
-        _count(node, size)
+        count_node(node, size)
         stack.extend((child, depth + 1) for child in _children(node))
     return size
 
@@ -91,7 +91,8 @@ def exceeded(size: Size, limits: tuple[Limit, ...]) -> Iterator[Loss]:
             )
 
 
-def _count(node: dict[str, Any], size: Size) -> None:
+def count_node(node: dict[str, Any], size: Size) -> None:
+    """Add what ``node`` itself holds (not its subschemas) to ``size``."""
     properties = node.get("properties")
     if isinstance(properties, dict):
         size.properties += len(properties)

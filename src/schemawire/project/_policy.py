@@ -10,8 +10,9 @@ from typing import Any, Literal
 from urllib.parse import urljoin
 
 from schemawire._json import dumps
-from schemawire._pointer import join, resolve
+from schemawire._pointer import escape, resolve
 from schemawire.project._arguments import IDENTITY, ArgumentMap
+from schemawire.project._limits import Size
 from schemawire.project._names import NameRule
 from schemawire.types import Loss
 
@@ -117,6 +118,34 @@ class Policy:
     pattern_ok: Callable[[str], bool] | None = None
     object_root: bool = False
     boolean_schemas: bool = True
+    # Derived once: keywords copied as they are, and keywords that need their handler.
+    verbatim: frozenset[str] = field(init=False, default=frozenset())
+    handled: frozenset[str] = field(init=False, default=frozenset())
+
+    def __post_init__(self) -> None:
+        handled = {keyword for keyword, needed in self._handler_needs().items() if needed}
+        holders = SINGLE | MAPS | LISTS | {"items"}
+        verbatim = self.keep - holders - handled - METADATA
+        object.__setattr__(self, "handled", frozenset(handled))
+        object.__setattr__(self, "verbatim", frozenset(verbatim))
+
+    def _handler_needs(self) -> dict[str, bool]:
+        """Keyword -> whether projecting it takes more than copying it (under this policy)."""
+        return {
+            "$ref": True,
+            "properties": True,
+            "items": True,
+            "additionalProperties": True,
+            "type": self.type_lists != "keep" or self.upper_case_types,
+            "enum": self.enum_values != "any" or "enum" not in self.keep,
+            "const": self.const_to_enum or "const" not in self.keep,
+            "oneOf": self.one_of_to_any_of or "oneOf" not in self.keep,
+            "allOf": self.merge_all_of or "allOf" not in self.keep,
+            "format": self.formats is not None or "format" not in self.keep,
+            "pattern": self.pattern_ok is not None or "pattern" not in self.keep,
+            "minItems": self.max_min_items is not None or "minItems" not in self.keep,
+            "required": False,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,13 +159,17 @@ class Where:
     out: str  # in the projected schema
 
     def child(self, canonical: tuple[str | int, ...], projected: tuple[str | int, ...]) -> Where:
-        pointer = join(self.pointer, *canonical) if self.pointer is not None else None
-        return Where(
-            pointer,
-            pointer if pointer is not None else self.anchor,
-            self.base,
-            join(self.out, *projected),
-        )
+        pointer = None if self.pointer is None else _extend(self.pointer, canonical)
+        anchor = self.anchor if pointer is None else pointer
+        return Where(pointer, anchor, self.base, _extend(self.out, projected))
+
+
+def _extend(pointer: str, tokens: tuple[str | int, ...]) -> str:
+    # join(), unrolled for the walk's hot path: most tokens need no escaping.
+    for token in tokens:
+        text = token if isinstance(token, str) else str(token)
+        pointer += "/" + (text if "~" not in text and "/" not in text else escape(text))
+    return pointer
 
 
 @dataclass(slots=True)
@@ -151,6 +184,7 @@ class WalkResult:
     losses: list[Loss]
     origins: dict[str, list[str]]
     arguments: ArgumentMap
+    size: Size | None = None
 
 
 @dataclass(slots=True)

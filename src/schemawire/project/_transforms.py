@@ -22,6 +22,7 @@ from urllib.parse import unquote, urldefrag
 from schemawire._pointer import join, resolve
 from schemawire.project._arguments import IDENTITY, ArgumentMap
 from schemawire.project._keywords import HANDLERS
+from schemawire.project._limits import Size, count_node
 from schemawire.project._merge import merge_alternatives, merge_schemas
 from schemawire.project._policy import (
     ANNOTATIONS_KEPT_ON_PAIRS,
@@ -61,9 +62,19 @@ class Walk:
     """
 
     def __init__(
-        self, policy: Policy, document: str, base_uri: str, documents: Mapping[str, Any]
+        self,
+        policy: Policy,
+        document: str,
+        base_uri: str,
+        documents: Mapping[str, Any],
+        *,
+        origins: bool = False,
+        measure: bool = False,
     ) -> None:
         self.policy = policy
+        self.track_origins = origins
+        self.size = Size() if measure else None  # what the target counts, as the walk goes
+        self._depth = 0
         self.document = document
         self.base_uri = base_uri
         self.documents = documents
@@ -73,6 +84,7 @@ class Walk:
         self.origins: dict[str, list[str]] = {}
         self._following: list[str] = []  # absolute URIs of the $refs being inlined
         self._kept_refs: set[str] = set()  # local fragments still referenced by the output
+        self._moved = False  # subschemas merged or wrapped: some origins point at nothing now
 
     def run(self, schema: Any) -> WalkResult:
         """Project ``schema`` (the canonical document)."""
@@ -84,14 +96,33 @@ class Walk:
             )
             == DRAFT_07
         )
+        if not self.track_origins and self.size is None and not self.draft_07:
+            unchanged = self._unchanged_root(schema)
+            if unchanged is not None:
+                return WalkResult(unchanged, [], {}, IDENTITY)
         where = Where("", "", self.base_uri, "")
         projected, arguments = self.schema(schema, where)
         if isinstance(schema, dict) and isinstance(projected, dict):
             self._definitions(schema, projected, where)
-        origins = {
-            at: sources for at, sources in self.origins.items() if exists(projected, at)
-        }  # merged away, or moved: nothing is there now
-        return WalkResult(projected, self.losses, origins, arguments)
+        origins = self.origins
+        if self._moved:  # merged away, or wrapped: nothing is there now
+            origins = {at: sources for at, sources in origins.items() if exists(projected, at)}
+        return WalkResult(projected, self.losses, origins, arguments, self.size)
+
+    def _unchanged_root(self, schema: Any) -> dict[str, Any] | None:
+        """``schema`` itself (a shallow copy of its root) when the target takes every keyword
+        of it as it is: the fast path for most tools under non-strict targets. Subschemas are
+        shared with the canonical schema, which nobody changes."""
+        policy = self.policy
+        if policy.strict or policy.typed or not isinstance(schema, dict):
+            return None
+        body = {k: v for k, v in schema.items() if k not in METADATA and not k.startswith("x-")}
+        if policy.object_root and ("anyOf" in body or "oneOf" in body):
+            return None
+        if not _takes_as_is(body, policy):
+            return None
+        kept = {k: v for k, v in schema.items() if k in policy.keep and k not in body}
+        return {**kept, **body}
 
     # --- reporting ------------------------------------------------------------------------
 
@@ -102,7 +133,8 @@ class Walk:
     # --- subschemas -----------------------------------------------------------------------
 
     def schema(self, schema: Any, where: Where) -> tuple[Any, ArgumentMap]:
-        if where.pointer is not None:
+        """``schema``, found at ``where``, as the target takes it, and its argument map."""
+        if self.track_origins and where.pointer is not None:
             self.origins.setdefault(where.out, []).append(f"{self.document}:{where.pointer}")
         if isinstance(schema, bool):
             return self._boolean(schema, where), IDENTITY
@@ -115,9 +147,11 @@ class Walk:
         if self.draft_07:
             schema = self._in_2020_12(schema, where)
         node = Node()
+        self._depth += 1
         for keyword, value in schema.items():
             self._keyword(node, keyword, value, schema, where)
         self._finish(node, schema, where)
+        self._depth -= 1
         return node.out, node.arguments
 
     def _in_2020_12(self, schema: dict[str, Any], where: Where) -> dict[str, Any]:
@@ -184,23 +218,31 @@ class Walk:
     def _keyword(
         self, node: Node, keyword: str, value: Any, schema: dict[str, Any], where: Where
     ) -> None:
+        policy = self.policy
+        if keyword in policy.verbatim:
+            node.out[keyword] = value
+            return
         if keyword in METADATA or keyword.startswith("x-"):
-            if keyword in self.policy.keep and where.out == "":
+            if keyword in policy.keep and where.out == "":
                 node.out[keyword] = value
             return
         if keyword in DEFINITIONS and where.pointer == "":
             return  # projected once the rest is known: only what is still referenced is kept
-        handler = HANDLERS.get(keyword)
-        if keyword in ("anyOf", "oneOf") and where.out == "" and self.policy.object_root:
+        if keyword in ("anyOf", "oneOf") and where.out == "" and policy.object_root:
             self._root_alternatives(node, keyword, value, where)
-        elif handler is not None:
-            handler(self, node, value, schema, where)
-        elif keyword in self.policy.keep:
+        elif keyword in policy.handled:
+            HANDLERS[keyword](self, node, value, schema, where)
+        elif keyword in policy.keep:
             node.out[keyword] = self.subschemas(keyword, value, where)
         else:
             self.drop(node, keyword, value, where)
 
+    def reshaped(self) -> None:
+        """Note that subschemas were merged or rebuilt: some origins may point at nothing."""
+        self._moved = True
+
     def _root_alternatives(self, node: Node, keyword: str, value: Any, where: Where) -> None:
+        self.reshaped()
         if not isinstance(value, list):
             self.drop(node, keyword, value, where)
             return
@@ -333,6 +375,7 @@ class Walk:
         own, own_arguments = self.schema(siblings, where)
         if not isinstance(projected, dict) or not isinstance(own, dict):
             return own if projected is True else projected, arguments
+        self.reshaped()
         merged, conflicts = merge_schemas(projected, own)
         for keyword in conflicts:
             self.lose(
@@ -409,8 +452,12 @@ class Walk:
             out["description"] = f"{description} {note}" if description else note
         if self.policy.upper_case_types:
             upper_case_types(out)
+        if self.size is not None:
+            count_node(out, self.size)
+            self.size.depth = max(self.size.depth, self._depth)
 
     def _map_to_pairs(self, node: Node, schema: dict[str, Any], where: Where) -> None:
+        self.reshaped()
         kept = {k: v for k, v in node.out.items() if k in ANNOTATIONS_KEPT_ON_PAIRS}
         for keyword in set(node.out) - set(kept) - {"additionalProperties"}:
             self.lose("MAP_TO_PAIRS", where, keyword, "the object is sent as a list of pairs")
@@ -518,3 +565,34 @@ class Walk:
             return
         out["anyOf"] = list(ANY_SCALAR)
         self.lose("TYPE_NARROWED", where, None, "any value narrowed to any scalar")
+
+
+def _takes_as_is(schema: Any, policy: Policy) -> bool:
+    """Whether ``policy`` takes ``schema`` and every subschema of it without any change."""
+    if not isinstance(schema, dict):
+        return isinstance(schema, bool) and policy.boolean_schemas
+    for keyword, value in schema.items():
+        if keyword in policy.verbatim:
+            continue
+        if keyword == "properties" and isinstance(value, dict):
+            keys = policy.property_keys
+            if keys is not None and not all(keys.accepts(name) for name in value):
+                return False
+            if not all(_takes_as_is(child, policy) for child in value.values()):
+                return False
+        elif (
+            keyword in _AS_IS_HOLDERS
+            and keyword in policy.keep
+            and keyword not in (policy.handled - {"items", "additionalProperties"})
+        ):
+            children = value if isinstance(value, list) else [value]
+            if not all(_takes_as_is(child, policy) for child in children):
+                return False
+        else:
+            return False
+    return True
+
+
+# Keywords holding subschemas that a policy keeping them passes on as they are.
+_AS_IS_HOLDERS = frozenset({"items", "additionalProperties", "anyOf", "allOf", "oneOf",
+                            "prefixItems", "not", "contains", "if", "then", "else"})  # fmt: skip

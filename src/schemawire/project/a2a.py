@@ -35,9 +35,11 @@ class Agent:
     version: str = "1.0.0"
 
 
-def project_a2a(spec: ToolSpec, *, documents: Mapping[str, Any] | None = None) -> Projection:
+def project_a2a(
+    spec: ToolSpec, *, documents: Mapping[str, Any] | None = None, origins: bool = False
+) -> Projection:
     """``spec`` as an A2A ``AgentSkill``; its schemas go to the card's extension."""
-    draft = Draft("a2a", spec, documents or NO_DOCUMENTS)
+    draft = Draft("a2a", spec, documents or NO_DOCUMENTS, track_origins=origins)
     schemas = {
         "input": draft.schema(spec.input_schema, POLICY, document="input", at="/x-schemas/input")[0]
     }

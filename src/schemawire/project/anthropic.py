@@ -102,10 +102,14 @@ STRICT = Policy(
 
 
 def project_anthropic(
-    spec: ToolSpec, *, strict: bool = False, documents: Mapping[str, Any] | None = None
+    spec: ToolSpec,
+    *,
+    strict: bool = False,
+    documents: Mapping[str, Any] | None = None,
+    origins: bool = False,
 ) -> Projection:
     """``spec`` as an Anthropic tool."""
-    draft = Draft("anthropic", spec, documents or NO_DOCUMENTS)
+    draft = Draft("anthropic", spec, documents or NO_DOCUMENTS, track_origins=origins)
     schema, arguments = draft.schema(
         spec.input_schema, STRICT if strict else NON_STRICT, document="input", at="/input_schema"
     )

@@ -125,10 +125,14 @@ OPENAPI = Policy(
 
 
 def project_gemini(
-    spec: ToolSpec, *, openapi: bool = False, documents: Mapping[str, Any] | None = None
+    spec: ToolSpec,
+    *,
+    openapi: bool = False,
+    documents: Mapping[str, Any] | None = None,
+    origins: bool = False,
 ) -> Projection:
     """``spec`` as a Gemini ``FunctionDeclaration`` (REST field names)."""
-    draft = Draft("gemini", spec, documents or NO_DOCUMENTS)
+    draft = Draft("gemini", spec, documents or NO_DOCUMENTS, track_origins=origins)
     policy, field = (OPENAPI, "parameters") if openapi else (JSON_SCHEMA, "parametersJsonSchema")
     schema, arguments = draft.schema(spec.input_schema, policy, document="input", at=f"/{field}")
     parameters: dict[str, Any] = schema if isinstance(schema, dict) else {}

@@ -40,7 +40,11 @@ POLICY_2025_06_18 = Policy(keep=_EVERY_KEYWORD)
 
 
 def project_mcp(
-    spec: ToolSpec, *, version: str = "2026-07-28", documents: Mapping[str, Any] | None = None
+    spec: ToolSpec,
+    *,
+    version: str = "2026-07-28",
+    documents: Mapping[str, Any] | None = None,
+    origins: bool = False,
 ) -> Projection:
     """``spec`` as an MCP ``Tool`` of protocol ``version``.
 
@@ -49,7 +53,7 @@ def project_mcp(
     """
     if version not in VERSIONS:
         raise UsageError(f"MCP version must be one of {', '.join(VERSIONS)}, not {version!r}")
-    draft = Draft(f"mcp@{version}", spec, documents or NO_DOCUMENTS)
+    draft = Draft(f"mcp@{version}", spec, documents or NO_DOCUMENTS, track_origins=origins)
     policy = POLICY_2025_06_18 if version == "2025-06-18" else POLICY
     schema, arguments = draft.schema(spec.input_schema, policy, document="input", at="/inputSchema")
     input_schema: dict[str, Any] = schema if isinstance(schema, dict) else {}

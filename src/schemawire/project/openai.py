@@ -115,10 +115,14 @@ STRICT = Policy(
 
 
 def project_chat(
-    spec: ToolSpec, *, strict: bool = False, documents: Mapping[str, Any] | None = None
+    spec: ToolSpec,
+    *,
+    strict: bool = False,
+    documents: Mapping[str, Any] | None = None,
+    origins: bool = False,
 ) -> Projection:
     """``spec`` as a Chat Completions tool: ``{"type": "function", "function": {...}}``."""
-    draft = Draft("openai.chat", spec, documents or NO_DOCUMENTS)
+    draft = Draft("openai.chat", spec, documents or NO_DOCUMENTS, track_origins=origins)
     function = _function(draft, strict, at="/function/parameters")
     return draft.finish(
         {"type": "function", "function": function}, function["name"], draft.arguments
@@ -126,36 +130,41 @@ def project_chat(
 
 
 def project_responses(
-    spec: ToolSpec, *, strict: bool = True, documents: Mapping[str, Any] | None = None
+    spec: ToolSpec,
+    *,
+    strict: bool = True,
+    documents: Mapping[str, Any] | None = None,
+    origins: bool = False,
 ) -> Projection:
     """``spec`` as a Responses function tool (flat); ``strict`` is always sent, since Responses
     makes tools strict when it is left out."""
-    draft = Draft("openai.responses", spec, documents or NO_DOCUMENTS)
+    draft = Draft("openai.responses", spec, documents or NO_DOCUMENTS, track_origins=origins)
     function = _function(draft, strict, at="/parameters")
     return draft.finish({"type": "function", **function}, function["name"], draft.arguments)
 
 
 def project_response_format(
-    spec: ToolSpec, *, documents: Mapping[str, Any] | None = None
+    spec: ToolSpec, *, documents: Mapping[str, Any] | None = None, origins: bool = False
 ) -> Projection:
     """``spec``'s schema as a Chat ``response_format`` (strict Structured Outputs)."""
-    draft = Draft("openai.response_format", spec, documents or NO_DOCUMENTS)
+    draft = Draft("openai.response_format", spec, documents or NO_DOCUMENTS, track_origins=origins)
     body = _format(draft, at="/json_schema/schema")
     return draft.finish({"type": "json_schema", "json_schema": body}, body["name"])
 
 
 def project_text_format(
-    spec: ToolSpec, *, documents: Mapping[str, Any] | None = None
+    spec: ToolSpec, *, documents: Mapping[str, Any] | None = None, origins: bool = False
 ) -> Projection:
     """``spec``'s schema as a Responses ``text.format`` (strict Structured Outputs, flat)."""
-    draft = Draft("openai.text_format", spec, documents or NO_DOCUMENTS)
+    draft = Draft("openai.text_format", spec, documents or NO_DOCUMENTS, track_origins=origins)
     body = _format(draft, at="/schema")
     return draft.finish({"type": "json_schema", **body}, body["name"])
 
 
 def _function(draft: Draft, strict: bool, *, at: str) -> dict[str, Any]:
+    policy, limits = (STRICT, STRICT_LIMITS) if strict else (NON_STRICT, ())
     schema, draft.arguments = draft.schema(
-        draft.spec.input_schema, STRICT if strict else NON_STRICT, document="input", at=at
+        draft.spec.input_schema, policy, document="input", at=at, limits=limits
     )
     parameters = _object_root(schema)
     lifted = draft.lift(parameters, ["description"])
@@ -166,14 +175,14 @@ def _function(draft: Draft, strict: bool, *, at: str) -> dict[str, Any]:
         function["description"] = description
     function["parameters"] = parameters
     function["strict"] = strict
-    if strict:
-        draft.limit(parameters, STRICT_LIMITS)
     draft.output_dropped()
     return function
 
 
 def _format(draft: Draft, *, at: str) -> dict[str, Any]:
-    schema, _ = draft.schema(draft.spec.input_schema, STRICT, document="input", at=at)
+    schema, _ = draft.schema(
+        draft.spec.input_schema, STRICT, document="input", at=at, limits=STRICT_LIMITS
+    )
     schema = _object_root(schema)
     lifted = draft.lift(schema, ["description"])
     draft.drop_root(schema, [k for k in ENVELOPE_ANNOTATIONS if k != "description"])
@@ -183,7 +192,6 @@ def _format(draft: Draft, *, at: str) -> dict[str, Any]:
         body["description"] = description
     body["schema"] = schema
     body["strict"] = True
-    draft.limit(schema, STRICT_LIMITS)
     return body
 
 
