@@ -11,10 +11,12 @@ $(INSTALLED): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
+	# Real tool definitions for tests and benchmarks (data files only; its own deps not needed).
+	$(BIN)/python -m pip install --quiet --no-deps bfcl-eval==2026.3.23
 	touch $@
 
 # Real peers the tests run against (npm registry only): the SARIF Multitool that validates our
-# SARIF logs. Later: MCP reference servers and the Inspector.
+# SARIF logs, and the MCP reference servers.
 $(PEERS): tests/peers/package.json tests/peers/package-lock.json
 	cd tests/peers && npm ci --no-audit --no-fund --loglevel=error
 	touch $@

@@ -15,7 +15,7 @@ from urllib.parse import quote
 
 from schemawire._jsonpos import nearest_offset, pointer_offsets, position
 from schemawire.errors import SchemaError
-from schemawire.project.export import adapter_status
+from schemawire.project.export import AdapterStatus, adapter_status
 from schemawire.schema.config import Config
 from schemawire.schema.fixtures import check_fixtures
 from schemawire.schema.lint import lint_repository
@@ -35,6 +35,7 @@ class CheckReport:
         schemas: how many schema files of each kind were found.
         fixtures_checked: how many fixture instances ran.
         fixtures_passed: how many behaved as their folder says.
+        adapters: how many committed adapter files were compared with a fresh export.
         findings: every finding, sorted by file, line and rule.
     """
 
@@ -43,6 +44,7 @@ class CheckReport:
     fixtures_checked: int
     fixtures_passed: int
     findings: tuple[Finding, ...]
+    adapters: int = 0
 
     def count(self, severity: Severity) -> int:
         """How many findings have ``severity``."""
@@ -76,7 +78,8 @@ def check_repository(
         report = check_fixtures(repository)
         findings.extend(report.findings)
         checked, passed = report.checked, report.passed
-    findings.extend(_adapters(repository))
+    statuses = _adapter_statuses(repository)
+    findings.extend(_adapter_findings(statuses))
     settings = repository.config.lint
     kept = [f for f in findings if not settings.ignores(f.rule.id, f.file)]
     located = locate(kept, repository.root)
@@ -86,6 +89,7 @@ def check_repository(
         fixtures_checked=checked,
         fixtures_passed=passed,
         findings=tuple(sorted(located, key=_reading_order)),
+        adapters=len(statuses),
     )
 
 
@@ -133,13 +137,15 @@ def _failing_references(repository: Repository, file: SchemaFile) -> Iterator[tu
             yield target.relpath, reference.fragment, error.message
 
 
-def _adapters(repository: Repository) -> Iterator[Finding]:
+def _adapter_statuses(repository: Repository) -> list[AdapterStatus]:
+    folder = repository.root / repository.config.adapters
+    return list(adapter_status(repository, folder)) if folder.is_dir() else []
+
+
+def _adapter_findings(statuses: list[AdapterStatus]) -> Iterator[Finding]:
     """SW015 for each committed adapter that a fresh export would change; SW016 for each whose
     payloads a target would refuse."""
-    folder = repository.root / repository.config.adapters
-    if not folder.is_dir():
-        return
-    for status in adapter_status(repository, folder):
+    for status in statuses:
         if status.stale:
             pointer = str(status.patch[0]["path"]) if status.patch else ""
             yield Finding(rule("SW015"), status.file, pointer, status.detail,

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import importlib.util
 import string
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from schemawire._json import dumps, load_file, loads_lines
+from schemawire._json import dumps, load_file
 from schemawire.errors import ErrorCode, InputError, UsageError
 from schemawire.project.importers import (
     ImportedTool,
@@ -25,6 +24,7 @@ from schemawire.project.importers import (
     import_tools,
     normalise_schema,
 )
+from tests.project.corpus import bfcl_tool_lists
 
 Code = NormalisationCode
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
@@ -857,8 +857,7 @@ def test_a_standard_object_schema_comes_through_unchanged_but_for_the_header(
 def test_imports_every_captured_mcp_server_with_only_its_dialect_and_envelope_noted() -> None:
     captures = sorted(MCP_CAPTURES.glob("*.json")) if MCP_CAPTURES.is_dir() else []
     results: list[Any] = [load_file(path) for path in captures if path.name != "PROVENANCE.json"]
-    if not results:
-        pytest.skip(f"no captured tools/list results in {MCP_CAPTURES}")
+    assert len(results) == 3, f"captured tools/list results are missing from {MCP_CAPTURES}"
     for result in results:
         for source, tool in zip(result["tools"], import_mcp(result), strict=True):
             assert same(body(tool.schema, tool.annotations), body(source["inputSchema"]))
@@ -873,31 +872,9 @@ def body(schema: dict[str, Any], annotations: dict[str, Any] | None = None) -> d
     return {key: value for key, value in schema.items() if key not in left_out}
 
 
-def _bfcl_data() -> Path | None:
-    spec = importlib.util.find_spec("bfcl_eval")
-    locations = spec.submodule_search_locations if spec is not None else None
-    return Path(next(iter(locations))) / "data" if locations else None
-
-
-def _bfcl_tool_lists(data: Path) -> Iterator[tuple[str, list[Any]]]:
-    """Every record's ``function`` list, and each multi-turn API's functions as one list."""
-    for path in sorted(data.glob("BFCL_v4_*.json")):
-        if path.name == "BFCL_v4_format_sensitivity.json":
-            continue  # one JSON object, not JSON Lines, and no tools in it
-        for line in loads_lines(path.read_bytes(), source=str(path)):
-            assert line.error is None, line.error
-            if isinstance(line.value, dict) and "function" in line.value:
-                yield f"{path.name}:{line.number}", line.value["function"]  # type: ignore[misc]
-    for path in sorted((data / "multi_turn_func_doc").glob("*.json")):
-        yield path.name, [line.value for line in loads_lines(path.read_bytes())]
-
-
 def test_imports_every_tool_of_the_berkeley_function_calling_leaderboard() -> None:
-    data = _bfcl_data()
-    if data is None or not data.is_dir():
-        pytest.skip("bfcl-eval is not installed: pip install --no-deps bfcl-eval==2026.3.23")
     imported = 0
-    for where, tools in _bfcl_tool_lists(data):
+    for where, tools in bfcl_tool_lists():
         try:
             results = import_openai(tools)
         except InputError as error:  # pragma: no cover - says which record failed

@@ -119,6 +119,8 @@ def _summary(report: CheckReport, title: str) -> Table:
     table.add_row("schemas", kinds or "none found")
     if report.fixtures_checked:
         table.add_row("fixtures", f"{report.fixtures_passed}/{report.fixtures_checked} behave")
+    if report.adapters:
+        table.add_row("adapters", f"{report.adapters} compared with a fresh export")
     errors, warnings = report.count(Severity.ERROR), report.count(Severity.WARNING)
     table.add_row("errors", f"[bold red]{errors}[/]" if errors else "[green]0[/]")
     table.add_row("warnings", f"[yellow]{warnings}[/]" if warnings else "0")
@@ -130,6 +132,7 @@ def _check_json(report: CheckReport, fail_on: Severity) -> dict[str, Any]:
         "ok": not report.failed(fail_on),
         "schemas": report.schemas,
         "fixtures": {"checked": report.fixtures_checked, "passed": report.fixtures_passed},
+        "adapters": report.adapters,
         "errors": report.count(Severity.ERROR),
         "warnings": report.count(Severity.WARNING),
         "findings": [finding.to_json() for finding in report.findings],

@@ -52,9 +52,7 @@ class Draft:
         ``limits`` are measured on the result as the walk goes: each one it is over is a
         blocking loss.
         """
-        base = self.spec.schema_id or f"urn:schemawire:{self.target}:{self.spec.name}"
-        if document == "output":
-            base = _output_id(schema, base)
+        base = _base_uri(schema, self.spec, document)
         walk = Walk(
             policy, document, base, self.documents, origins=self.track_origins, measure=bool(limits)
         )
@@ -134,6 +132,10 @@ class Draft:
         )
 
 
-def _output_id(schema: Any, fallback: str) -> str:
+def _base_uri(schema: Any, spec: ToolSpec, document: str) -> str:
+    """The URI a document's references resolve against: its ``$id``, else one made up."""
     identifier = schema.get("$id") if isinstance(schema, dict) else None
-    return identifier if isinstance(identifier, str) else fallback + ".output"
+    if isinstance(identifier, str):
+        return identifier
+    base = spec.schema_id or f"urn:schemawire:tool:{spec.name}"
+    return base + ".output" if document == "output" else base

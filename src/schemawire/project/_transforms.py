@@ -305,12 +305,10 @@ class Walk:
         local_pointer = reference.startswith("#/") or reference == "#"
         if not (local_pointer and where.base == self.base_uri):
             return True  # another document, or an anchor: only the walk can follow it
-        if mode == "all" or (mode == "siblings" and len(schema) > 1):
-            return True
-        return self._recursive(reference, where) and not self.policy.recursion
-
-    def _recursive(self, reference: str, where: Where) -> bool:
-        return join_uri(where.base, reference) in self._following
+        # Without recursion, every reference is followed, so that a cycle is found and cut.
+        return (
+            mode == "all" or not self.policy.recursion or (mode == "siblings" and len(schema) > 1)
+        )
 
     def _inline(self, schema: dict[str, Any], where: Where) -> tuple[Any, ArgumentMap]:
         reference = schema["$ref"]

@@ -1,0 +1,117 @@
+"""``schemawire export`` and ``import``: adapters written, checked for drift, tools imported."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from schemawire.cli.app import app
+from tests.conftest import EXAMPLES
+
+runner = CliRunner()
+MCP_TOOLS = Path(__file__).parents[1] / "data" / "mcp-tools"
+
+
+def invoke(*args: str, stdin: str | None = None) -> Any:
+    return runner.invoke(app, list(args), input=stdin, catch_exceptions=False)
+
+
+@pytest.fixture
+def desk(tmp_path: Path) -> Path:
+    root = tmp_path / "desk"
+    shutil.copytree(EXAMPLES / "support-desk", root)
+    shutil.rmtree(root / "adapters", ignore_errors=True)
+    return root
+
+
+def test_export_writes_one_marked_adapter_per_target(desk: Path) -> None:
+    result = invoke("export", str(desk))
+    assert result.exit_code == 0
+    files = sorted(p.name for p in (desk / "adapters").glob("*.json"))
+    assert files == [
+        "a2a.json",
+        "anthropic.json",
+        "gemini.json",
+        "mcp.version-2026-07-28.json",
+        "openai.chat.strict.json",
+        "openai.response_format.json",
+        "openai.responses.strict.json",
+        "openai.text_format.json",
+    ]
+    chat = json.loads((desk / "adapters/openai.chat.strict.json").read_text())
+    assert chat["generated"].startswith("schemawire export --target openai.chat --strict")
+    assert [tool["function"]["name"] for tool in chat["tools"]] == ["create_refund", "get_weather"]
+
+
+def test_check_fails_when_an_adapter_is_edited_by_hand(desk: Path) -> None:
+    invoke("export", str(desk))
+    assert invoke("export", str(desk), "--check").exit_code == 0
+    adapter = desk / "adapters/gemini.json"
+    adapter.write_text(adapter.read_text().replace("Temperature unit", "Temp unit"))
+    drift = invoke("export", str(desk), "--check")
+    assert drift.exit_code == 1
+    assert "adapters/gemini.json" in drift.output
+    check = invoke("check", str(desk), "--json")
+    assert [f["rule"] for f in json.loads(check.output)["findings"]] == ["SW015"]
+
+
+def test_one_target_with_options(desk: Path) -> None:
+    result = invoke("export", str(desk), "--target", "gemini", "--openapi", "--json")
+    assert json.loads(result.output)[0]["options"] == {"openapi": True}
+    assert (desk / "adapters/gemini.openapi.json").exists()
+
+
+def test_losses_table_and_json(desk: Path) -> None:
+    table = invoke("export", str(desk), "--target", "openai.chat", "--strict", "--losses")
+    assert "OPTIONAL_TO_NULLABLE" in table.output
+    rows = json.loads(invoke("export", str(desk), "--target", "mcp", "--losses", "--json").output)
+    assert {row["tool"]: row["losses"] for row in rows}["get_weather"] == []
+
+
+def test_verify_checks_every_payload_against_its_targets_rules(desk: Path) -> None:
+    result = invoke("export", str(desk), "--verify")
+    assert result.exit_code == 0
+    assert "every payload follows its target's rules" in result.output
+
+
+def test_unknown_target_exits_2(desk: Path) -> None:
+    assert invoke("export", str(desk), "--target", "openai.chatgpt").exit_code == 2
+
+
+def test_import_writes_canonical_files_that_check_clean(tmp_path: Path) -> None:
+    out = tmp_path / "schemas" / "tools"
+    result = invoke("import", "--from", "mcp", str(MCP_TOOLS / "memory.json"), "--out", str(out),
+                    "--id-base", "https://acme.test/")  # fmt: skip
+    assert result.exit_code == 0
+    schema = json.loads((out / "create_entities.json").read_text())
+    assert schema["$id"] == "https://acme.test/schemas/tools/create_entities.json"
+    assert (out / "create_entities.output.json").exists()
+    check = json.loads(invoke("check", str(tmp_path), "--json").output)
+    assert {f["rule"] for f in check["findings"]} <= {"SW101", "SW103", "SW205"}
+    assert check["errors"] == len([f for f in check["findings"] if f["rule"] == "SW101"])
+
+
+def test_import_from_stdin_lists_every_change(tmp_path: Path) -> None:
+    tools = [{"name": "calc.area", "description": "Area.", "parameters": {
+        "type": "dict", "properties": {"base": {"type": "float", "description": "Base."}},
+        "required": ["base"]}}]  # fmt: skip
+    result = invoke("import", "--from", "openai", "-", "--out", str(tmp_path), "--json",
+                    stdin=json.dumps(tools))  # fmt: skip
+    notes = json.loads(result.output)[0]["notes"]
+    assert [note["code"] for note in notes] == ["TYPE_RENAMED", "TYPE_RENAMED"]
+    assert (tmp_path / "calc.area.json").exists()
+
+
+def test_import_refuses_to_overwrite_and_bad_input_exits_2(tmp_path: Path) -> None:
+    (tmp_path / "t.json").write_text("{}")
+    tools = json.dumps([{"name": "t", "parameters": {"type": "object"}}])
+    refused = invoke("import", "--from", "openai", "-", "--out", str(tmp_path), stdin=tools)
+    assert refused.exit_code == 2
+    assert invoke("import", "--from", "nope", "-", stdin="[]").exit_code == 2
+    bad = invoke("import", "--from", "openai", "-", "--out", str(tmp_path), stdin='[{"x": 1}]')
+    assert bad.exit_code == 2
