@@ -4,6 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 PEERS := tests/peers/node_modules/.package-lock.json
+BENCH_PEERS := bench/.work/peers-venv/.installed
 
 .PHONY: demo test check bench clean
 
@@ -21,6 +22,13 @@ $(PEERS): tests/peers/package.json tests/peers/package-lock.json
 	cd tests/peers && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
+# The peer converters `make bench` compares with, kept out of .venv so their dependencies
+# cannot change what schemawire runs on.
+$(BENCH_PEERS): bench/peers-requirements.txt
+	$(PYTHON) -m venv bench/.work/peers-venv
+	bench/.work/peers-venv/bin/python -m pip install --quiet -r bench/peers-requirements.txt
+	touch $@
+
 demo: $(INSTALLED)
 	$(BIN)/schemawire check examples/support-desk
 	@echo
@@ -36,7 +44,7 @@ check: $(INSTALLED)
 test: check $(PEERS)
 	$(BIN)/pytest
 
-bench: $(INSTALLED)
+bench: $(INSTALLED) $(BENCH_PEERS)
 	$(BIN)/python -m bench.run
 
 clean:

@@ -1,11 +1,12 @@
-"""``make bench``: schemawire check beside check-jsonschema, on the same generated repository.
+"""``make bench``: every benchmark, each beside its peers in the same run.
 
-1. ``schemawire check`` over 1,000 tool schemas with 3 fixtures each: the whole command, wall
-   time and peak memory of the process.
-2. check-jsonschema on the same files: ``--check-metaschema`` over all 1,000 schemas in one
-   invocation, and ``--schemafile`` per tool for its fixtures (timed on a sample of tools, then
-   multiplied out, since check-jsonschema takes one schema per invocation).
-3. Parsing one schema file in-process: schemawire's checked parser beside orjson and json.
+    python -m bench.run                      # both
+    python -m bench.run --only projection    # one
+
+1. check (`bench/check.py`): ``schemawire check`` over 1,000 generated tool schemas with 3
+   fixtures each, beside check-jsonschema; parsing one schema file beside orjson and json.
+2. projection (`bench/projection.py`): 5,000 tools projected to every target, beside
+   langchain-core's and the OpenAI Agents SDK's strict converters (in bench/.work/peers-venv).
 
 Medians of several runs; the machine is small and shared, so read the ratios.
 """
@@ -13,124 +14,63 @@ Medians of several runs; the machine is small and shared, so read the ratios.
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import statistics
-import subprocess
-import sys
-import time
-import timeit
-from dataclasses import dataclass
 from pathlib import Path
 
-import orjson
-
-from bench.generate import generate
-from schemawire._json import loads
+from bench import check, projection
 
 WORK = Path(__file__).parent / ".work"
-BIN = Path(sys.executable).parent
-
-
-@dataclass(frozen=True)
-class Sample:
-    seconds: float
-    peak_mib: float
-    exit_code: int
-
-
-def run_once(command: list[str], cwd: Path) -> Sample:
-    start = time.perf_counter()
-    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(process.pid, 0)
-    elapsed = time.perf_counter() - start
-    process.returncode = os.waitstatus_to_exitcode(status)
-    if process.stderr is not None:
-        process.stderr.close()
-    return Sample(elapsed, usage.ru_maxrss / 1024, process.returncode)
-
-
-def median_of(command: list[str], cwd: Path, runs: int) -> Sample:
-    samples = [run_once(command, cwd) for _ in range(runs)]
-    return Sample(
-        statistics.median(s.seconds for s in samples),
-        max(s.peak_mib for s in samples),
-        samples[-1].exit_code,
-    )
-
-
-def parse_floor(path: Path, rounds: int = 7) -> dict[str, float]:
-    raw = path.read_bytes()
-    candidates = {
-        "orjson.loads": lambda: orjson.loads(raw),
-        "json.loads": lambda: json.loads(raw),
-        "schemawire._json.loads": lambda: loads(raw),
-    }
-    number = 2000
-    medians = {}
-    for name, call in candidates.items():
-        times = timeit.repeat(call, number=number, repeat=rounds)
-        medians[name] = statistics.median(times) / number * 1e6
-    return medians
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tools", type=int, default=1000)
+    parser.add_argument("--only", choices=["check", "projection"])
+    parser.add_argument("--tools", type=int, default=1000, help="check: generated tools")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--sample", type=int, default=20, help="tools timed for check-jsonschema")
+    parser.add_argument("--projected", type=int, default=5000, help="projection: tools")
     options = parser.parse_args()
+    WORK.mkdir(exist_ok=True)
+    if options.only in (None, "check"):
+        check.run(WORK, options.tools, options.runs, options.sample)
+        print()
+    if options.only in (None, "projection"):
+        print_projection(*projection.run(WORK, options.projected, options.runs))
 
-    repo = generate(WORK / "repo", options.tools)
-    schemas = sorted((repo / "schemas/tools").glob("*.json"))
-    print(f"generated {len(schemas)} tool schemas with 3 fixtures each", flush=True)
 
-    ours = median_of([str(BIN / "schemawire"), "check", "."], repo, options.runs)
-    assert ours.exit_code == 0, "the generated repository must check clean"
-    meta = median_of(
-        [str(BIN / "check-jsonschema"), "--check-metaschema", *map(str, schemas)], repo, 3
-    )
-    assert meta.exit_code == 0, "check-jsonschema must accept the generated schemas"
-    per_tool = [
-        run_once([str(BIN / "check-jsonschema"), "--schemafile", str(schema),
-                  *map(str, sorted((repo / "fixtures/tools" / schema.stem).rglob("*.json")))], repo)
-        for schema in schemas[: options.sample]
-    ]  # fmt: skip
-    instances = statistics.median(s.seconds for s in per_tool)
-    theirs = meta.seconds + instances * len(schemas)
-    floor = parse_floor(schemas[0])
-
+def print_projection(rows: list[projection.Row], real: int) -> None:
+    ours = next(row for row in rows if row.label == "schemawire openai.chat strict=True")
     print()
-    print(f"| measurement ({len(schemas)} tools, 3 fixtures each) | median wall | peak RSS |")
-    print("|---|---:|---:|")
     print(
-        f"| `schemawire check` (metaschema, $id, refs, lint, fixtures) | {ours.seconds:.2f} s "
-        f"| {ours.peak_mib:.0f} MiB |"
+        f"| converter ({rows[0].outputs} tools) | µs/tool | tools/s | x ours (openai strict) "
+        f"| refused | break the target's rules | of the {real} real tools | changes reported |"
     )
-    print(
-        f"| `check-jsonschema --check-metaschema` (all schemas, one run) | {meta.seconds:.2f} s "
-        f"| {meta.peak_mib:.0f} MiB |"
-    )
-    print(
-        f"| `check-jsonschema --schemafile` per tool ({options.sample} sampled) | "
-        f"{instances:.3f} s each | {max(s.peak_mib for s in per_tool):.0f} MiB |"
-    )
-    print(
-        f"| check-jsonschema, metaschema + every tool's fixtures (multiplied out) | "
-        f"{theirs:.1f} s | |"
-    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for row in rows:
+        reported = "none" if row.reported is None else f"{row.reported}"
+        print(
+            f"| {row.label} | {row.micros:.1f} | {1e6 / row.micros:,.0f} | "
+            f"{row.micros / ours.micros:.2f}x | {row.refused} | {row.rule_breaking} | "
+            f"{row.rule_breaking_real} | {reported} |"
+        )
     print()
-    alone = ours.seconds / meta.seconds
-    print(f"schemawire check / check-jsonschema metaschema alone: {alone:.2f}x")
     print(
-        f"schemawire check / check-jsonschema whole job: {ours.seconds / theirs:.4f}x "
-        f"({theirs / ours.seconds:.0f}x faster)"
+        "| OpenAI strict output | break strict rules | names refused | optional made "
+        "required, no null | maps closed empty | refused |"
     )
+    print("|---|---:|---:|---:|---:|---:|")
+    strict = [row for row in rows if row.reported is None or row is ours]
+    for row in strict:
+        print(
+            f"| {row.label} | {row.rule_breaking} | {row.bad_names} | "
+            f"{row.optional_required} | {row.maps_closed} | {row.refused} |"
+        )
     print()
-    print(f"| parse one schema ({schemas[0].stat().st_size} bytes) | median | x orjson |")
-    print("|---|---:|---:|")
-    for name, micros in floor.items():
-        print(f"| `{name}` | {micros:.1f} µs | {micros / floor['orjson.loads']:.1f}x |")
+    labels = " | ".join(row.label for row in strict)
+    print(f"| tools breaking each OpenAI strict rule | {labels} |")
+    print("|---|" + "---:|" * len(strict))
+    broken = {rule for row in strict for rule in row.rules}
+    for rule in sorted(broken, key=lambda r: (-max(row.rules[r] for row in strict), r)):
+        print(f"| `{rule}` | " + " | ".join(str(row.rules[rule]) for row in strict) + " |")
 
 
 if __name__ == "__main__":

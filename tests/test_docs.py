@@ -17,7 +17,6 @@ from schemawire.schema.config import load_config
 from schemawire.schema.rules import rules_markdown
 
 ROOT = Path(__file__).parents[1]
-README = (ROOT / "README.md").read_text(encoding="utf-8")
 SCHEMAWIRE = Path(sys.executable).with_name("schemawire")
 
 
@@ -25,15 +24,28 @@ def blocks(text: str, language: str) -> list[str]:
     return re.findall(rf"```{language}\n(.*?)```", text, flags=re.DOTALL)
 
 
-def console_commands() -> list[tuple[str, int]]:
-    commands: list[tuple[str, int]] = []
-    for block in blocks(README, "console"):
-        for line in block.splitlines():
-            if line.startswith("$ "):
-                commands.append((line[2:], 0))
-            elif line.startswith("# exit "):
-                commands[-1] = (commands[-1][0], int(line.removeprefix("# exit ")))
+# Pages whose console and python blocks run; their commands run in order, in one directory.
+PAGES = ("README.md", "docs/projections.md")
+
+
+def console_commands() -> list[tuple[str, str, int]]:
+    commands: list[tuple[str, str, int]] = []
+    for page in PAGES:
+        for block in blocks((ROOT / page).read_text(encoding="utf-8"), "console"):
+            for line in block.splitlines():
+                if line.startswith("$ "):
+                    commands.append((page, line[2:], 0))
+                elif line.startswith("# exit "):
+                    commands[-1] = (page, commands[-1][1], int(line.removeprefix("# exit ")))
     return commands
+
+
+def python_blocks() -> list[tuple[str, str]]:
+    return [
+        (page, code)
+        for page in PAGES
+        for code in blocks((ROOT / page).read_text(encoding="utf-8"), "python")
+    ]
 
 
 def test_rules_page_matches_the_catalogue() -> None:
@@ -48,8 +60,8 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return directory
 
 
-@pytest.mark.parametrize(("command", "exit_code"), console_commands())
-def test_readme_command_runs(command: str, exit_code: int, workdir: Path) -> None:
+@pytest.mark.parametrize(("page", "command", "exit_code"), console_commands())
+def test_documented_command_runs(page: str, command: str, exit_code: int, workdir: Path) -> None:
     argv = shlex.split(command)
     assert argv[0] == "schemawire"
     completed = subprocess.run(
@@ -58,15 +70,15 @@ def test_readme_command_runs(command: str, exit_code: int, workdir: Path) -> Non
     assert completed.returncode == exit_code, completed.stdout + completed.stderr
 
 
-def test_readme_python_prints_what_it_shows() -> None:
-    (code,) = blocks(README, "python")
+@pytest.mark.parametrize(("page", "code"), python_blocks())
+def test_documented_python_prints_what_it_shows(page: str, code: str) -> None:
     expected = [line.removeprefix("# ") for line in code.splitlines() if line.startswith("# ")]
     output = io.StringIO()
     cwd = Path.cwd()
     os.chdir(ROOT)
     try:
         with contextlib.redirect_stdout(output):
-            exec(compile(code, "README.md", "exec"), {})
+            exec(compile(code, page, "exec"), {})
     finally:
         os.chdir(cwd)
     assert output.getvalue().splitlines() == expected

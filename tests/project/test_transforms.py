@@ -71,6 +71,31 @@ def test_a_map_becomes_key_value_pairs_under_strict_and_comes_back() -> None:
     assert "MAP_TO_PAIRS" in codes(projection)
 
 
+@pytest.mark.parametrize("target", ["openai.chat", "anthropic"])
+def test_a_free_form_object_is_a_map_too_and_closing_an_open_object_is_reported(
+    target: str,
+) -> None:
+    """JSON Schema objects take any other key unless they say otherwise; strict targets take
+    none. A free-form object is sent as pairs, like a map; an object with named properties
+    is closed, and that is a loss, not a silent change."""
+    tool = spec({"extra": {"type": "object"},
+                 "address": {"type": "object", "properties": {"city": CITY}}},
+                required=["extra", "address"])  # fmt: skip
+    projection = project(tool, target, strict=True)
+    extra = parameters(projection)["properties"]["extra"]
+    assert extra["type"] == "array"
+    sent = {"extra": [{"key": "a", "value": 1}], "address": {"city": "Oslo"}}
+    assert projection.arguments.restore(sent) == {"extra": {"a": 1}, "address": {"city": "Oslo"}}
+    closed = [loss.pointer for loss in projection.losses if loss.code == "MAP_CLOSED"]
+    assert closed == ["/properties/address", ""]
+
+
+def test_a_free_form_root_can_only_be_closed_and_says_so() -> None:
+    projection = project(ToolSpec("t", "", {"type": "object"}), "openai.chat", strict=True)
+    assert parameters(projection)["additionalProperties"] is False
+    assert [(loss.code, loss.pointer) for loss in projection.losses] == [("MAP_CLOSED", "")]
+
+
 def test_one_of_becomes_any_of_and_all_of_is_merged() -> None:
     tool = spec({"id": {"oneOf": [{"type": "string"}, {"type": "integer"}]}},
                 allOf=[{"required": ["id"]}], required=[])  # fmt: skip
@@ -161,7 +186,8 @@ def test_every_real_tool_projects_to_every_target_within_its_rules() -> None:
 
 
 def test_a_canonical_call_survives_the_round_trip_through_strict() -> None:
-    tool = spec({"city": CITY, "unit": {"type": "string", "enum": ["c", "f"]}, "n": {"type": "integer"}},
+    unit = {"type": "string", "enum": ["c", "f"]}
+    tool = spec({"city": CITY, "unit": unit, "n": {"type": "integer"}},
                 required=["city"], additionalProperties=False)  # fmt: skip
     projection = project(tool, "openai.chat", strict=True)
     canonical = compile_schema(tool.input_schema)

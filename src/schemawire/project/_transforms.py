@@ -438,6 +438,8 @@ class Walk:
         if node.arguments.renames and isinstance(out.get("required"), list):
             projected = {canonical: name for name, canonical in node.arguments.renames.items()}
             out["required"] = [projected.get(name, name) for name in out["required"]]
+        if node.map_values is None and self.policy.strict and is_object(out):
+            self._open_by_default(node, schema, where)
         if node.map_values is not None:
             self._map_to_pairs(node, schema, where)
         elif self.policy.strict and is_object(out):
@@ -453,6 +455,21 @@ class Walk:
         if self.size is not None:
             count_node(out, self.size)
             self.size.depth = max(self.size.depth, self._depth)
+
+    def _open_by_default(self, node: Node, schema: dict[str, Any], where: Where) -> None:
+        """An object that says nothing of other keys takes any: JSON Schema's default, which a
+        strict target reverses. A free-form object (no properties) below the root is sent as
+        pairs like any map; otherwise the closing is reported."""
+        if any(keyword in schema for keyword in _OTHER_KEYS):
+            return  # their handlers decided
+        if "properties" in schema:
+            detail = "keys other than the named ones are refused: the target takes no open objects"
+        elif self.policy.maps == "pairs" and where.out:
+            node.map_values = {}
+            return
+        else:
+            detail = "a free-form object can only be empty: the target takes no open objects"
+        self.lose("MAP_CLOSED", where, None, detail)
 
     def _map_to_pairs(self, node: Node, schema: dict[str, Any], where: Where) -> None:
         self.reshaped()
@@ -556,7 +573,7 @@ class Walk:
             self.origins[new + key[len(old) :]] = value
 
     def _require_type(self, out: dict[str, Any], where: Where) -> None:
-        if any(k in out for k in ("type", "anyOf", "enum", "const", "$ref", "allOf", "oneOf")):
+        if not _TYPING_KEYWORDS.isdisjoint(out):
             if out.get("type") == "array" and "items" not in out:
                 out["items"] = {"anyOf": list(ANY_SCALAR)}
                 self.lose("TYPE_NARROWED", where, "items", "untyped items narrowed to scalars")
@@ -594,3 +611,7 @@ def _takes_as_is(schema: Any, policy: Policy) -> bool:
 # Keywords holding subschemas that a policy keeping them passes on as they are.
 _AS_IS_HOLDERS = frozenset({"items", "additionalProperties", "anyOf", "allOf", "oneOf",
                             "prefixItems", "not", "contains", "if", "then", "else"})  # fmt: skip
+# Keywords that say what an object does with keys it does not name.
+_OTHER_KEYS = ("additionalProperties", "unevaluatedProperties", "patternProperties")
+# Keywords that say what type a value has, directly or through other schemas.
+_TYPING_KEYWORDS = frozenset({"type", "anyOf", "enum", "const", "$ref", "allOf", "oneOf"})
