@@ -10,7 +10,7 @@ the gate to reject.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,9 +31,10 @@ class ArgumentMap:
         pairs: this value was an object turned into ``[{"key": ..., "value": ...}]``.
     """
 
-    renames: Mapping[str, str] = field(default_factory=dict[str, str])
+    # Plain dict factories: calling dict[str, str] (a generic alias) makes each map 3x slower.
+    renames: Mapping[str, str] = field(default_factory=dict)
     optional_nulls: frozenset[str] = frozenset()
-    properties: Mapping[str, ArgumentMap] = field(default_factory=dict[str, "ArgumentMap"])
+    properties: Mapping[str, ArgumentMap] = field(default_factory=dict)
     items: ArgumentMap | None = None
     values: ArgumentMap | None = None
     pairs: bool = False
@@ -48,6 +49,20 @@ class ArgumentMap:
             or self.items
             or self.values
             or self.pairs
+        )
+
+    def with_optional_nulls(self, names: Iterable[str]) -> ArgumentMap:
+        """This map, with ``null`` also standing for "absent" under the keys ``names``.
+
+        (`dataclasses.replace` says the same, at twice the cost: the walk calls this for every
+        object of a strict target.)"""
+        return ArgumentMap(
+            renames=self.renames,
+            optional_nulls=self.optional_nulls | frozenset(names),
+            properties=self.properties,
+            items=self.items,
+            values=self.values,
+            pairs=self.pairs,
         )
 
     def restore(self, value: Any) -> Any:

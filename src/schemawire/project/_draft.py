@@ -32,11 +32,12 @@ class Draft:
 
     target: str
     spec: ToolSpec
-    documents: Mapping[str, Any] = field(default_factory=dict[str, Any])  # by URI
+    # Plain factories (not dict[str, Any]: a generic alias is slow to call, once per projection)
+    documents: Mapping[str, Any] = field(default_factory=dict)  # by URI
     arguments: ArgumentMap = IDENTITY
     track_origins: bool = False
-    losses: list[Loss] = field(default_factory=list[Loss])
-    origins: dict[str, tuple[str, ...]] = field(default_factory=dict[str, tuple[str, ...]])
+    losses: list[Loss] = field(default_factory=list)
+    origins: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def schema(
         self,
@@ -60,9 +61,10 @@ class Draft:
         self.losses.extend(result.losses)
         if result.size is not None:
             self.losses.extend(exceeded(result.size, limits))
-        self.origins.update(
-            {at + pointer: tuple(sources) for pointer, sources in result.origins.items()}
-        )
+        if result.origins:
+            self.origins.update(
+                {at + pointer: tuple(sources) for pointer, sources in result.origins.items()}
+            )
         return result.schema, result.arguments
 
     def name(self, rule: NameRule) -> str:

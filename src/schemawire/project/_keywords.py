@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from schemawire.project._arguments import ArgumentMap
+from schemawire.project._arguments import IDENTITY, ArgumentMap
 from schemawire.project._merge import merge_schemas
 from schemawire.project._names import unique_name
 from schemawire.project._policy import (
@@ -38,7 +38,7 @@ def _properties(walk: Walk, node: Node, value: Any, schema: dict[str, Any], wher
     children: dict[str, ArgumentMap] = {}
     projected: dict[str, Any] = {}
     for key, subschema in value.items():
-        name = key if rule is None else unique_name(rule.fix(key), set(projected), rule.max_length)
+        name = key if rule is None else unique_name(rule.fix(key), projected, rule.max_length)
         if name != key:
             renames[name] = key
             walk.lose(
@@ -47,10 +47,10 @@ def _properties(walk: Walk, node: Node, value: Any, schema: dict[str, Any], wher
                 None,
                 f"property {key!r} is sent as {name!r}",
             )
-        projected[name], child = walk.schema(
-            subschema, where.child(("properties", key), ("properties", name))
+        projected[name], child = walk.child(
+            subschema, where, ("properties", key), ("properties", name)
         )
-        if not child.is_identity:
+        if child is not IDENTITY and not child.is_identity:
             children[key] = child
     node.out["properties"] = projected
     if renames or children:
@@ -67,7 +67,7 @@ def _items(walk: Walk, node: Node, value: Any, schema: dict[str, Any], where: Wh
     if isinstance(value, list):  # draft-07 tuple form
         node.out["items"] = walk.subschemas("items", value, where)
         return
-    projected, arguments = walk.schema(value, where.child(("items",), ("items",)))
+    projected, arguments = walk.child(value, where, ("items",), ("items",))
     node.out["items"] = projected
     if not arguments.is_identity:
         node.arguments = replace(node.arguments, items=arguments)
@@ -153,7 +153,7 @@ def _one_of(walk: Walk, node: Node, value: Any, schema: dict[str, Any], where: W
         return
     walk.lose("ONEOF_TO_ANYOF", where, "oneOf", "exactly one of the branches became at least one")
     node.out["anyOf"] = [
-        walk.schema(v, where.child(("oneOf", i), ("anyOf", i)))[0] for i, v in enumerate(value)
+        walk.child(v, where, ("oneOf", i), ("anyOf", i))[0] for i, v in enumerate(value)
     ]
 
 

@@ -28,6 +28,8 @@ _SUBSCHEMA = (
     "unevaluatedProperties",
 )
 _BRANCHES = ("anyOf", "allOf", "oneOf", "prefixItems")
+# The keywords `count_node` counts something of.
+_COUNTED = frozenset({"properties", "$defs", "definitions", "enum", "const"})
 
 
 @dataclass(slots=True)
@@ -93,21 +95,18 @@ def exceeded(size: Size, limits: tuple[Limit, ...]) -> Iterator[Loss]:
 
 def count_node(node: dict[str, Any], size: Size) -> None:
     """Add what ``node`` itself holds (not its subschemas) to ``size``."""
+    if _COUNTED.isdisjoint(node):
+        return  # most subschemas: a type and a description
     properties = node.get("properties")
     if isinstance(properties, dict):
-        size.properties += len(properties)
-        size.chars += sum(len(name) for name in properties)
-        required = node.get("required")
-        listed = set(required) if isinstance(required, list) else set()
-        size.optional += sum(1 for name in properties if name not in listed)
-        size.unions += sum(1 for value in properties.values() if _is_union(value))
+        _count_properties(properties, node.get("required"), size)
     for key in ("$defs", "definitions"):
         if isinstance(node.get(key), dict):
-            size.chars += sum(len(name) for name in node[key])
+            size.chars += sum(map(len, node[key]))
     enum = node.get("enum")
     if isinstance(enum, list):
         size.enum_values += len(enum)
-        text = sum(len(str(value)) for value in enum)
+        text = sum(map(len, map(str, enum)))
         size.chars += text
         if len(enum) > 250 and all(isinstance(value, str) for value in enum):
             size.long_enum_chars = max(size.long_enum_chars, text)
@@ -115,8 +114,14 @@ def count_node(node: dict[str, Any], size: Size) -> None:
         size.chars += len(str(node["const"]))
 
 
-def _is_union(schema: Any) -> bool:
-    return isinstance(schema, dict) and ("anyOf" in schema or isinstance(schema.get("type"), list))
+def _count_properties(properties: dict[str, Any], required: Any, size: Size) -> None:
+    size.properties += len(properties)
+    size.chars += sum(map(len, properties))
+    listed = set(required) if isinstance(required, list) else set()
+    size.optional += len(properties.keys() - listed)
+    for value in properties.values():
+        if isinstance(value, dict) and ("anyOf" in value or isinstance(value.get("type"), list)):
+            size.unions += 1  # a union: an anyOf or a list of types
 
 
 def _children(node: dict[str, Any]) -> Iterator[Any]:

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+from collections.abc import Container
+from dataclasses import dataclass, field
 
 __all__ = ["NameRule", "unique_name"]
 
@@ -27,19 +28,29 @@ class NameRule:
     allowed: str
     first: str | None
     max_length: int
+    # The rule's expressions, compiled once: every tool name and property key goes through them.
+    _whole: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    _refused: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    _first: re.Pattern[str] | None = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        whole = f"{self.first or self.allowed}{self.allowed}{{0,{self.max_length - 1}}}"
+        refused = f"(?!{self.allowed})."
+        first = re.compile(self.first, re.ASCII) if self.first else None
+        object.__setattr__(self, "_whole", re.compile(whole, re.ASCII))
+        object.__setattr__(self, "_refused", re.compile(refused, re.ASCII | re.DOTALL))
+        object.__setattr__(self, "_first", first)
 
     def accepts(self, name: str) -> bool:
         """Whether the target takes ``name`` as it is."""
-        first = f"{self.first}" if self.first else self.allowed
-        pattern = f"{first}{self.allowed}{{0,{self.max_length - 1}}}"
-        return re.fullmatch(pattern, name, re.ASCII) is not None
+        return self._whole.fullmatch(name) is not None
 
     def fix(self, name: str) -> str:
         """``name`` if the target takes it, else the closest name it takes."""
         if self.accepts(name):
             return name
-        fixed = re.sub(f"(?!{self.allowed}).", "_", name, flags=re.ASCII | re.DOTALL) or "_"
-        if self.first and not re.match(self.first, fixed, re.ASCII):
+        fixed = self._refused.sub("_", name) or "_"
+        if self._first is not None and not self._first.match(fixed):
             fixed = "_" + fixed
         if len(fixed) > self.max_length:
             digest = hashlib.sha256(name.encode("utf-8")).hexdigest()[:8]
@@ -47,7 +58,7 @@ class NameRule:
         return fixed
 
 
-def unique_name(name: str, taken: set[str], max_length: int) -> str:
+def unique_name(name: str, taken: Container[str], max_length: int) -> str:
     """``name``, else ``name_2``, ``name_3``...: the first not in ``taken``, within the limit."""
     candidate, number = name, 1
     while candidate in taken:

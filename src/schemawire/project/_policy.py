@@ -62,6 +62,9 @@ SINGLE = frozenset(
 MAPS = frozenset({"properties", "patternProperties", "dependentSchemas", "$defs", "definitions"})
 LISTS = frozenset({"anyOf", "allOf", "oneOf", "prefixItems"})
 DEFINITIONS = ("$defs", "definitions")
+# Keywords holding subschemas that a policy keeping them may pass on as they are.
+_AS_IS_HOLDERS = frozenset({"items", "additionalProperties", "anyOf", "allOf", "oneOf",
+                            "prefixItems", "not", "contains", "if", "then", "else"})  # fmt: skip
 NULL = {"type": "null"}
 ANNOTATIONS_KEPT_ON_PAIRS = ("description", "title")
 # What an untyped subschema becomes where a target needs a type: any JSON scalar.
@@ -121,6 +124,11 @@ class Policy:
     # Derived once: keywords copied as they are, and keywords that need their handler.
     verbatim: frozenset[str] = field(init=False, default=frozenset())
     handled: frozenset[str] = field(init=False, default=frozenset())
+    # Keywords a subschema may hold to be taken as it is, whole: the verbatim ones, and a type
+    # (its handler only rewrites type lists; the walk checks the value).
+    leaf_keywords: frozenset[str] = field(init=False, default=frozenset())
+    # Keywords holding subschemas that are passed on as they are, when those are.
+    as_is_holders: frozenset[str] = field(init=False, default=frozenset())
 
     def __post_init__(self) -> None:
         handled = {keyword for keyword, needed in self._handler_needs().items() if needed}
@@ -128,6 +136,10 @@ class Policy:
         verbatim = self.keep - holders - handled - METADATA
         object.__setattr__(self, "handled", frozenset(handled))
         object.__setattr__(self, "verbatim", frozenset(verbatim))
+        leaf_keywords = verbatim | ({"type"} if "type" in self.keep else set())
+        object.__setattr__(self, "leaf_keywords", frozenset(leaf_keywords))
+        rewritten = handled - {"items", "additionalProperties"}
+        object.__setattr__(self, "as_is_holders", (_AS_IS_HOLDERS & self.keep) - rewritten)
 
     def _handler_needs(self) -> dict[str, bool]:
         """Keyword -> whether projecting it takes more than copying it (under this policy)."""
@@ -148,10 +160,11 @@ class Policy:
         }
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen: a frozen dataclass is 4x slower to make, and the walk makes one per subschema.
+@dataclass(slots=True)
 class Where:
     """Where the walk is: in the canonical document (or in content it references), and in the
-    projected schema."""
+    projected schema. Nothing changes a Where once it is made."""
 
     pointer: str | None  # in the canonical document; None inside another document
     anchor: str  # the canonical pointer that losses are reported at
@@ -159,9 +172,12 @@ class Where:
     out: str  # in the projected schema
 
     def child(self, canonical: tuple[str | int, ...], projected: tuple[str | int, ...]) -> Where:
-        pointer = None if self.pointer is None else _extend(self.pointer, canonical)
-        anchor = self.anchor if pointer is None else pointer
-        return Where(pointer, anchor, self.base, _extend(self.out, projected))
+        if self.pointer is None:
+            return Where(None, self.anchor, self.base, _extend(self.out, projected))
+        pointer = _extend(self.pointer, canonical)
+        # Most subschemas are at the same place in both schemas: the pointer is made once.
+        same = projected == canonical and self.out == self.pointer
+        return Where(pointer, pointer, self.base, pointer if same else _extend(self.out, projected))
 
 
 def _extend(pointer: str, tokens: tuple[str | int, ...]) -> str:
@@ -191,8 +207,9 @@ class WalkResult:
 class Node:
     """A projected subschema under construction."""
 
-    out: dict[str, Any] = field(default_factory=dict[str, Any])
-    restated: list[str] = field(default_factory=list[str])
+    # Plain factories: dict[str, Any]() is a generic alias call, 3x slower to make a Node.
+    out: dict[str, Any] = field(default_factory=dict)
+    restated: list[str] = field(default_factory=list)
     arguments: ArgumentMap = IDENTITY
     map_values: Any = None  # a map's value schema, when it is to be sent as key/value pairs
 

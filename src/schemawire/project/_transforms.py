@@ -14,7 +14,7 @@ maps into key/value pairs, and restating dropped constraints in the description.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 from urllib.parse import unquote, urldefrag
@@ -85,6 +85,7 @@ class Walk:
         self._following: list[str] = []  # absolute URIs of the $refs being inlined
         self._kept_refs: set[str] = set()  # local fragments still referenced by the output
         self._moved = False  # subschemas merged or wrapped: some origins point at nothing now
+        self._passes_as_is = False  # subschemas taken as they are are passed on unvisited
 
     def run(self, schema: Any) -> WalkResult:
         """Project ``schema`` (the canonical document)."""
@@ -94,9 +95,20 @@ class Walk:
             and dialect_named(
                 schema.get("$schema") if isinstance(schema.get("$schema"), str) else None
             )
-            == DRAFT_07
+            is DRAFT_07
         )
-        if not self.track_origins and self.size is None and not self.draft_07:
+        # What the target takes as it is can be passed on whole, unvisited, unless every
+        # subschema must be visited: to record its origin, count its size, translate its
+        # dialect, or close and type it (strict and typed targets).
+        policy = self.policy
+        self._passes_as_is = not (
+            self.track_origins
+            or self.size is not None
+            or self.draft_07
+            or policy.strict
+            or policy.typed
+        )
+        if self._passes_as_is:
             unchanged = self._unchanged_root(schema)
             if unchanged is not None:
                 return WalkResult(unchanged, [], {}, IDENTITY)
@@ -114,7 +126,7 @@ class Walk:
         of it as it is: the fast path for most tools under non-strict targets. Subschemas are
         shared with the canonical schema, which nobody changes."""
         policy = self.policy
-        if policy.strict or policy.typed or not isinstance(schema, dict):
+        if not isinstance(schema, dict):
             return None
         body = {k: v for k, v in schema.items() if k not in METADATA and not k.startswith("x-")}
         if policy.object_root and ("anyOf" in body or "oneOf" in body):
@@ -147,12 +159,61 @@ class Walk:
         if self.draft_07:
             schema = self._in_2020_12(schema, where)
         node = Node()
+        out, verbatim = node.out, self.policy.verbatim
         self._depth += 1
         for keyword, value in schema.items():
-            self._keyword(node, keyword, value, schema, where)
+            if keyword in verbatim:  # most keywords: copied here, without a call per keyword
+                out[keyword] = value
+            else:
+                self._keyword(node, keyword, value, schema, where)
         self._finish(node, schema, where)
         self._depth -= 1
-        return node.out, node.arguments
+        return out, node.arguments
+
+    def child(
+        self,
+        schema: Any,
+        where: Where,
+        canonical: tuple[str | int, ...],
+        projected: tuple[str | int, ...],
+    ) -> tuple[Any, ArgumentMap]:
+        """``schema``, found at ``canonical`` below ``where`` and sent at ``projected`` below it,
+        as the target takes it. What the target takes as it is (most properties: a type and a
+        description) is passed on, or copied, without making a `Where` or a `Node`."""
+        taken = self._as_is(schema)
+        if taken is not None:
+            return taken, IDENTITY
+        return self.schema(schema, where.child(canonical, projected))
+
+    def _as_is(self, schema: Any) -> dict[str, Any] | None:
+        """``schema`` itself, or a copy, when the target takes it as it is and nothing needs it
+        visited; else None."""
+        if not isinstance(schema, dict) or self.track_origins:
+            return None
+        if self._passes_as_is and _takes_as_is(schema, self.policy):
+            return schema  # shared, as the unchanged root's subschemas are
+        return self._as_is_leaf(schema)
+
+    def _as_is_leaf(self, schema: dict[str, Any]) -> dict[str, Any] | None:
+        """A copy of ``schema`` when the walk would copy it keyword by keyword and leave it as
+        it is at the end, else None."""
+        policy = self.policy
+        if not policy.leaf_keywords.issuperset(schema) or self.draft_07:
+            return None  # a subschema inside, or a keyword that needs its handler
+        declared = schema.get("type")
+        if isinstance(declared, list) and "type" in policy.handled:
+            return None  # a type list, which this target writes differently
+        if policy.strict and is_object(schema):
+            return None  # closed, or sent as key/value pairs
+        if policy.typed and (declared == "array" or _TYPING_KEYWORDS.isdisjoint(schema)):
+            return None  # narrowed to scalars
+        leaf = dict(schema)
+        if policy.upper_case_types:
+            upper_case_types(leaf)
+        if self.size is not None:
+            count_node(leaf, self.size)
+            self.size.depth = max(self.size.depth, self._depth + 1)
+        return leaf
 
     def _in_2020_12(self, schema: dict[str, Any], where: Where) -> dict[str, Any]:
         """A draft-07 subschema in draft 2020-12's words: every target reads 2020-12."""
@@ -218,20 +279,19 @@ class Walk:
     def _keyword(
         self, node: Node, keyword: str, value: Any, schema: dict[str, Any], where: Where
     ) -> None:
+        """``keyword`` of ``schema`` as the target takes it, unless it is verbatim (`schema`
+        copies those itself)."""
         policy = self.policy
-        if keyword in policy.verbatim:
-            node.out[keyword] = value
-            return
-        if keyword in METADATA or keyword.startswith("x-"):
+        root_alternatives = keyword in _ALTERNATIVES and where.out == "" and policy.object_root
+        if keyword in policy.handled and not root_alternatives:
+            HANDLERS[keyword](self, node, value, schema, where)
+        elif root_alternatives:
+            self._root_alternatives(node, keyword, value, where)
+        elif keyword in METADATA or keyword.startswith("x-"):
             if keyword in policy.keep and where.out == "":
                 node.out[keyword] = value
-            return
-        if keyword in DEFINITIONS and where.pointer == "":
-            return  # projected once the rest is known: only what is still referenced is kept
-        if keyword in ("anyOf", "oneOf") and where.out == "" and policy.object_root:
-            self._root_alternatives(node, keyword, value, where)
-        elif keyword in policy.handled:
-            HANDLERS[keyword](self, node, value, schema, where)
+        elif keyword in DEFINITIONS and where.pointer == "":
+            pass  # projected once the rest is known: only what is still referenced is kept
         elif keyword in policy.keep:
             node.out[keyword] = self.subschemas(keyword, value, where)
         else:
@@ -285,16 +345,14 @@ class Walk:
         """``value`` of ``keyword`` with each subschema it holds projected in turn."""
         if keyword in MAPS and isinstance(value, dict):
             return {
-                k: self.schema(v, where.child((keyword, k), (keyword, k)))[0]
-                for k, v in value.items()
+                k: self.child(v, where, (keyword, k), (keyword, k))[0] for k, v in value.items()
             }
-        if keyword in LISTS | {"items"} and isinstance(value, list):
+        if keyword in _LISTS_AND_ITEMS and isinstance(value, list):
             return [
-                self.schema(v, where.child((keyword, i), (keyword, i)))[0]
-                for i, v in enumerate(value)
+                self.child(v, where, (keyword, i), (keyword, i))[0] for i, v in enumerate(value)
             ]
         if keyword in SINGLE and isinstance(value, dict | bool):
-            return self.schema(value, where.child((keyword,), (keyword,)))[0]
+            return self.child(value, where, (keyword,), (keyword,))[0]
         return value
 
     # --- references -------------------------------------------------------------------------
@@ -386,6 +444,8 @@ class Walk:
 
     def _definitions(self, schema: dict[str, Any], projected: dict[str, Any], where: Where) -> None:
         """Project the root definitions that the output still references; report the rest."""
+        if schema.keys().isdisjoint(DEFINITIONS):
+            return  # most tools
         pending = [
             (keyword, name, definition)
             for keyword in DEFINITIONS
@@ -399,7 +459,10 @@ class Walk:
                 keyword, name, definition = item
                 child = where.child((keyword, name), (keyword, name))
                 if self._still_referenced(child.anchor):
-                    projected.setdefault(keyword, {})[name] = self.schema(definition, child)[0]
+                    taken = self._as_is(definition)
+                    if taken is None:
+                        taken = self.schema(definition, child)[0]
+                    projected.setdefault(keyword, {})[name] = taken
                     pending.remove(item)
                     progress = True
         for keyword in DEFINITIONS:
@@ -434,33 +497,39 @@ class Walk:
     # --- the end of a subschema -------------------------------------------------------------
 
     def _finish(self, node: Node, schema: dict[str, Any], where: Where) -> None:
-        out = node.out
+        out, policy = node.out, self.policy
         if node.arguments.renames and isinstance(out.get("required"), list):
             projected = {canonical: name for name, canonical in node.arguments.renames.items()}
             out["required"] = [projected.get(name, name) for name in out["required"]]
-        if node.map_values is None and self.policy.strict and is_object(out):
-            self._open_by_default(node, schema, where)
-        if node.map_values is not None:
-            self._map_to_pairs(node, schema, where)
-        elif self.policy.strict and is_object(out):
-            self._close_object(node, where)
-        if self.policy.typed:
+        if policy.strict:
+            self._strict_object(node, schema, where)
+        if policy.typed:
             self._require_type(out, where)
         if node.restated:
             note = "Constraints: " + "; ".join(node.restated) + "."
             description = out.get("description")
             out["description"] = f"{description} {note}" if description else note
-        if self.policy.upper_case_types:
+        if policy.upper_case_types:
             upper_case_types(out)
         if self.size is not None:
             count_node(out, self.size)
             self.size.depth = max(self.size.depth, self._depth)
 
+    def _strict_object(self, node: Node, schema: dict[str, Any], where: Where) -> None:
+        """A strict target's object: closed, or sent as key/value pairs (a map)."""
+        an_object = is_object(node.out)
+        if node.map_values is None and an_object:
+            self._open_by_default(node, schema, where)
+        if node.map_values is not None:
+            self._map_to_pairs(node, schema, where)
+        elif an_object:
+            self._close_object(node, where)
+
     def _open_by_default(self, node: Node, schema: dict[str, Any], where: Where) -> None:
         """An object that says nothing of other keys takes any: JSON Schema's default, which a
         strict target reverses. A free-form object (no properties) below the root is sent as
         pairs like any map; otherwise the closing is reported."""
-        if any(keyword in schema for keyword in _OTHER_KEYS):
+        if not _OTHER_KEYS.isdisjoint(schema):
             return  # their handlers decided
         if "properties" in schema:
             detail = "keys other than the named ones are refused: the target takes no open objects"
@@ -503,7 +572,8 @@ class Walk:
         out["additionalProperties"] = False
         required = out.get("required", [])
         declared = [name for name in required if name in properties]
-        optional = [name for name in properties if name not in declared]
+        listed = set(declared)
+        optional = [name for name in properties if name not in listed]
         if len(declared) < len(required):
             self.lose(
                 "KEYWORD_DROPPED",
@@ -515,7 +585,8 @@ class Walk:
         out["required"] = declared + optional
         if not optional:
             return
-        canonical = {name: node.arguments.renames.get(name, name) for name in optional}
+        renames = node.arguments.renames
+        canonical = {name: renames.get(name, name) for name in optional}
         self.lose(
             "OPTIONAL_TO_NULLABLE",
             where,
@@ -525,10 +596,7 @@ class Walk:
         for name in optional:
             child = where.child(("properties", canonical[name]), ("properties", name))
             properties[name] = self._nullable(properties[name], child)
-        node.arguments = replace(
-            node.arguments,
-            optional_nulls=node.arguments.optional_nulls | frozenset(canonical.values()),
-        )
+        node.arguments = node.arguments.with_optional_nulls(canonical.values())
 
     def _nullable(self, schema: Any, where: Where) -> Any:
         """``schema`` that also takes ``null`` (an optional property made required)."""
@@ -586,32 +654,31 @@ def _takes_as_is(schema: Any, policy: Policy) -> bool:
     """Whether ``policy`` takes ``schema`` and every subschema of it without any change."""
     if not isinstance(schema, dict):
         return isinstance(schema, bool) and policy.boolean_schemas
+    verbatim = policy.verbatim
+    if verbatim.issuperset(schema):
+        return True  # a leaf, most of the time
+    children: Iterable[Any]
     for keyword, value in schema.items():
-        if keyword in policy.verbatim:
+        if keyword in verbatim:
             continue
         if keyword == "properties" and isinstance(value, dict):
             keys = policy.property_keys
-            if keys is not None and not all(keys.accepts(name) for name in value):
+            if keys is not None and not all(map(keys.accepts, value)):
                 return False
-            if not all(_takes_as_is(child, policy) for child in value.values()):
-                return False
-        elif (
-            keyword in _AS_IS_HOLDERS
-            and keyword in policy.keep
-            and keyword not in (policy.handled - {"items", "additionalProperties"})
-        ):
+            children = value.values()
+        elif keyword in policy.as_is_holders:
             children = value if isinstance(value, list) else [value]
-            if not all(_takes_as_is(child, policy) for child in children):
-                return False
         else:
             return False
+        for child in children:
+            if not _takes_as_is(child, policy):
+                return False
     return True
 
 
-# Keywords holding subschemas that a policy keeping them passes on as they are.
-_AS_IS_HOLDERS = frozenset({"items", "additionalProperties", "anyOf", "allOf", "oneOf",
-                            "prefixItems", "not", "contains", "if", "then", "else"})  # fmt: skip
+_ALTERNATIVES = frozenset({"anyOf", "oneOf"})
+_LISTS_AND_ITEMS = LISTS | {"items"}  # items: a list of subschemas in draft-07
 # Keywords that say what an object does with keys it does not name.
-_OTHER_KEYS = ("additionalProperties", "unevaluatedProperties", "patternProperties")
+_OTHER_KEYS = frozenset({"additionalProperties", "unevaluatedProperties", "patternProperties"})
 # Keywords that say what type a value has, directly or through other schemas.
 _TYPING_KEYWORDS = frozenset({"type", "anyOf", "enum", "const", "$ref", "allOf", "oneOf"})
