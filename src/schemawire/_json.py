@@ -48,6 +48,7 @@ _INT64_MIN = -(2**63)
 _UINT64_MAX = 2**64 - 1
 _UTF8_BOM = b"\xef\xbb\xbf"
 _UTF16_OR_32_BOMS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
+_BOM_LEADS = frozenset(bom[0] for bom in (_UTF8_BOM, *_UTF16_OR_32_BOMS))
 # A \u003a escape: a backslash that is not itself escaped (an even run of backslashes before it).
 _ESCAPED_COLON = re.compile(rb"(?<!\\)(?:\\\\)*\\u003[aA]")
 _DIGITS_AS_ZEROS = bytes.maketrans(b"123456789", b"000000000")
@@ -205,7 +206,8 @@ def _to_bytes(data: bytes | bytearray | memoryview | str, limits: Limits, source
 
 
 def _parse_bytes(raw: bytes, limits: Limits, source: str) -> JSONValue:
-    raw = _strip_bom(raw, source)
+    if raw and raw[0] in _BOM_LEADS:  # decided on one byte: most texts have no mark
+        raw = _strip_bom(raw, source)
     value, exactness_in_doubt = _parse_fast(raw, limits, source)
     if exactness_in_doubt:
         text = raw.decode("utf-8")
@@ -223,26 +225,28 @@ def _parse_fast(raw: bytes, limits: Limits, source: str) -> tuple[JSONValue, boo
         if _overflowing_integer(raw, exc):
             return None, True
         raise _decode_error(raw, exc, limits, source) from None
-    indented = _indented(value)
-    too_deep_line = b"\n" + b"  " * (limits.max_depth + 1)
-    if indented is None or too_deep_line in indented:
-        raise _too_deep(raw.decode("utf-8"), limits, source)
-    if not limits.allow_duplicate_keys and _lost_members(raw, indented):
+    # With no more brackets than the depth limit (the usual case), the text cannot nest too deep.
+    if raw.count(b"{") + raw.count(b"[") > limits.max_depth:
+        _refuse_too_deep(value, raw, limits, source)
+    if not limits.allow_duplicate_keys and _lost_members(raw, orjson.dumps(value)):
         _refuse_duplicate_keys(raw.decode("utf-8"), source)
     # orjson turns integers beyond 64 bits into floats: a long run of digits needs a closer look.
     return value, _LONG_DIGIT_RUN in raw.translate(_DIGITS_AS_ZEROS)
 
 
-def _indented(value: JSONValue) -> bytes | None:
-    """``value`` written with two-space indentation, or None when it nests too deep to write.
+def _refuse_too_deep(value: JSONValue, raw: bytes, limits: Limits, source: str) -> None:
+    """Raise when ``value`` nests deeper than ``limits`` allow.
 
-    Strings never hold a raw newline in JSON, so a value nested inside N arrays and objects
-    starts a line indented by exactly 2N spaces: the text measures depth at the speed of bytes.
+    Strings never hold a raw newline in JSON, so in the value written with two-space
+    indentation, a value nested inside N arrays and objects starts a line indented by exactly 2N
+    spaces: the text measures depth at the speed of bytes.
     """
     try:
-        return orjson.dumps(value, option=orjson.OPT_INDENT_2)
+        indented = orjson.dumps(value, option=orjson.OPT_INDENT_2)
     except orjson.JSONEncodeError:
-        return None  # orjson writes at most 254 levels, more than Limits.max_depth allows
+        indented = None  # orjson writes at most 254 levels, more than Limits.max_depth allows
+    if indented is None or b"\n" + b"  " * (limits.max_depth + 1) in indented:
+        raise _too_deep(raw.decode("utf-8"), limits, source)
 
 
 def _strip_bom(raw: bytes, source: str) -> bytes:
@@ -268,8 +272,10 @@ def _lost_members(raw: bytes, written: bytes) -> bool:
     (including those the text wrote as \\u003a): so the text, with its escaped colons counted,
     and its re-serialisation have as many colons unless a member was dropped.
     """
-    escaped = len(_ESCAPED_COLON.findall(raw)) if b"\\u003" in raw else 0
-    return raw.count(b":") + escaped != written.count(b":")
+    colons = raw.count(b":")
+    if b"\\" in raw and b"\\u003" in raw:  # most texts have no escape at all
+        colons += len(_ESCAPED_COLON.findall(raw))
+    return colons != written.count(b":")
 
 
 def _refuse_duplicate_keys(text: str, source: str) -> None:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from schemawire.project._arguments import ArgumentMap
 
-__all__ = ["Loss", "Projection", "ToolSpec", "Violation"]
+__all__ = ["Loss", "Projection", "Rejection", "ToolResult", "ToolSpec", "Violation"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,3 +137,58 @@ class Projection:
     def blocked(self) -> bool:
         """Whether the target would refuse the payload."""
         return any(loss.blocking for loss in self.losses)
+
+
+@dataclass(frozen=True, slots=True)
+class Rejection:
+    """Why a gate refused a value: what the model (or the next agent) reads instead.
+
+    Attributes:
+        gate: the gate that refused it: ``"arguments"``, ``"results"``, ``"handoff"``...
+        code: a stable code, such as ``"arguments_invalid"`` (see `schemawire.gates.CODES`).
+        tool: the tool (or handoff) the value was for.
+        schema_id: the ``$id`` of the schema it was checked against.
+        version: that schema's ``x-version``.
+        violations: every violation found, each with a pointer into the value.
+        hint: one sentence saying what to do next.
+    """
+
+    gate: str
+    code: str
+    tool: str
+    schema_id: str | None
+    version: str | None
+    violations: tuple[Violation, ...]
+    hint: str
+
+    def to_json(self) -> dict[str, Any]:
+        """The model-facing error object: ``{"error": {"code", "tool", "schema", "version",
+        "violations", "hint"}}``, a stable shape (docs/gates.md)."""
+        return {
+            "error": {
+                "code": self.code,
+                "tool": self.tool,
+                "schema": self.schema_id,
+                "version": self.version,
+                "violations": [violation.to_json() for violation in self.violations],
+                "hint": self.hint,
+            }
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """What a tool gave back, as the host received it.
+
+    Attributes:
+        call_id: the id of the call it answers.
+        content: the result's content: a JSON value, or MCP content blocks
+            (``[{"type": "text", "text": ...}, ...]``).
+        is_error: the tool says it failed.
+        structured: the structured result (MCP ``structuredContent``), when there is one.
+    """
+
+    call_id: str
+    content: Any
+    is_error: bool = False
+    structured: Any = None

@@ -1,0 +1,140 @@
+"""What an output schema says about each place in a result: which members it requires (kept when
+a result is cut to size) and which values it marks secret (``x-redact``, ``writeOnly``).
+
+A value may sit under several subschemas at once (``allOf``, the branches of ``anyOf``/``oneOf``,
+``$ref``): a place is required or secret if any of them says so. References are followed inside
+the schema and into the other documents given (a repository's schemas, by URI).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import unquote, urldefrag, urljoin
+
+from schemawire._json import dumps
+from schemawire._pointer import resolve, split
+
+__all__ = ["SchemaView"]
+
+_BRANCHES = ("allOf", "anyOf", "oneOf")
+_MAX_REFS = 32  # references followed in a row; a longer chain is a cycle
+_MARKS = ("x-redact", "writeOnly")
+
+
+@dataclass(frozen=True, slots=True)
+class _Located:
+    schema: Any
+    base: str  # the URI relative references resolve against
+    document: Any  # the document the schema sits in, for "#..." references
+
+
+class SchemaView:
+    """An output schema, read place by place along a result's pointers."""
+
+    def __init__(self, schema: Any, documents: Mapping[str, Any] | None = None) -> None:
+        base = schema.get("$id", "") if isinstance(schema, dict) else ""
+        self._root = _Located(schema, base if isinstance(base, str) else "", schema)
+        self._documents = documents or {}
+        # Whether any schema here marks a value secret: most do not, and then no place is asked.
+        texts = [dumps(schema, indent=False)] + [
+            dumps(d, indent=False) for d in self._documents.values()
+        ]
+        self.has_marks = any(f'"{keyword}"' in text for text in texts for keyword in _MARKS)
+
+    def required(self, pointer: str) -> frozenset[str]:
+        """The member names required of the object at ``pointer``."""
+        names: set[str] = set()
+        for located in self._at(pointer):
+            required = located.schema.get("required") if isinstance(located.schema, dict) else None
+            if isinstance(required, list):
+                names.update(name for name in required if isinstance(name, str))
+        return frozenset(names)
+
+    def mark(self, pointer: str) -> str | None:
+        """The keyword that marks the value at ``pointer`` secret, else None."""
+        if not self.has_marks:
+            return None
+        for located in self._at(pointer):
+            schema = located.schema
+            if isinstance(schema, dict):
+                for keyword in _MARKS:
+                    if schema.get(keyword) is True:
+                        return keyword
+        return None
+
+    def _at(self, pointer: str) -> list[_Located]:
+        places = list(self._expand(self._root))
+        for token in split(pointer):
+            places = [child for place in places for child in self._children(place, token)]
+            places = [expanded for place in places for expanded in self._expand(place)]
+            if not places:
+                break
+        return places
+
+    def _children(self, place: _Located, token: str) -> Iterator[_Located]:
+        schema = place.schema
+        if not isinstance(schema, dict):
+            return
+        properties = schema.get("properties")
+        named = isinstance(properties, dict) and token in properties
+        if isinstance(properties, dict) and named:
+            yield _Located(properties[token], place.base, place.document)
+        patterns = schema.get("patternProperties")
+        matched = False
+        if isinstance(patterns, dict):
+            for pattern, subschema in patterns.items():
+                if _search(pattern, token):
+                    matched = True
+                    yield _Located(subschema, place.base, place.document)
+        if not named and not matched and isinstance(schema.get("additionalProperties"), dict):
+            yield _Located(schema["additionalProperties"], place.base, place.document)
+        if token.isdigit():
+            yield from self._item(place, int(token))
+
+    def _item(self, place: _Located, index: int) -> Iterator[_Located]:
+        schema = place.schema
+        prefix = schema.get("prefixItems")
+        if isinstance(prefix, list) and index < len(prefix):
+            yield _Located(prefix[index], place.base, place.document)
+        elif isinstance(schema.get("items"), dict):
+            yield _Located(schema["items"], place.base, place.document)
+
+    def _expand(self, place: _Located, depth: int = 0) -> Iterator[_Located]:
+        """``place`` and every subschema that applies to the same value: references and
+        branches, followed."""
+        yield place
+        schema = place.schema
+        if not isinstance(schema, dict) or depth > _MAX_REFS:
+            return
+        if isinstance(schema.get("$ref"), str):
+            target = self._resolve(place, schema["$ref"])
+            if target is not None:
+                yield from self._expand(target, depth + 1)
+        for keyword in _BRANCHES:
+            branches = schema.get(keyword)
+            if isinstance(branches, list):
+                for branch in branches:
+                    yield from self._expand(_Located(branch, place.base, place.document), depth + 1)
+
+    def _resolve(self, place: _Located, reference: str) -> _Located | None:
+        uri, fragment = urldefrag(urljoin(place.base, reference))
+        document = self._documents.get(uri) if uri and uri != place.base else place.document
+        if document is None:
+            return None
+        if fragment and not fragment.startswith("/"):
+            return None  # a named anchor: not followed (output schemas rarely use them)
+        try:
+            target = resolve(document, unquote(fragment))
+        except KeyError:
+            return None
+        return None if target is None else _Located(target, uri or place.base, document)
+
+
+def _search(pattern: str, text: str) -> bool:
+    try:
+        return re.search(pattern, text) is not None
+    except re.error:
+        return False

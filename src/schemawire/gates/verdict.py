@@ -1,0 +1,123 @@
+"""What a gate decided about one value, for the host to act on and the trace to carry.
+
+A gate never raises on its input: it returns a `Verdict`. The verdict holds the value to pass
+on (the arguments to call the tool with, or the result to show the model), whether the value was
+accepted, and every change the gate made on the way: repairs of the JSON, redactions, cuts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal, NamedTuple
+
+from schemawire.types import Rejection
+
+__all__ = ["CODES", "Change", "Verdict"]
+
+# Stable codes of `Rejection.code` and of the changes a gate makes; compare these, not messages.
+CODES = {
+    # rejections
+    "arguments_malformed": "the arguments are not acceptable JSON (syntax, duplicate key, NaN...)",
+    "arguments_too_large": "the arguments are over a size limit (bytes, depth, string, array)",
+    "arguments_invalid": "the arguments break the tool's input schema",
+    "result_invalid": "the result breaks the tool's output schema",
+    "tool_failed": "the tool failed; its error is shown in one line",
+    "gate_error": "the gate itself failed on this input (a bug: please report it)",
+    # changes to an accepted value
+    "double_encoded": "a JSON string holding the arguments was decoded once more",
+    "string_decoded": "a JSON string where the schema wants an object or array was decoded",
+    "json_repaired": "malformed JSON was repaired (tolerant mode)",
+    "redacted": "a secret was replaced by [REDACTED:<kind>]",
+    "truncated": "a value was cut to fit the byte budget",
+}
+
+ChangeKind = Literal["double_encoded", "string_decoded", "json_repaired", "redacted", "truncated"]
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One change a gate made to a value before passing it on.
+
+    Attributes:
+        kind: one of the change codes of `CODES`.
+        pointer: where in the value (RFC 6901), as passed on.
+        detail: one sentence for people.
+        before: what was there (a repaired text, a cut string's length...); never a secret.
+        after: what is there now, when it helps to see it.
+    """
+
+    kind: ChangeKind
+    pointer: str
+    detail: str
+    before: Any = None
+    after: Any = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The change as a JSON object."""
+        return {"kind": self.kind, "pointer": self.pointer, "detail": self.detail,
+                "before": self.before, "after": self.after}  # fmt: skip
+
+
+class Verdict(NamedTuple):
+    """A gate's decision on one value. (A named tuple, not a frozen dataclass: the argument gate
+    makes one per tool call, and a named tuple is made in a third of the time.)
+
+    Attributes:
+        gate: ``"arguments"`` or ``"results"``.
+        tool: the tool the value belongs to.
+        accepted: whether the value passed; when not, ``rejection`` says why.
+        value: what to pass on: the arguments to call the tool with (None when rejected), or the
+            result to show the model (an error object when rejected).
+        rejection: why the value was refused.
+        changes: every repair, redaction and cut, in the order they were made.
+        conforms: after the changes, whether the value still satisfies its schema (None when
+            there is no schema to say).
+    """
+
+    gate: str
+    tool: str
+    accepted: bool
+    value: Any
+    rejection: Rejection | None = None
+    changes: tuple[Change, ...] = ()
+    conforms: bool | None = None
+
+    def _has(self, *kinds: str) -> bool:
+        return any(change.kind in kinds for change in self.changes)
+
+    @property
+    def repaired(self) -> bool:
+        """Whether the JSON was repaired or decoded before it was accepted."""
+        return self._has("double_encoded", "string_decoded", "json_repaired")
+
+    @property
+    def redacted(self) -> bool:
+        """Whether a secret was replaced."""
+        return self._has("redacted")
+
+    @property
+    def truncated(self) -> bool:
+        """Whether a value was cut to fit the byte budget."""
+        return self._has("truncated")
+
+    @property
+    def outcome(self) -> str:
+        """One word for the trace: rejected, repaired, truncated, redacted or accepted."""
+        if not self.accepted:
+            return "rejected"
+        for word in ("repaired", "truncated", "redacted"):
+            if getattr(self, word):
+                return word
+        return "accepted"
+
+    def to_json(self) -> dict[str, Any]:
+        """The verdict as a JSON object, for the trace."""
+        return {
+            "gate": self.gate,
+            "tool": self.tool,
+            "outcome": self.outcome,
+            "accepted": self.accepted,
+            "rejection": self.rejection.to_json()["error"] if self.rejection else None,
+            "changes": [change.to_json() for change in self.changes],
+            "conforms": self.conforms,
+        }
