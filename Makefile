@@ -6,7 +6,7 @@ INSTALLED := $(VENV)/.installed
 PEERS := tests/peers/node_modules/.package-lock.json
 BENCH_PEERS := bench/.work/peers-venv/.installed
 
-.PHONY: demo test check bench clean
+.PHONY: demo test check bench fuzz clean
 
 $(INSTALLED): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +46,11 @@ test: check $(PEERS)
 
 bench: $(INSTALLED) $(BENCH_PEERS)
 	$(BIN)/python -m bench.run
+
+# A long run of random input against both gates, outside CI: `make fuzz SECONDS=600`.
+SECONDS ?= 120
+fuzz: $(INSTALLED)
+	$(BIN)/python -m tests.gates.fuzz --seconds $(SECONDS)
 
 clean:
 	rm -rf $(VENV) tests/peers/node_modules bench/.work

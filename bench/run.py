@@ -7,6 +7,8 @@
    fixtures each, beside check-jsonschema; parsing one schema file beside orjson and json.
 2. projection (`bench/projection.py`): 5,000 tools projected to every target, beside
    langchain-core's and the OpenAI Agents SDK's strict converters (in bench/.work/peers-venv).
+3. gates (`bench/gates.py`): the argument gate beside the raw floor, python-jsonschema, pydantic
+   and fastjsonschema; the result gate on a 100 KB result; redaction recall on the test corpus.
 
 Medians of several runs; the machine is small and shared, so read the ratios.
 """
@@ -16,14 +18,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from bench import check, projection
+from bench import check, gates, projection, redaction
 
 WORK = Path(__file__).parent / ".work"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", choices=["check", "projection"])
+    parser.add_argument("--only", choices=["check", "projection", "gates"])
     parser.add_argument("--tools", type=int, default=1000, help="check: generated tools")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--sample", type=int, default=20, help="tools timed for check-jsonschema")
@@ -35,6 +37,9 @@ def main() -> None:
         print()
     if options.only in (None, "projection"):
         print_projection(*projection.run(WORK, options.projected, options.runs))
+        print()
+    if options.only in (None, "gates"):
+        print_gates(options.runs)
 
 
 def print_projection(rows: list[projection.Row], real: int) -> None:
@@ -71,6 +76,34 @@ def print_projection(rows: list[projection.Row], real: int) -> None:
     broken = {rule for row in strict for rule in row.rules}
     for rule in sorted(broken, key=lambda r: (-max(row.rules[r] for row in strict), r)):
         print(f"| `{rule}` | " + " | ".join(str(row.rules[rule]) for row in strict) + " |")
+
+
+def print_gates(runs: int) -> None:
+    print("argument gate: arguments as a JSON string, median µs per call", flush=True)
+    rows = gates.run_arguments(runs)
+    for case in dict.fromkeys(row[0] for row in rows):
+        for kind in ("valid", "invalid"):
+            timed = {label: us for name, k, label, us in rows if name == case and k == kind}
+            anchor_label = next(label for label in timed if label.startswith(
+                "floor:" if kind == "valid" else "floor, every error"))  # fmt: skip
+            anchor = timed[anchor_label]
+            print()
+            print(f"| {case}, {kind} | µs | x anchor |")
+            print("|---|---:|---:|")
+            for label, micros in timed.items():
+                mark = " (anchor)" if label == anchor_label else ""
+                print(f"| {label}{mark} | {micros:.2f} | {micros / anchor:.2f}x |")
+    results = gates.run_results(runs)
+    print()
+    print(f"| result gate, one {results.pop('size_kib'):.0f} KiB result | ms per call |")
+    print("|---|---:|")
+    for label, micros in results.items():
+        print(f"| {label} | {micros / 1000:.2f} |")
+    report = redaction.report()
+    print()
+    print(f"redaction on tests/data/secrets.json: {report['caught']}/{report['secrets']} secrets "
+          f"caught (recall {report['recall']:.2f}), {len(report['false_positives'])} false "
+          f"positives of {report['look_alikes']} look-alikes")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -225,17 +225,21 @@ def _parse_fast(raw: bytes, limits: Limits, source: str) -> tuple[JSONValue, boo
         if _overflowing_integer(raw, exc):
             return None, True
         raise _decode_error(raw, exc, limits, source) from None
-    # With no more brackets than the depth limit (the usual case), the text cannot nest too deep.
+    # With no more brackets than the depth limit (the usual case), the text cannot nest too deep
+    # and the compact writing, cheaper than the indented one, serves to count members.
     if raw.count(b"{") + raw.count(b"[") > limits.max_depth:
-        _refuse_too_deep(value, raw, limits, source)
-    if not limits.allow_duplicate_keys and _lost_members(raw, orjson.dumps(value)):
+        written = _indented_within_depth(value, raw, limits, source)
+    else:
+        written = b"" if limits.allow_duplicate_keys else orjson.dumps(value)
+    if not limits.allow_duplicate_keys and _lost_members(raw, written):
         _refuse_duplicate_keys(raw.decode("utf-8"), source)
     # orjson turns integers beyond 64 bits into floats: a long run of digits needs a closer look.
     return value, _LONG_DIGIT_RUN in raw.translate(_DIGITS_AS_ZEROS)
 
 
-def _refuse_too_deep(value: JSONValue, raw: bytes, limits: Limits, source: str) -> None:
-    """Raise when ``value`` nests deeper than ``limits`` allow.
+def _indented_within_depth(value: JSONValue, raw: bytes, limits: Limits, source: str) -> bytes:
+    """``value`` written with two-space indentation; raise when it nests deeper than ``limits``
+    allow.
 
     Strings never hold a raw newline in JSON, so in the value written with two-space
     indentation, a value nested inside N arrays and objects starts a line indented by exactly 2N
@@ -247,6 +251,7 @@ def _refuse_too_deep(value: JSONValue, raw: bytes, limits: Limits, source: str) 
         indented = None  # orjson writes at most 254 levels, more than Limits.max_depth allows
     if indented is None or b"\n" + b"  " * (limits.max_depth + 1) in indented:
         raise _too_deep(raw.decode("utf-8"), limits, source)
+    return indented
 
 
 def _strip_bom(raw: bytes, source: str) -> bytes:

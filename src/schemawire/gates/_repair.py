@@ -9,6 +9,7 @@ own log of its fixes, so the trace shows exactly what the tool was called with a
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 import json_repair
@@ -16,7 +17,7 @@ import json_repair
 from schemawire._json import dumps
 from schemawire.gates.verdict import Change
 
-__all__ = ["repair"]
+__all__ = ["Repaired", "repair"]
 
 _SHOWN = 2000  # characters of the original text kept in the change record
 
@@ -31,23 +32,48 @@ _MISTAKES: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 
-def repair(text: str) -> tuple[Any, Change] | None:
-    """What json-repair reads ``text`` as, and the change record; None when it finds no object
-    or array in it (then the text stays malformed)."""
+@dataclass(frozen=True, slots=True)
+class Repaired:
+    """What json-repair read in a text, and what it noticed on the way."""
+
+    text: str
+    value: Any
+    mistakes: tuple[str, ...]  # the mistakes we recognised in the text
+    fixes: tuple[str, ...]  # json-repair's own log of what it fixed
+
+    def change(self, value: Any) -> Change:
+        """The record of the repair, once ``value`` (what was read, checked) is known good."""
+        detail = "repaired malformed JSON: " + ("; ".join(self.mistakes) or "see after")
+        after = {"json": dumps(value, indent=False), "fixes": list(self.fixes)}
+        return Change("json_repaired", "", detail, before=self.text[:_SHOWN], after=after)
+
+
+def repair(text: str) -> Repaired | None:
+    """What json-repair reads ``text`` as; None when it finds no object or array in it (then
+    the text stays malformed)."""
     try:
         value, log = json_repair.repair_json(text, return_objects=True, logging=True)
     except (ValueError, RecursionError):  # json-repair's own limits; the text stays refused
         return None
     if not isinstance(value, dict | list):
         return None
-    noticed = [mistake for mistake, pattern in _MISTAKES if pattern.search(text)]
+    mistakes = [mistake for mistake, pattern in _MISTAKES if pattern.search(text)]
     if _unclosed(text):
-        noticed.append("a cut-off end (unclosed brackets or string)")
+        mistakes.append("a cut-off end (unclosed brackets or string)")
     fixes = [entry["text"] for entry in log if isinstance(entry, dict) and "text" in entry]
-    detail = "repaired malformed JSON: " + ("; ".join(noticed) or "see after")
-    change = Change("json_repaired", "", detail, before=text[:_SHOWN],
-                    after={"json": dumps(value, indent=False), "fixes": fixes})  # fmt: skip
-    return value, change
+    return Repaired(text, _joined_surrogates(value), tuple(mistakes), tuple(fixes))
+
+
+def _joined_surrogates(value: Any) -> Any:
+    """``value`` with each escaped surrogate pair ("\\ud83d\\ude00", as json.dumps writes an
+    emoji) made the one character it stands for: json-repair reads the halves apart."""
+    if isinstance(value, str):
+        return value.encode("utf-16", "surrogatepass").decode("utf-16", "surrogatepass")
+    if isinstance(value, list):
+        return [_joined_surrogates(item) for item in value]
+    if isinstance(value, dict):
+        return {_joined_surrogates(k): _joined_surrogates(v) for k, v in value.items()}
+    return value
 
 
 def _unclosed(text: str) -> bool:

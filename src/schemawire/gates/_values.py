@@ -7,9 +7,11 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from schemawire._pointer import escape, join, split
 
-__all__ = ["ValueLimits", "ValueProblem", "native_problem", "oversized", "replaced"]
+__all__ = ["ValueLimits", "ValueProblem", "native_problem", "oversized", "plain_json", "replaced"]
 
 _INT64 = (-(2**63), 2**64 - 1)  # what orjson and most JSON parsers keep exact
 
@@ -88,36 +90,58 @@ def native_problem(value: Any, limits: ValueLimits) -> ValueProblem | None:
                     return ValueProblem(
                         "malformed", pointer, "json_type", f"object key {key!r} is not a string"
                     )
+                if not _is_unicode(key):  # reported at the object: the key cannot be written
+                    return _lone_surrogate(pointer)
             stack.extend((item, join(pointer, key), depth + 1) for key, item in node.items())
         elif isinstance(node, list):
             stack.extend((item, join(pointer, i), depth + 1) for i, item in enumerate(node))
     return oversized(value, limits)
 
 
+def plain_json(value: Any, limits: ValueLimits) -> tuple[Any, ValueProblem | None]:
+    """For a value that arrived already parsed: the same value made of plain JSON types only
+    (subclasses of str, int, float, dict and list, such as enums, become the base type), or
+    what keeps it from being JSON."""
+    problem = native_problem(value, limits)
+    if problem is not None:
+        return None, problem
+    try:
+        # (Keys that are str subclasses need the option; `native_problem` refused other keys.)
+        return orjson.loads(orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)), None
+    except orjson.JSONEncodeError:
+        # Not reached: `native_problem` refuses what orjson cannot write.
+        return None, ValueProblem("malformed", "", "json_type", "the value cannot be written")
+
+
+def _is_unicode(text: str) -> bool:
+    """Whether ``text`` holds no lone surrogate (which no JSON text can hold)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _lone_surrogate(pointer: str) -> ValueProblem:
+    message = "lone surrogate in a string: JSON text must be valid Unicode"
+    return ValueProblem("malformed", pointer, "json_lone_surrogate", message)
+
+
 def _not_json(node: Any, pointer: str) -> ValueProblem | None:
-    if node is None or isinstance(node, str | bool | dict | list):
+    if isinstance(node, str):
+        return None if _is_unicode(node) else _lone_surrogate(pointer)
+    if node is None or isinstance(node, bool | dict | list):
         return None
     if isinstance(node, int):
-        if _INT64[0] <= node <= _INT64[1]:
-            return None
-        return ValueProblem(
-            "malformed",
-            pointer,
-            "json_big_integer",
-            "integer beyond 64 bits: it cannot be kept exact; send a string",
-        )
+        fits = _INT64[0] <= node <= _INT64[1]
+        message = "integer beyond 64 bits: it cannot be kept exact; send a string"
+        return None if fits else ValueProblem("malformed", pointer, "json_big_integer", message)
     if isinstance(node, float):
-        if math.isfinite(node):
-            return None
-        return ValueProblem(
-            "malformed",
-            pointer,
-            "json_non_finite",
-            "NaN and Infinity are not JSON numbers; use null or a string",
-        )
-    return ValueProblem(
-        "malformed", pointer, "json_type", f"a {type(node).__name__} is not a JSON value"
-    )
+        message = "NaN and Infinity are not JSON numbers; use null or a string"
+        finite = math.isfinite(node)
+        return None if finite else ValueProblem("malformed", pointer, "json_non_finite", message)
+    message = f"a {type(node).__name__} is not a JSON value"
+    return ValueProblem("malformed", pointer, "json_type", message)
 
 
 def _too_long(pointer: str, what: str, size: int, limit: int) -> ValueProblem:

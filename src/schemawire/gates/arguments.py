@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any
 from schemawire._json import Limits, loads
 from schemawire._pointer import resolve
 from schemawire.errors import ErrorCode, JSONError, SchemawireError, UsageError
-from schemawire.gates._repair import repair
-from schemawire.gates._values import ValueLimits, ValueProblem, native_problem, oversized, replaced
+from schemawire.gates._repair import Repaired, repair
+from schemawire.gates._values import ValueLimits, ValueProblem, oversized, plain_json, replaced
 from schemawire.gates.verdict import Change, Verdict
 from schemawire.schema.validator import CompiledSchema, compile_schema
 from schemawire.types import Rejection, ToolSpec, Violation
@@ -40,6 +40,7 @@ __all__ = ["ArgumentGate", "ArgumentOptions"]
 _SOURCE = "<arguments>"
 _MAX_DECODING_ROUNDS = 8  # strings decoded at most this deep into each other
 _TOO_LARGE_CODES = frozenset({ErrorCode.JSON_TOO_LARGE, ErrorCode.JSON_TOO_DEEP})
+_OPENERS = ("{", "[")
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,15 +117,15 @@ class ArgumentGate:
     def check(self, arguments: Any) -> Verdict:
         """The verdict on ``arguments``: a JSON text (str, bytes) or an already parsed value."""
         try:
-            # The usual call: a short JSON text of an object that satisfies the schema. Anything
-            # else (an error, a repair, a long text) takes the full path below.
+            # The usual call, a short JSON text of an object, skips the steps it does not need;
+            # anything else (an error, a repair, a long text) takes the full path.
             if type(arguments) is str and len(arguments) < self._walk_from:
-                value = loads(arguments, limits=self._parse_limits, source=_SOURCE)
-                if type(value) is dict and self._is_valid(value):
-                    return Verdict("arguments", self.spec.name, True, value, None, (), True)
-        except JSONError:
-            pass
-        try:
+                try:
+                    value = loads(arguments, limits=self._parse_limits, source=_SOURCE)
+                except JSONError:
+                    return self._check(arguments)  # to report it, or repair it
+                if type(value) is dict:
+                    return self._validated(value, [])
             return self._check(arguments)
         except (SchemawireError, ValueError, TypeError, RecursionError) as error:
             # Not reached by any input we know of (the tests feed the gate random bytes and
@@ -138,18 +139,20 @@ class ArgumentGate:
         value, problem = self._read(arguments, changes)
         if problem is not None:
             return self._reject_problem(problem)
+        return self._validated(value, changes)
+
+    def _validated(self, value: Any, changes: list[Change]) -> Verdict:
         if not self._is_valid(value):
             value, violations = self._decode_and_validate(value, changes)
             if violations:
                 return self._reject("arguments_invalid", violations, changes)
-        return Verdict("arguments", self.spec.name, True, value, changes=tuple(changes),
-                       conforms=True)  # fmt: skip
+        return Verdict("arguments", self.spec.name, True, value, None, tuple(changes), True)
 
     def _read(self, arguments: Any, changes: list[Change]) -> tuple[Any, ValueProblem | None]:
         """The arguments as a value, or what makes them unreadable."""
         if isinstance(arguments, str | bytes | bytearray | memoryview):
             return self._parse_text(arguments, changes)
-        return arguments, native_problem(arguments, self.options.limits)
+        return plain_json(arguments, self.options.limits)
 
     def _parse_text(
         self, text: str | bytes | bytearray | memoryview, changes: list[Change]
@@ -160,8 +163,11 @@ class ArgumentGate:
             repaired = self._repaired(text, error)
             if repaired is None:
                 return None, _json_problem(error)
-            value, change = repaired
-            changes.append(change)
+            # What json-repair read is held to the parser's own checks (NaN, big integers...).
+            value, problem = plain_json(repaired.value, self.options.limits)
+            if problem is not None:
+                return None, problem
+            changes.append(repaired.change(value))
         if isinstance(value, str) and self.options.decode_strings:
             value = self._double_encoded(value, changes)
         if len(text) >= self._walk_from:
@@ -170,14 +176,16 @@ class ArgumentGate:
 
     def _repaired(
         self, text: str | bytes | bytearray | memoryview, error: JSONError
-    ) -> tuple[Any, Change] | None:
-        if not self.options.tolerant or error.code in _TOO_LARGE_CODES:
+    ) -> Repaired | None:
+        # Only syntax is repaired: invalid UTF-8, a lone surrogate, a duplicate key or NaN in
+        # otherwise good JSON, or a text over the limits, is not a typo to guess around.
+        if not self.options.tolerant or error.code != ErrorCode.JSON_SYNTAX:
             return None
         if not isinstance(text, str):
             try:
                 text = bytes(text).decode("utf-8")
             except UnicodeDecodeError:
-                return None  # invalid UTF-8 is not a model's typo
+                return None  # invalid UTF-8 past the syntax error: not a model's typo
         return repair(text)
 
     def _double_encoded(self, value: str, changes: list[Change]) -> Any:
@@ -224,6 +232,10 @@ class ArgumentGate:
             got = violation.got
             if not isinstance(got, str) or violation.pointer in pointers:
                 continue
+            if got.lstrip()[:1] not in _OPENERS:
+                continue  # not an object or array: not worth a parse
+            if not _holds(value, violation.pointer, got):
+                continue  # a pointer that misses its value (jsonschema-rs drops "" members)
             try:
                 inner = loads(got, limits=self._parse_limits, source=_SOURCE)
             except JSONError:
@@ -252,6 +264,14 @@ class ArgumentGate:
         rejection = Rejection("arguments", code, spec.name, spec.schema_id, spec.version,
                               tuple(violations), hint)  # fmt: skip
         return Verdict("arguments", spec.name, False, None, rejection, tuple(changes), False)
+
+
+def _holds(document: Any, pointer: str, value: str) -> bool:
+    """Whether ``pointer`` names ``value`` itself in ``document``."""
+    try:
+        return bool(resolve(document, pointer) == value)
+    except KeyError:
+        return False
 
 
 def _json_problem(error: JSONError) -> ValueProblem:

@@ -19,10 +19,12 @@ from __future__ import annotations
 import functools
 import itertools
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
+
+import orjson
 
 from schemawire._json import loads
 from schemawire._pointer import join
@@ -35,10 +37,12 @@ Marked = Callable[[str], str | None]  # pointer -> the schema keyword that marks
 
 @dataclass(frozen=True, slots=True)
 class Detector:
-    """One kind of secret: a pattern, and optionally its group ``secret`` (the part to hide)."""
+    """One kind of secret: a pattern, optionally with a group ``secret`` (the part to hide),
+    and its triggers: lower-case literals one of which every text it matches holds."""
 
     kind: str
     pattern: str
+    triggers: tuple[str, ...]
 
 
 class Redactor:
@@ -52,20 +56,38 @@ class Redactor:
         self._combined = re.compile(
             "|".join(_alternative(i, d) for i, d in enumerate(self.detectors))
         )
+        # Most strings hold no trigger at all: one pass of cheap substring tests over the
+        # lower-cased string spares them the patterns (the combined pattern costs about 100x).
+        self._triggers = tuple(sorted({t for d in self.detectors for t in d.triggers}))
+        self._shortest = min((len(t) for t in self._triggers), default=0)
         self._keys = frozenset(keys)
         self._key_exceptions = frozenset(key_exceptions)
+        # A key naming a secret holds one of the words, or two adjacent words that join into
+        # one ("X-Api-Key"): either way its first three letters are in the lower-cased text.
+        self._key_words = tuple(sorted({word[:3] for word in self._keys}))
+        self._key_kinds: dict[str, str | None] = {}  # keys repeat: each is split once
 
-    def text(self, text: str) -> tuple[str, list[str]]:
-        """``text`` with every detected secret replaced, and the kinds found, in order."""
+    def text(self, text: str, triggers: Sequence[str] | None = None) -> tuple[str, list[str]]:
+        """``text`` with every detected secret replaced, and the kinds found, in order.
+
+        ``triggers`` narrows the triggers looked for (those known to occur nearby)."""
+        if len(text) < self._shortest or not self._triggered(text, triggers or self._triggers):
+            return text, []
         found: list[str] = []
 
         def replace(match: re.Match[str]) -> str:
             index = int((match.lastgroup or "d0")[1:])
             kind = self._kinds[index]
-            found.append(kind)
             secret = f"s{index}"
             if match.groupdict().get(secret) is None:
+                found.append(kind)
                 return f"[REDACTED:{kind}]"
+            # The hidden part may itself be a known secret (OPENAI_API_KEY=sk-..., a token as
+            # the password of a URL): its own kind says more than the context's.
+            inner = self._combined.fullmatch(match.group(secret))
+            if inner is not None:
+                kind = self._kinds[int((inner.lastgroup or "d0")[1:])]
+            found.append(kind)
             start, end = match.span(secret)
             whole = match.group(0)
             offset = match.start()
@@ -74,8 +96,32 @@ class Redactor:
         redacted = self._combined.sub(replace, text)
         return redacted, found
 
+    @staticmethod
+    def _triggered(text: str, triggers: Sequence[str]) -> bool:
+        lowered = text.lower()
+        return any(trigger in lowered for trigger in triggers)
+
+    def _scan(self, value: Any) -> tuple[tuple[str, ...], bool]:
+        """The triggers that occur anywhere in ``value``, and whether a key word does: one pass
+        over its JSON text, so that each string is then tested for those few triggers only, and
+        a value with neither is not walked at all."""
+        try:
+            text = orjson.dumps(value).decode("utf-8").lower()
+        except orjson.JSONEncodeError:
+            return self._triggers, True  # integers beyond 64 bits: look everywhere
+        triggers = tuple(trigger for trigger in self._triggers if trigger in text)
+        return triggers, any(word in text for word in self._key_words)
+
     def key_kind(self, key: str) -> str | None:
         """The word that makes a member with this key secret, else None."""
+        if key in self._key_kinds:
+            return self._key_kinds[key]
+        kind = self._key_kind(key)
+        if len(self._key_kinds) < _KEY_CACHE:
+            self._key_kinds[key] = kind
+        return kind
+
+    def _key_kind(self, key: str) -> str | None:
         words = [word.lower() for word in _WORDS.findall(key)]
         if not words or self._key_exceptions.intersection(words):
             return None
@@ -87,40 +133,51 @@ class Redactor:
     ) -> tuple[Any, list[Change]]:
         """``value`` with its secrets replaced (a copy where anything changed), and one change
         per secret, at its pointer. ``marked`` says which pointers the schema marks secret."""
-        changes: list[Change] = []
-        return self._walk(value, pointer, marked, changes), changes
+        triggers, key_words = self._scan(value)
+        if not triggers and not key_words and marked is None:
+            return value, []  # nothing here can be a secret: most large results
+        walk = _Walk(self, triggers, marked)
+        return walk.value(value, pointer), walk.changes
 
-    def _walk(self, value: Any, pointer: str, marked: Marked | None, changes: list[Change]) -> Any:
-        mark = marked(pointer) if marked is not None and pointer else None
+
+class _Walk:
+    """One redaction of one value."""
+
+    def __init__(self, redactor: Redactor, triggers: tuple[str, ...], marked: Marked | None):
+        self.redactor = redactor
+        self.triggers = triggers
+        self.marked = marked
+        self.changes: list[Change] = []
+
+    def value(self, value: Any, pointer: str) -> Any:
+        mark = self.marked(pointer) if self.marked is not None and pointer else None
         if mark is not None:
-            changes.append(Change("redacted", pointer, f"marked {mark} in the output schema"))
+            self.changes.append(Change("redacted", pointer, f"marked {mark} in the output schema"))
             return f"[REDACTED:{mark}]"
         if isinstance(value, str):
-            return self._string(value, pointer, changes)
+            return self._string(value, pointer) if self.triggers else value
         if isinstance(value, list):
-            items = [self._walk(v, join(pointer, i), marked, changes) for i, v in enumerate(value)]
+            items = [self.value(v, join(pointer, i)) for i, v in enumerate(value)]
             return items if any(a is not b for a, b in zip(items, value, strict=True)) else value
         if isinstance(value, dict):
-            return self._object(value, pointer, marked, changes)
+            return self._object(value, pointer)
         return value
 
-    def _object(
-        self, value: dict[str, Any], pointer: str, marked: Marked | None, changes: list[Change]
-    ) -> dict[str, Any]:
+    def _object(self, value: dict[str, Any], pointer: str) -> dict[str, Any]:
         copy: dict[str, Any] = {}
         for key, member in value.items():
             at = join(pointer, key)
-            kind = self.key_kind(key) if isinstance(member, str) and member else None
+            kind = self.redactor.key_kind(key) if isinstance(member, str) and member else None
             if kind is not None and not member.startswith("[REDACTED:"):
-                changes.append(Change("redacted", at, f"the key names a {kind}"))
+                self.changes.append(Change("redacted", at, f"the key names a {kind}"))
                 copy[key] = f"[REDACTED:{kind}]"
             else:
-                copy[key] = self._walk(member, at, marked, changes)
+                copy[key] = self.value(member, at)
         return copy if any(copy[k] is not value[k] for k in value) else value
 
-    def _string(self, text: str, pointer: str, changes: list[Change]) -> str:
-        redacted, kinds = self.text(text)
-        changes.extend(Change("redacted", pointer, f"a {kind} was found") for kind in kinds)
+    def _string(self, text: str, pointer: str) -> str:
+        redacted, kinds = self.redactor.text(text, self.triggers)
+        self.changes.extend(Change("redacted", pointer, f"a {kind} was found") for kind in kinds)
         return redacted if kinds else text
 
 
@@ -133,6 +190,8 @@ def _alternative(index: int, detector: Detector) -> str:
     return f"(?P<d{index}>{pattern})"
 
 
+_KEY_CACHE = 4096  # distinct keys remembered; results can have many, tools few
+
 # Words of a key: "clientSecret", "X-Api-Key", "db_password2" -> client, secret / x, api, key...
 _WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 
@@ -141,5 +200,5 @@ _WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 def default_redactor() -> Redactor:
     """The redactor of ``secrets.json``."""
     data: Any = loads(resources.files("schemawire.gates").joinpath("secrets.json").read_bytes())
-    detectors = [Detector(d["kind"], d["pattern"]) for d in data["detectors"]]
+    detectors = [Detector(d["kind"], d["pattern"], tuple(d["triggers"])) for d in data["detectors"]]
     return Redactor(detectors, data["keys"], data["key_exceptions"])

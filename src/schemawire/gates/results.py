@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from schemawire._json import Limits, dumps, loads
 from schemawire.errors import JSONError, SchemawireError, UsageError
 from schemawire.gates._schema_view import SchemaView
+from schemawire.gates._values import ValueLimits, ValueProblem, plain_json
 from schemawire.gates.redact import Redactor, default_redactor
 from schemawire.gates.truncate import size_of, truncate
 from schemawire.gates.verdict import Change, Verdict
@@ -41,6 +42,9 @@ _MCP_BLOCK_TYPES = frozenset({"text", "image", "audio", "resource", "resource_li
 _TRACEBACK = re.compile(r"Traceback \(most recent call last\):")
 _ONE_LINE = 300  # characters of a failure's message shown to the model
 _TEXT_LIMITS = Limits(max_bytes=64 * 1024 * 1024, big_integers="exact")
+# What a result may be before it is cut to budget: large, but JSON, and not nested without end.
+_RESULT_LIMITS = ValueLimits(max_bytes=64 * 1024 * 1024, max_depth=128, max_string=64 * 1024 * 1024,
+                             max_items=10_000_000)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +128,14 @@ class ResultGate:
     def _check(self, result: ToolResult | BaseException) -> Verdict:
         if isinstance(result, BaseException):
             return self._failed(ToolResult("", None, True), _exception_line(result))
+        plain, problem = _plain(result)
+        if problem is not None:
+            if result.is_error:
+                return self._failed(result, "the tool failed and its error is not JSON")
+            violation = Violation(problem.pointer, problem.keyword, problem.message)
+            hint = f"{self.spec.name} returned what JSON cannot hold; tell the user it failed."
+            return self._refused(result, "result_malformed", (violation,), hint)
+        result = plain
         if result.is_error:
             return self._failed(result, _failure_line(result.content))
         structured, changes = self._structured(result)
@@ -166,8 +178,12 @@ class ResultGate:
             return content, structured
         marked = self.view.mark if self.view is not None and self.view.has_marks else None
         if structured is not None:
+            same = content is structured  # a local tool's value is both: redacted once
             structured, found = self.redactor.value(structured, marked, "")
             changes.extend(_under("/structured", found))
+            if same:
+                changes.extend(_under("/content", found))
+                return structured, structured
         content, found = self._redacted_content(content, marked)
         changes.extend(_under("/content", found))
         return content, structured
@@ -205,7 +221,7 @@ class ResultGate:
         if structured is not None and size_of(structured) > budget:
             structured, cuts = truncate(structured, budget, required)
             changes.extend(_under("/structured", cuts))
-        if size_of(content) > budget:
+        if content is not None and size_of(content) > budget:
             content, cuts = self._cut_content(content, budget, required)
             changes.extend(_under("/content", cuts))
         return content, structured
@@ -249,6 +265,22 @@ class ResultGate:
         error = ToolResult(result.call_id, shown, True, None)
         changes = _under("/content", changes + cuts)
         return Verdict("results", spec.name, False, error, rejection, tuple(changes), False)
+
+
+def _plain(result: ToolResult) -> tuple[ToolResult, ValueProblem | None]:
+    """``result`` made of plain JSON values (a local tool may return enums, tuples...), or what
+    keeps it from being JSON. A value that is both content and structured result stays one."""
+    content, problem = plain_json(result.content, _RESULT_LIMITS)
+    if problem is not None:
+        return result, problem
+    structured = result.structured
+    if structured is result.content:
+        structured = content
+    elif structured is not None:
+        structured, problem = plain_json(structured, _RESULT_LIMITS)
+        if problem is not None:
+            return result, replace(problem, pointer="/structured" + problem.pointer)
+    return ToolResult(result.call_id, content, result.is_error, structured), None
 
 
 def _as_result(result: Any, call_id: str) -> ToolResult | BaseException:
@@ -302,7 +334,10 @@ def _under(prefix: str, changes: list[Change]) -> list[Change]:
 
 
 def _exception_line(error: BaseException) -> str:
-    lines = str(error).strip().splitlines()
+    try:
+        lines = str(error).strip().splitlines()
+    except Exception:  # an exception that cannot say what it is: its type still can
+        lines = []
     return f"{type(error).__name__}: {lines[0]}" if lines else type(error).__name__
 
 

@@ -61,15 +61,22 @@ class _Cutter:
         self.changes = changes
 
     def fit(self, value: Any, room: int, pointer: str) -> Any:
-        if size_of(value) <= room:
+        size = size_of(value)
+        if size <= room:
             return value
         if isinstance(value, str):
-            return self._string(value, room, pointer)
-        if isinstance(value, list):
-            return self._array(value, room, pointer)
-        if isinstance(value, dict):
-            return self._object(value, room, pointer)
-        return value  # a number, boolean or null: never changed
+            cut: Any = self._string(value, room, pointer)
+        elif isinstance(value, list):
+            cut = self._array(value, room, pointer)
+        elif isinstance(value, dict):
+            cut = self._object(value, room, pointer)
+        else:
+            return value  # a number, boolean or null: never changed
+        if size_of(cut) >= size:
+            # Less room than the "…[truncated …]" marker takes: cutting would only add to it.
+            self.changes[:] = [c for c in self.changes if not _at_or_below(c.pointer, pointer)]
+            return value
+        return cut
 
     # --- strings ---------------------------------------------------------------------------
 

@@ -1,0 +1,243 @@
+"""Redaction: every secret of the corpus goes, every look-alike stays as it was.
+
+The corpus is ``tests/data/secrets.json``: fake secrets in the real formats of their kinds, each
+in a sentence or config line; look-alikes that must come back unchanged; member keys that name a
+secret and keys that do not.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import copy
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from bench.redaction import report
+
+from schemawire._json import dumps, load_file
+from schemawire.gates.redact import Detector, Redactor, default_redactor
+
+CORPUS_PATH = Path(__file__).parents[1] / "data" / "secrets.json"
+CORPUS: Any = load_file(CORPUS_PATH)
+SECRETS: list[dict[str, Any]] = CORPUS["secrets"]
+LOOK_ALIKES: list[dict[str, Any]] = CORPUS["look_alikes"]
+KEYS: list[dict[str, Any]] = CORPUS["keys"]
+# What marks a corpus secret as made up: these words, or a run of sequential characters.
+FAKE = re.compile(r"(?i)fake|example|0123456789|9876543210")
+
+
+def marker(kind: str) -> str:
+    return f"[REDACTED:{kind}]"
+
+
+# --- the corpus itself ---------------------------------------------------------------------
+
+
+def test_the_corpus_is_large_and_varied() -> None:
+    assert len(SECRETS) >= 35
+    assert len(LOOK_ALIKES) >= 35
+    assert len({case["kind"] for case in SECRETS}) >= 15
+    assert len({case["text"] for case in SECRETS}) == len(SECRETS)
+    assert len({case["text"] for case in LOOK_ALIKES}) == len(LOOK_ALIKES)
+    assert any("kind" in case for case in KEYS)
+    assert any("why" in case for case in KEYS)
+
+
+def test_every_detector_kind_is_in_the_corpus_and_every_corpus_kind_is_a_detector() -> None:
+    detectors = {detector.kind for detector in default_redactor().detectors}
+    corpus = {case["kind"] for case in SECRETS}
+    assert detectors - corpus == set(), "detectors without a secret in the corpus"
+    assert corpus - detectors == set(), "corpus kinds no detector has"
+
+
+@pytest.mark.parametrize("case", SECRETS, ids=lambda case: case["kind"])
+def test_every_corpus_secret_is_visibly_fake_and_occurs_once(case: dict[str, Any]) -> None:
+    secret = case["secret"]
+    assert case["text"].count(secret) == 1
+    try:
+        decoded = base64.b64decode(secret, validate=True).decode("utf-8", "replace")
+    except (binascii.Error, ValueError):
+        decoded = ""
+    assert FAKE.search(secret) or FAKE.search(decoded), f"{secret!r} does not look made up"
+
+
+# --- detectors over the corpus -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", SECRETS, ids=lambda case: case["kind"])
+def test_a_secret_is_replaced_and_the_rest_of_the_text_is_kept(case: dict[str, Any]) -> None:
+    redacted, kinds = default_redactor().text(case["text"])
+    assert kinds == [case["kind"]]
+    assert case["secret"] not in redacted
+    assert redacted == case["text"].replace(case["secret"], marker(case["kind"]))
+
+
+@pytest.mark.parametrize("case", SECRETS, ids=lambda case: case["kind"])
+def test_redacting_a_redacted_text_again_changes_nothing(case: dict[str, Any]) -> None:
+    redactor = default_redactor()
+    redacted, _ = redactor.text(case["text"])
+    assert redactor.text(redacted) == (redacted, [])
+    assert redactor.value(redacted) == (redacted, [])
+
+
+@pytest.mark.parametrize("case", LOOK_ALIKES, ids=lambda case: case["why"])
+def test_a_look_alike_comes_back_unchanged(case: dict[str, Any]) -> None:
+    redactor = default_redactor()
+    assert redactor.text(case["text"]) == (case["text"], [])
+    same, changes = redactor.value(case["text"])
+    assert same is case["text"]
+    assert changes == []
+
+
+@pytest.mark.parametrize("case", KEYS, ids=lambda case: case["key"])
+def test_a_key_names_a_secret_or_not(case: dict[str, Any]) -> None:
+    assert default_redactor().key_kind(case["key"]) == case.get("kind")
+
+
+def test_recall_is_one_and_there_are_no_false_positives_over_the_corpus() -> None:
+    redactor = default_redactor()
+    caught = [case for case in SECRETS if case["secret"] not in redactor.text(case["text"])[0]]
+    false_positives = [case for case in LOOK_ALIKES if redactor.text(case["text"])[1]]
+    recall = len(caught) / len(SECRETS)
+    assert recall == 1.0, [case["text"] for case in SECRETS if case not in caught]
+    assert false_positives == []
+    counts = report()
+    assert counts["secrets"] == len(SECRETS)
+    assert counts["look_alikes"] == len(LOOK_ALIKES)
+    assert counts["caught"] == len(caught)
+    assert counts["missed"] == []
+    assert counts["recall"] == 1.0
+    assert counts["false_positives"] == []
+    assert counts["false_positive_rate"] == 0.0
+
+
+def test_the_report_counts_misses_and_false_positives(tmp_path: Path) -> None:
+    corpus = {
+        "secrets": [
+            {"kind": "npm_token", "text": "token npm_FAKE0123 here", "secret": "npm_FAKE0123"},
+            {"kind": "jwt", "text": "no detector for this: FAKE-secret-0123", "secret": "FAKE"},
+        ],
+        "look_alikes": [
+            {"text": "npm_config_cache=/tmp/npm", "why": "a variable"},
+            {"text": "fine", "why": "a word"},
+        ],
+    }
+    path = tmp_path / "corpus.json"
+    path.write_text(dumps(corpus), encoding="utf-8")
+    loose = Redactor([Detector("npm_token", r"\bnpm_\w+", ("npm_",))], [], [])
+    counts = report(path, loose)
+    assert counts["secrets"] == 2
+    assert counts["caught"] == 1
+    assert counts["recall"] == 0.5
+    assert counts["missed"] == [{"kind": "jwt", "text": "no detector for this: FAKE-secret-0123"}]
+    assert counts["false_positives"] == [
+        {"text": "npm_config_cache=/tmp/npm", "kinds": ["npm_token"],
+         "redacted": "[REDACTED:npm_token]=/tmp/npm"},
+    ]  # fmt: skip
+    assert counts["false_positive_rate"] == 0.5
+
+
+# --- text and values -----------------------------------------------------------------------
+
+
+def test_text_reports_every_kind_in_order() -> None:
+    key_id, token = "AKIA" + "FAKE0123456789AB", "ghp_" + "FAKE0123456789abcdef" * 2
+    redacted, kinds = default_redactor().text(f"id={key_id}; then {token}; id again {key_id}")
+    assert kinds == ["aws_access_key_id", "github_token", "aws_access_key_id"]
+    assert redacted == (
+        "id=[REDACTED:aws_access_key_id]; then [REDACTED:github_token]; "
+        "id again [REDACTED:aws_access_key_id]"
+    )
+
+
+def test_value_redacts_by_key_and_by_detector_and_keeps_everything_else() -> None:
+    token = "ghp_" + "FAKE0123456789abcdef" * 2
+    value = {
+        "user": {"name": "ada", "password": "FAKEpass-0123", "password_hint": "first pet",
+                 "apiKey": "not a known format", "empty_secret": ""},
+        "headers": {"Authorization": "Basic ZmFrZTpGQUtFLTAxMjM=", "Accept": "application/json",
+                    "X-Trace": f"trace 42 sent with {token}"},
+        "logs": ["connected to postgres://app:FAKEpass01@db/app", "ok", 3],
+        "usage": {"max_tokens": 512, "total_tokens": 100, "token_type": "Bearer"},
+        "items": [{"id": 1, "tags": ["a", "b"]}, None, True],
+    }  # fmt: skip
+    before = copy.deepcopy(value)
+    redacted, changes = default_redactor().value(value)
+    assert redacted == {
+        "user": {"name": "ada", "password": "[REDACTED:password]", "password_hint": "first pet",
+                 "apiKey": "[REDACTED:apikey]", "empty_secret": ""},
+        "headers": {"Authorization": "[REDACTED:authorization]", "Accept": "application/json",
+                    "X-Trace": "trace 42 sent with [REDACTED:github_token]"},
+        "logs": ["connected to postgres://app:[REDACTED:url_password]@db/app", "ok", 3],
+        "usage": {"max_tokens": 512, "total_tokens": 100, "token_type": "Bearer"},
+        "items": [{"id": 1, "tags": ["a", "b"]}, None, True],
+    }  # fmt: skip
+    assert value == before, "the input is not changed"
+    assert redacted["usage"] is value["usage"]
+    assert redacted["items"] is value["items"]
+    assert [(c.kind, c.pointer, c.detail) for c in changes] == [
+        ("redacted", "/user/password", "the key names a password"),
+        ("redacted", "/user/apiKey", "the key names a apikey"),
+        ("redacted", "/headers/Authorization", "the key names a authorization"),
+        ("redacted", "/headers/X-Trace", "a github_token was found"),
+        ("redacted", "/logs/0", "a url_password was found"),
+    ]
+    assert "FAKE" not in dumps([(c.detail, c.before, c.after) for c in changes])
+
+
+def test_value_gives_back_the_same_object_when_nothing_is_secret() -> None:
+    value = {
+        "choices": [{"message": {"role": "assistant", "content": "Bearer tokens expire."}}],
+        "usage": {"max_tokens": 4096, "token_type": "Bearer", "prompt_tokens": 12},
+        "author": "ada",
+        "passage": "password reset email sent",
+    }
+    redacted, changes = default_redactor().value(value)
+    assert redacted is value
+    assert changes == []
+
+
+def test_values_the_schema_marks_are_redacted_whole() -> None:
+    marks = {"/session": "x-redact", "/card": "x-redact", "/items/1/pin": "writeOnly"}
+    value = {
+        "user": "ada",
+        "session": "plain-looking-value",
+        "card": {"number": "4000 0000 0000 0002", "cvc": 123},
+        "items": [{"pin": 1111}, {"pin": 2222}],
+    }
+    redacted, changes = default_redactor().value(value, marks.get)
+    assert redacted == {
+        "user": "ada",
+        "session": "[REDACTED:x-redact]",
+        "card": "[REDACTED:x-redact]",
+        "items": [{"pin": 1111}, {"pin": "[REDACTED:writeOnly]"}],
+    }
+    assert [(c.pointer, c.detail) for c in changes] == [
+        ("/session", "marked x-redact in the output schema"),
+        ("/card", "marked x-redact in the output schema"),
+        ("/items/1/pin", "marked writeOnly in the output schema"),
+    ]
+    assert redacted["items"][0] is value["items"][0]
+
+
+def test_the_root_is_never_marked() -> None:
+    redacted, changes = default_redactor().value("plain", lambda pointer: "x-redact")
+    assert (redacted, changes) == ("plain", [])
+
+
+def test_already_redacted_markers_are_not_redacted_again() -> None:
+    value = {
+        "password": "[REDACTED:password]",
+        "client_secret": "[REDACTED:x-redact]",
+        "note": "postgres://app:[REDACTED:url_password]@db/app",
+        "clone": "git clone https://[REDACTED:github_token]@github.com/example/repo.git",
+        "header": "Authorization: Bearer [REDACTED:bearer]",
+        "line": "password=[REDACTED:password_assignment] aws_secret_access_key=[REDACTED:secret]",
+        "basic": "Basic [REDACTED:basic_auth]",
+    }
+    redacted, changes = default_redactor().value(value)
+    assert redacted is value
+    assert changes == []
