@@ -251,3 +251,28 @@ def run_results(rounds: int) -> dict[str, float]:
     }
     timed = {label: micros(call, 20, rounds) for label, call in calls.items()}
     return {"size_kib": size / 1024, **timed}
+
+
+def run_options(rounds: int) -> dict[str, float]:
+    """The refund tool's valid arguments in the forms and with the options that cost something:
+    µs per call of `ArgumentGate.check`."""
+    case = CASES[0]
+    spec = ToolSpec(case.name, "", case.schema)
+    default = ArgumentGate(spec)
+    dupes = ArgumentGate(spec, options=ArgumentOptions(allow_duplicate_keys=True))
+    tolerant = ArgumentGate(spec, options=ArgumentOptions(tolerant=True))
+    valid = orjson.loads(case.valid)
+    double = orjson.dumps(case.valid).decode()
+    comma = case.valid[:-1] + ",}"
+    assert tolerant.check(comma).repaired
+    assert default.check(double).repaired
+    calls: dict[str, Callable[[], Any]] = {
+        "JSON string (the default: duplicate keys refused)": lambda: default.check(case.valid),
+        "JSON string, duplicate keys allowed": lambda: dupes.check(case.valid),
+        "already parsed object (checked for NaN, big integers, types)": lambda: default.check(
+            valid
+        ),
+        "double-encoded string, decoded once": lambda: default.check(double),
+        "trailing comma, repaired (tolerant=True)": lambda: tolerant.check(comma),
+    }
+    return {label: micros(call, 5000, rounds) for label, call in calls.items()}

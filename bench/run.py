@@ -93,12 +93,17 @@ def print_gates(runs: int) -> None:
             for label, micros in timed.items():
                 mark = " (anchor)" if label == anchor_label else ""
                 print(f"| {label}{mark} | {micros:.2f} | {micros / anchor:.2f}x |")
+    print()
+    print("| refund arguments, by form and option | µs per call |")
+    print("|---|---:|")
+    for label, micros in gates.run_options(runs).items():
+        print(f"| {label} | {micros:.2f} |")
     results = gates.run_results(runs)
     print()
-    print(f"| result gate, one {results.pop('size_kib'):.0f} KiB result | ms per call |")
+    print(f"| result gate, one {results.pop('size_kib'):.0f} KiB result | µs per call |")
     print("|---|---:|")
     for label, micros in results.items():
-        print(f"| {label} | {micros / 1000:.2f} |")
+        print(f"| {label} | {micros:,.1f} |")
     report = redaction.report()
     print()
     print(f"redaction on tests/data/secrets.json: {report['caught']}/{report['secrets']} secrets "
