@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from schemawire.project._arguments import ArgumentMap
 
-__all__ = ["Loss", "Projection", "Rejection", "ToolResult", "ToolSpec", "Violation"]
+__all__ = ["Hop", "Loss", "Projection", "Rejection", "ToolResult", "ToolSpec", "Violation"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,3 +192,44 @@ class ToolResult:
     content: Any
     is_error: bool = False
     structured: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class Hop:
+    """One message crossing one hop of the wire, as the trace records it.
+
+    Attributes:
+        run_id: the run (or connection) the hop belongs to.
+        seq: its place in the run, from 1.
+        time: when it was recorded, in seconds since the epoch (UTC).
+        source: who sent it, such as ``"host"`` or ``"mcp:everything"``.
+        target: who it was for.
+        protocol: ``"mcp"``, ``"openai.chat"``, ``"handoff"``...
+        direction: ``"send"`` (the host sent it) or ``"receive"`` (the host received it).
+        payload: the message as JSON, with secrets already redacted.
+        verdict: what a gate decided about it (`Verdict.to_json`), when a gate looked.
+    """
+
+    run_id: str
+    seq: int
+    time: float
+    source: str
+    target: str
+    protocol: str
+    direction: str
+    payload: Any
+    verdict: dict[str, Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The hop as one JSON object (one line of a trace file)."""
+        return {
+            "run": self.run_id,
+            "seq": self.seq,
+            "time": self.time,
+            "from": self.source,
+            "to": self.target,
+            "protocol": self.protocol,
+            "direction": self.direction,
+            "payload": self.payload,
+            "verdict": self.verdict,
+        }

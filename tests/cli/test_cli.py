@@ -75,8 +75,8 @@ def test_init_refuses_to_overwrite_without_force(tmp_path: Path) -> None:
 
 
 def _tree(root: Path) -> list[tuple[str, bytes]]:
-    return sorted((p.relative_to(root).as_posix(), p.read_bytes())
-                  for p in root.rglob("*") if p.is_file())  # fmt: skip
+    files = (p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    return sorted((p.relative_to(root).as_posix(), p.read_bytes()) for p in files)
 
 
 # --- check and lint ------------------------------------------------------------------------------

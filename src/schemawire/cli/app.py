@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from schemawire._version import __version__
-from schemawire.cli import projections, repository, toolbox
+from schemawire.cli import mcp, projections, repository, toolbox
 from schemawire.cli.output import stdout
 
 __all__ = ["app"]
@@ -93,3 +93,29 @@ app.command(
         "schemawire import --from openai tools.json --out schemas/tools --id-base https://acme.dev/",
     ),
 )(projections.import_command)
+app.command(
+    "tools",
+    epilog=_examples(
+        "schemawire tools -- npx -y @modelcontextprotocol/server-everything stdio",
+        "schemawire tools --json -- python -m my_server",
+        "schemawire tools --target openai.chat --strict -- python -m my_server",
+        "schemawire tools --url http://127.0.0.1:8000/mcp --token $TOKEN",
+    ),
+)(mcp.tools_command)
+app.command(
+    "call",
+    epilog=_examples(
+        'schemawire call echo \'{"message": "hi"}\' -- mcp-server-everything stdio',
+        "schemawire call create_refund - --repo . --json -- python -m my_server < args.json",
+        "schemawire call echo '{message: hi,}' --tolerant --url http://127.0.0.1:8000/mcp",
+    ),
+)(mcp.call_command)
+app.command(
+    "serve",
+    epilog=_examples(
+        "schemawire serve                              # this repository's tools, over stdio",
+        "schemawire serve --http --port 8000 --token $TOKEN",
+        "schemawire serve --upstream -- npx -y @modelcontextprotocol/server-memory",
+        "schemawire serve --http --upstream-url http://127.0.0.1:3001/mcp",
+    ),
+)(mcp.serve_command)

@@ -19,7 +19,7 @@ from rich.table import Table
 
 from schemawire._json import dumps
 from schemawire.check import CheckReport
-from schemawire.errors import InputError, UsageError
+from schemawire.errors import InputError, SchemawireError, UsageError
 from schemawire.schema.rules import Finding, Severity
 from schemawire.schema.sarif import to_sarif
 
@@ -56,7 +56,8 @@ class ReportFormat(StrEnum):
 
 
 def guarded(command: Callable[_P, _R]) -> Callable[_P, _R]:
-    """Turn input, usage and file-system errors into a message on stderr and exit code 2."""
+    """Turn input, usage, file-system and server errors into a message on stderr and exit
+    code 2."""
 
     @functools.wraps(command)
     def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
@@ -67,6 +68,8 @@ def guarded(command: Callable[_P, _R]) -> Callable[_P, _R]:
         except OSError as error:
             where = f"{error.filename}: " if error.filename else ""
             fail(f"{where}{error.strerror or error}")
+        except SchemawireError as error:  # a server that cannot be reached, for one
+            fail(str(error))
 
     return wrapper
 

@@ -51,7 +51,8 @@ def init(
     """
     template = resources.files("schemawire") / "scaffold"
     with resources.as_file(template) as source:
-        files = sorted(p.relative_to(source) for p in source.rglob("*") if p.is_file())
+        files = sorted(p.relative_to(source) for p in source.rglob("*")
+                       if p.is_file() and "__pycache__" not in p.parts)  # fmt: skip
         clashes = [f for f in files if (directory / f).exists()]
         if clashes and not force:
             fail(f"{directory / clashes[0]} exists (and {len(clashes) - 1} more); "

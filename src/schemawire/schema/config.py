@@ -94,8 +94,38 @@ _CONFIG_SCHEMA: dict[str, Any] = {
                 },
             },
         },
+        "serve": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "name": {"type": "string", "minLength": 1},
+                "python-path": _STRINGS,
+                "tools": {
+                    "type": "object",
+                    "additionalProperties": {
+                        "type": "string",
+                        "pattern": "^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_.]*$",
+                    },
+                },
+            },
+        },
     },
 }
+
+
+@dataclass(frozen=True, slots=True)
+class ServeConfig:
+    """What `schemawire serve` serves: each tool's implementation, a ``module:function``.
+
+    Attributes:
+        name: the server's name in ``serverInfo`` (default: the repository's directory name).
+        python_path: directories, relative to the root, where the modules are found.
+        tools: tool name -> ``module:function``.
+    """
+
+    name: str | None = None
+    python_path: tuple[str, ...] = (".",)
+    tools: dict[str, str] = field(default_factory=dict[str, str])
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +165,7 @@ class Config:
     lint: LintConfig = field(default_factory=LintConfig)
     adapters: str = "adapters"
     a2a: dict[str, str] = field(default_factory=dict[str, str])
+    serve: ServeConfig = field(default_factory=ServeConfig)
     source: Path | None = None
 
     def kind_dirs(self) -> dict[str, str]:
@@ -197,6 +228,7 @@ def _config_from(table: dict[str, Any], root: Path, source: Path) -> Config:
     repository = table.get("repository", {})
     lint = table.get("lint", {})
     exporting = table.get("export", {})
+    serving = table.get("serve", {})
     return Config(
         root=root,
         tools=repository.get("tools", "schemas/tools"),
@@ -217,6 +249,11 @@ def _config_from(table: dict[str, Any], root: Path, source: Path) -> Config:
         ),
         adapters=exporting.get("adapters", "adapters"),
         a2a=dict(exporting.get("a2a", {})),
+        serve=ServeConfig(
+            name=serving.get("name"),
+            python_path=tuple(serving.get("python-path", (".",))),
+            tools=dict(serving.get("tools", {})),
+        ),
         source=source,
     )
 
@@ -234,6 +271,10 @@ def _check_settings(table: dict[str, Any], root: Path, source: Path) -> None:
             if value is not None and not _stays_inside(root, value):
                 _refuse("must be a path inside the repository, relative to its root",
                         f"/{section}/{key}", source)  # fmt: skip
+    for index, value in enumerate(table.get("serve", {}).get("python-path", ())):
+        if not _stays_inside(root, value):
+            _refuse("must be a path inside the repository, relative to its root",
+                    f"/serve/python-path/{index}", source)  # fmt: skip
     _check_rule_ids(table.get("lint", {}), source)
 
 

@@ -1,0 +1,257 @@
+"""``schemawire tools``, ``call`` and ``serve``: talk to any MCP server, or be one."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Annotated, Any
+
+import anyio
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from schemawire.cli.output import EXIT_FINDINGS, guarded, print_json, stderr, stdout
+from schemawire.errors import UsageError
+
+__all__ = ["call_command", "serve_command", "tools_command"]
+
+Command = Annotated[
+    list[str] | None,
+    typer.Argument(
+        help="The server's command line, after `--` (a stdio server).", show_default=False
+    ),
+]
+Url = Annotated[
+    str | None, typer.Option("--url", help="A Streamable HTTP server instead of a command.")
+]
+Headers = Annotated[
+    list[str] | None,
+    typer.Option("--header", "-H", help="An HTTP header, `Name: value` (repeatable)."),
+]
+Token = Annotated[
+    str | None,
+    typer.Option("--token", envvar="SCHEMAWIRE_MCP_TOKEN", help="Bearer token for --url."),
+]
+Timeout = Annotated[float, typer.Option("--timeout", help="Seconds any request may take.")]
+Repo = Annotated[
+    Path | None,
+    typer.Option("--repo", help="A schema repository whose canonical schemas gate the calls."),
+]
+Trace = Annotated[
+    Path | None, typer.Option("--trace", help="Append every hop to this JSON Lines file.")
+]
+Json = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
+
+
+@guarded
+def tools_command(
+    command: Command = None,
+    url: Url = None,
+    header: Headers = None,
+    token: Token = None,
+    target: Annotated[
+        str | None, typer.Option("--target", "-t", help="Project the tools to this target.")
+    ] = None,
+    strict: Annotated[
+        bool | None, typer.Option("--strict/--no-strict", help="Strict mode (openai.*, anthropic).")
+    ] = None,
+    timeout: Timeout = 30.0,
+    trace: Trace = None,
+    json: Json = False,
+) -> None:
+    """List an MCP server's tools: as the server gives them, or projected to a target.
+
+    The server is started from the command after `--` (stdio), or reached with --url.
+    """
+    from schemawire.project import project_catalogue
+
+    tools, info = anyio.run(_list, _address(command, url, header, token), timeout, trace)
+    if target is not None:
+        specs = [t.spec for t in tools if t.spec is not None]
+        options: dict[str, Any] = {} if strict is None else {"strict": strict}
+        catalogue = project_catalogue(specs, target, **options)
+        print_json(catalogue.payload)
+        for loss in (loss for p in catalogue.projections for loss in p.losses):
+            stderr.print(f"[yellow]loss[/] {escape(loss.code)} {escape(loss.detail)}")
+        return
+    if json:
+        print_json({"server": info, "tools": [t.listed for t in tools]})
+        return
+    _print_tools(tools, info)
+
+
+@guarded
+def call_command(
+    tool: Annotated[str, typer.Argument(help="The tool's name.")],
+    arguments: Annotated[str, typer.Argument(help="The arguments as JSON text (- for stdin).")],
+    command: Command = None,
+    url: Url = None,
+    header: Headers = None,
+    token: Token = None,
+    repo: Repo = None,
+    tolerant: Annotated[
+        bool, typer.Option("--tolerant", help="Repair malformed JSON arguments, and say how.")
+    ] = False,
+    timeout: Timeout = 30.0,
+    trace: Trace = None,
+    json: Json = False,
+) -> None:
+    """Make one gated call: the arguments are checked before anything is sent, the result
+    before it is shown. Exit 1 when a gate refuses (or the tool fails), 2 on unusable input.
+    """
+    import sys
+
+    from schemawire.gates import ArgumentOptions
+
+    text = sys.stdin.read() if arguments == "-" else arguments
+    options = ArgumentOptions(tolerant=tolerant)
+    address = _address(command, url, header, token)
+    call, info = anyio.run(_call, address, tool, text, options, repo, timeout, trace)
+    if json:
+        print_json(call.to_json())
+    else:
+        _print_call(call, info)
+    if not call.accepted:
+        raise typer.Exit(EXIT_FINDINGS)
+
+
+@guarded
+def serve_command(
+    directory: Annotated[
+        Path, typer.Argument(help="The schema repository whose tools to serve.")
+    ] = Path("."),
+    upstream: Annotated[
+        bool, typer.Option("--upstream", help="Be a gating proxy for the command after `--`.")
+    ] = False,
+    upstream_url: Annotated[
+        str | None, typer.Option("--upstream-url", help="Be a gating proxy for this HTTP server.")
+    ] = None,
+    command: Command = None,
+    http: Annotated[
+        bool, typer.Option("--http", help="Serve Streamable HTTP instead of stdio.")
+    ] = False,
+    host: Annotated[str, typer.Option("--host", help="Address to bind (--http).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="Port to bind (--http; 0: any).")] = 8000,
+    allow_remote: Annotated[
+        bool, typer.Option("--allow-remote", help="Allow binding an address other than loopback.")
+    ] = False,
+    token: Annotated[
+        str | None,
+        typer.Option(
+            "--token",
+            envvar="SCHEMAWIRE_SERVE_TOKEN",
+            help="Require `Authorization: Bearer <token>` (--http).",
+        ),
+    ] = None,
+    allowed_origin: Annotated[
+        list[str] | None,
+        typer.Option("--allow-origin", help="An Origin browsers may call from (repeatable)."),
+    ] = None,
+    timeout: Timeout = 30.0,
+    trace: Trace = None,
+) -> None:
+    """Serve the repository's tools over MCP, every call gated both ways; or, with --upstream,
+    stand in front of another MCP server and gate every call to it.
+    """
+    from schemawire.mcp.serve import HttpOptions, ServeOptions, serve
+
+    if upstream and not command:
+        raise UsageError("--upstream needs the upstream server's command after `--`")
+    if command and not upstream:
+        raise UsageError("a command after `--` is the upstream server: add --upstream")
+    options = ServeOptions(
+        upstream=_address(command, upstream_url, None, None) if command or upstream_url else None,
+        http=HttpOptions(host=host, port=port, allow_remote=allow_remote, token=token,
+                         allowed_origins=tuple(allowed_origin or ())) if http else None,
+        timeout=timeout,
+        trace=trace,
+    )  # fmt: skip
+    serve(directory, options)
+
+
+# --- the work --------------------------------------------------------------------------------
+
+
+def _address(command: list[str] | None, url: str | None, header: list[str] | None,
+             token: str | None) -> Any:  # fmt: skip
+    from schemawire.mcp import HttpServer, StdioServer
+
+    _quiet_sdk()
+    if bool(command) == bool(url):
+        raise UsageError("give the server's command after `--`, or --url (one of them)")
+    if url:
+        return HttpServer(url, dict(_header(h) for h in header or ()), token)
+    assert command
+    return StdioServer.from_argv(command)
+
+
+def _header(text: str) -> tuple[str, str]:
+    name, colon, value = text.partition(":")
+    if not colon or not name.strip():
+        raise UsageError(f"--header {text!r}: write it as `Name: value`")
+    return name.strip(), value.strip()
+
+
+async def _list(address: Any, timeout: float, trace: Path | None) -> tuple[Any, Any]:
+    from schemawire.mcp import McpClient
+    from schemawire.trace import Trace as Recorder
+
+    with Recorder(path=trace) as recorder:
+        async with McpClient(address, trace=recorder, timeout=timeout) as client:
+            return await client.list_tools(), _info(client)
+
+
+async def _call(address: Any, tool: str, text: str, options: Any, repo: Path | None,
+                timeout: float, trace: Path | None) -> tuple[Any, Any]:  # fmt: skip
+    from schemawire.mcp import McpClient
+    from schemawire.schema.repository import Repository
+    from schemawire.trace import Trace as Recorder
+
+    repository = Repository.load(repo) if repo is not None else None
+    with Recorder(path=trace) as recorder:
+        async with McpClient(address, repository=repository, trace=recorder, timeout=timeout,
+                             arguments=options) as client:  # fmt: skip
+            return await client.call(tool, text), _info(client)
+
+
+def _info(client: Any) -> dict[str, Any]:
+    return {"label": client.server.label, "protocolVersion": client.protocol_version,
+            "serverInfo": client.server_info}  # fmt: skip
+
+
+def _print_tools(tools: Any, info: dict[str, Any]) -> None:
+    name = (info["serverInfo"] or {}).get("name", info["label"])
+    table = Table(title=f"{name} (MCP {info['protocolVersion']}): {len(tools)} tools")
+    for column in ("tool", "checked against", "description"):
+        table.add_column(column)
+    for tool in tools:
+        source = "repository" if tool.canonical else "server schema"
+        if tool.spec is None:
+            source = f"[red]unusable: {escape(tool.problem or '')}[/]"
+        description = (tool.spec.description if tool.spec else "").split("\n")[0][:80]
+        table.add_row(escape(tool.name), source, escape(description))
+    stdout.print(table)
+
+
+def _print_call(call: Any, info: dict[str, Any]) -> None:
+    for verdict in (call.arguments, call.result):
+        if verdict is None:
+            stdout.print("[dim]results: not checked: the call was not sent[/]")
+            continue
+        style = "green" if verdict.accepted else "bold red"
+        stdout.print(f"[{style}]{verdict.gate}: {verdict.outcome}[/]")
+        for change in verdict.changes:
+            stdout.print(f"  {escape(change.kind)} {escape(change.pointer or '/')}: "
+                         f"{escape(change.detail)}")  # fmt: skip
+    output = call.output
+    print_json({"content": output.content, "isError": output.is_error,
+                "structuredContent": output.structured})  # fmt: skip
+    if not call.sent:
+        stderr.print(f"[yellow]nothing was sent to {escape(info['label'])}[/]")
+
+
+def _quiet_sdk() -> None:
+    """The SDK logs a traceback for each line a server writes that is not JSON-RPC; the
+    command says so in one line instead."""
+    logging.getLogger("mcp").addHandler(logging.NullHandler())

@@ -1,0 +1,9 @@
+"""MCP both ways, on the official SDK: a traced, gated client for any server (`McpClient`), a
+server for a repository's own tools, and a gating proxy in front of any server."""
+
+from __future__ import annotations
+
+from schemawire.mcp._tools import RemoteTool
+from schemawire.mcp.client import HttpServer, McpCall, McpClient, ServerError, StdioServer
+
+__all__ = ["HttpServer", "McpCall", "McpClient", "RemoteTool", "ServerError", "StdioServer"]

@@ -1,0 +1,141 @@
+"""The MCP wire, traced: every JSON-RPC message in both directions becomes a hop.
+
+The SDK's sessions have no hook that sees every message (``message_handler`` gets only
+notifications), so the trace sits one layer lower, on the pair of streams a transport yields:
+what crosses them is exactly what the transport writes and reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from types import TracebackType
+from typing import Any, Generic, Self, TypeVar
+
+from mcp.shared._stream_protocols import ReadStream, WriteStream
+from mcp.shared.message import SessionMessage
+from pydantic import ValidationError
+
+from schemawire.trace import Trace
+
+__all__ = ["WireTap", "message_json", "traced"]
+
+_T = TypeVar("_T")
+
+PROTOCOL = "mcp"
+
+
+def message_json(message: SessionMessage | Exception) -> dict[str, Any]:
+    """A message as the JSON that crossed the wire (camelCase, nothing added); what a
+    transport could not read becomes ``{"unreadable": "..."}``."""
+    if isinstance(message, Exception):
+        return {"unreadable": _unreadable(message)}
+    dumped: dict[str, Any] = message.message.model_dump(
+        by_alias=True, mode="json", exclude_unset=True
+    )
+    return dumped
+
+
+def _unreadable(error: Exception) -> str:
+    """What a transport could not read, in one line: the line itself when it is known."""
+    if isinstance(error, ValidationError) and error.errors():
+        found = error.errors()[0].get("input")
+        if isinstance(found, str | bytes):
+            return f"not JSON-RPC: {found[:500]!r}"
+    return f"{type(error).__name__}: {error}"[:500]
+
+
+class WireTap:
+    """Where the hops of one connection go, and who is at each end."""
+
+    def __init__(self, trace: Trace, local: str, remote: str) -> None:
+        self.trace = trace
+        self.local = local
+        self.remote = remote
+        self.unreadable: list[str] = []  # what the peer wrote that is not JSON-RPC, for errors
+
+    def sent(self, message: SessionMessage) -> None:
+        self.trace.record(self.local, self.remote, PROTOCOL, "send", message_json(message))
+
+    def received(self, message: SessionMessage | Exception) -> None:
+        payload = message_json(message)
+        if isinstance(message, Exception):
+            self.unreadable.append(payload["unreadable"])
+        self.trace.record(self.remote, self.local, PROTOCOL, "receive", payload)
+
+
+class _TappedRead(Generic[_T]):
+    def __init__(self, inner: ReadStream[Any], tap: WireTap) -> None:
+        self._inner = inner
+        self._tap = tap
+
+    async def receive(self) -> Any:
+        message = await self._inner.receive()
+        self._tap.received(message)
+        return message
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def __aiter__(self) -> Self:
+        return self
+
+    async def __anext__(self) -> Any:
+        message = await self._inner.__anext__()
+        self._tap.received(message)
+        return message
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool | None:  # fmt: skip
+        await self.aclose()
+        return None
+
+
+class _TappedWrite(Generic[_T]):
+    def __init__(self, inner: WriteStream[Any], tap: WireTap) -> None:
+        self._inner = inner
+        self._tap = tap
+
+    async def send(self, item: Any, /) -> None:
+        self._tap.sent(item)
+        await self._inner.send(item)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool | None:  # fmt: skip
+        await self.aclose()
+        return None
+
+
+def tap_streams(
+    read: ReadStream[Any], write: WriteStream[Any], tap: WireTap | None
+) -> tuple[Any, Any]:
+    """The stream pair with every message recorded by ``tap`` (unchanged when None)."""
+    if tap is None:
+        return read, write
+    return _TappedRead(read, tap), _TappedWrite(write, tap)
+
+
+def traced(
+    transport: AbstractAsyncContextManager[tuple[Any, Any]], tap: WireTap | None
+) -> AbstractAsyncContextManager[tuple[Any, Any]]:
+    """A client transport whose streams are tapped."""
+
+    @asynccontextmanager
+    async def opened() -> AsyncIterator[tuple[Any, Any]]:
+        async with transport as (read, write):
+            yield tap_streams(read, write, tap)
+
+    return opened()

@@ -1,0 +1,602 @@
+"""A traced, gated client for any MCP server, over stdio or Streamable HTTP.
+
+Built on the official SDK's `mcp.Client` (transports, handshake and the 2026-07-28 discovery
+mode) with two things added: every JSON-RPC message is a hop in the trace, and every call
+passes both gates. Arguments are checked before ``tools/call`` is sent (a rejected call never
+reaches the server); results are checked before they are returned. Server failures (a crash, a
+hang, garbage on stdout) become results the model can read, never exceptions that end a run.
+
+Example:
+    >>> async def main():                                            # doctest: +SKIP
+    ...     async with McpClient(StdioServer("mcp-server-everything", ("stdio",))) as client:
+    ...         call = await client.call("echo", '{"message": "hi"}')
+    ...         return call.output.content
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import uuid
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any, Literal, TextIO, cast
+
+import anyio
+import anyio.abc
+import httpx2
+import mcp_types
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+from pydantic import TypeAdapter, ValidationError
+
+from mcp import Client, StdioServerParameters
+from schemawire.errors import SchemawireError
+from schemawire.gates import ArgumentGate, ArgumentOptions, ResultGate, ResultOptions, Verdict
+from schemawire.mcp._tools import RemoteTool, gates_for, remote_tools
+from schemawire.mcp._wire import WireTap, traced
+from schemawire.schema.repository import Repository
+from schemawire.trace import Trace
+from schemawire.types import Rejection, ToolResult, Violation
+
+__all__ = ["HttpServer", "McpCall", "McpClient", "ServerError", "StdioServer"]
+
+_RAW = TypeAdapter(dict[str, Any])  # results as the server sent them: the gates read JSON
+_STDERR_TAIL = 2000  # characters of a server's stderr quoted in an error
+_MAX_PAGES = 1000  # a server that pages without end is cut off here
+
+ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None]]
+Mode = Literal["auto", "legacy", "2026-07-28"]
+
+
+class ServerError(SchemawireError):
+    """An MCP server that cannot be started, reached or spoken to.
+
+    Attributes:
+        server: the server's label (its command or URL).
+        reason: one line saying what went wrong.
+        stderr: the end of what the server wrote to stderr, when it ran as a process.
+    """
+
+    def __init__(self, server: str, reason: str, stderr: str = "") -> None:
+        self.server, self.reason, self.stderr = server, reason, stderr
+        text = f"MCP server {server}: {reason}"
+        super().__init__(f"{text}\n{stderr.rstrip()}" if stderr.strip() else text)
+
+
+@dataclass(frozen=True, slots=True)
+class StdioServer:
+    """A server the client starts as a process and speaks to over stdin and stdout.
+
+    Attributes:
+        command: the program.
+        args: its arguments.
+        env: variables added to the (filtered) environment the SDK passes on.
+        cwd: the working directory.
+    """
+
+    command: str
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] | None = None
+    cwd: str | Path | None = None
+
+    @property
+    def label(self) -> str:
+        """The name hops and errors use: the program's file name and its first argument."""
+        words = [Path(self.command).name, *self.args[:1]]
+        return " ".join(words)
+
+    @classmethod
+    def from_argv(cls, argv: Sequence[str], env: Mapping[str, str] | None = None) -> StdioServer:
+        """The server a command line starts, such as ``["npx", "server", "stdio"]``."""
+        if not argv:
+            raise ValueError("a stdio server needs a command")
+        return cls(argv[0], tuple(argv[1:]), env)
+
+
+@dataclass(frozen=True, slots=True)
+class HttpServer:
+    """A server the client reaches over Streamable HTTP.
+
+    Attributes:
+        url: the endpoint, such as ``http://127.0.0.1:8000/mcp``.
+        headers: extra headers sent with every request.
+        token: a bearer token, sent as ``Authorization: Bearer <token>``.
+    """
+
+    url: str
+    headers: Mapping[str, str] = field(default_factory=dict[str, str])
+    token: str | None = None
+
+    @property
+    def label(self) -> str:
+        return self.url
+
+
+ServerAddress = StdioServer | HttpServer
+
+
+@dataclass(frozen=True, slots=True)
+class McpCall:
+    """One gated ``tools/call``.
+
+    Attributes:
+        tool: the tool's name.
+        call_id: the host's id of the call.
+        arguments: the argument gate's verdict.
+        result: the result gate's verdict; None when the call was not sent.
+        raw: the ``CallToolResult`` exactly as the server sent it (None when none came).
+        sent: whether ``tools/call`` was sent (never when the arguments were refused).
+    """
+
+    tool: str
+    call_id: str
+    arguments: Verdict
+    result: Verdict | None = None
+    raw: dict[str, Any] | None = None
+    sent: bool = False
+
+    @property
+    def accepted(self) -> bool:
+        """Whether both gates passed: the output is the tool's result."""
+        return self.arguments.accepted and self.result is not None and self.result.accepted
+
+    @property
+    def output(self) -> ToolResult:
+        """What the model reads: the (redacted, cut) result, or the error object of the gate
+        that refused."""
+        if self.result is not None:
+            result: ToolResult = self.result.value
+            return result
+        assert self.arguments.rejection is not None
+        return ToolResult(self.call_id, self.arguments.rejection.to_json(), True)
+
+    def to_json(self) -> dict[str, Any]:
+        """The call, both verdicts and the output, as JSON (``schemawire call --json``)."""
+        output = self.output
+        return {
+            "tool": self.tool,
+            "call_id": self.call_id,
+            "sent": self.sent,
+            "accepted": self.accepted,
+            "arguments": self.arguments.to_json(),
+            "result": self.result.to_json() if self.result is not None else None,
+            "output": {
+                "content": output.content,
+                "isError": output.is_error,
+                "structuredContent": output.structured,
+            },
+        }
+
+
+class _Connection:
+    """One live session with the server, held open by a task of the client's task group."""
+
+    def __init__(self, client: Client, tap: WireTap | None, stderr: IO[str] | None) -> None:
+        self.client = client
+        self.tap = tap
+        self.stderr = stderr
+        self.stop = anyio.Event()  # set to close the session
+        self.done = anyio.Event()  # set once it is closed
+        self.lost: str | None = None  # why the server went away, once it has
+
+    def stderr_tail(self) -> str:
+        return _tail(self.stderr)
+
+
+class McpClient:
+    """A gated, traced connection to one MCP server. Use it as an async context manager."""
+
+    def __init__(
+        self,
+        server: ServerAddress,
+        *,
+        repository: Repository | None = None,
+        trace: Trace | None = None,
+        mode: Mode = "auto",
+        timeout: float = 30.0,
+        arguments: ArgumentOptions | None = None,
+        results: ResultOptions | None = None,
+        on_tools_changed: Callable[[], Awaitable[None]] | None = None,
+    ) -> None:
+        """
+        Args:
+            server: where the server is (`StdioServer` or `HttpServer`).
+            repository: canonical schemas; a listed tool of the same name is checked against
+                the repository's schema instead of the server's.
+            trace: where hops go; a fresh in-memory `Trace` when not given.
+            mode: ``"auto"`` probes the 2026-07-28 discovery and falls back to the
+                ``initialize`` handshake; ``"legacy"`` always handshakes.
+            timeout: seconds any request may take (a call may set its own).
+            arguments: options of the argument gates.
+            results: options of the result gates.
+            on_tools_changed: awaited when the server says its tool list changed.
+        """
+        self.server = server
+        self.repository = repository
+        self.trace = trace if trace is not None else Trace()
+        self.mode = mode
+        self.timeout = timeout
+        self.argument_options = arguments
+        self.result_options = results
+        self.on_tools_changed = on_tools_changed
+        self._group: anyio.abc.TaskGroup | None = None
+        self._connection: _Connection | None = None
+        self._tools: dict[str, RemoteTool] | None = None
+        self._gates: dict[str, tuple[ArgumentGate, ResultGate]] = {}
+
+    # --- lifecycle -----------------------------------------------------------------------------
+
+    async def __aenter__(self) -> McpClient:
+        self._group = anyio.create_task_group()
+        await self._group.__aenter__()
+        try:
+            await self.connect()
+        except BaseException:
+            await self.__aexit__(None, None, None)
+            raise
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:  # fmt: skip
+        await self._disconnect()
+        group, self._group = self._group, None
+        if group is not None:
+            group.cancel_scope.cancel()
+            await group.__aexit__(None, None, None)
+
+    async def connect(self) -> None:
+        """Start (or reach) the server and agree on a protocol version.
+
+        Raises:
+            ServerError: the server cannot be started or reached, or the handshake
+                failed or took longer than the timeout.
+        """
+        if self._group is None:
+            raise RuntimeError("use the client as `async with McpClient(...) as client:`")
+        self._connection = await self._group.start(self._hold_connection)
+        self._tools, self._gates = None, {}
+
+    async def reconnect(self) -> None:
+        """Close the session (if any is left) and open a new one: after a crash, for one."""
+        await self._disconnect()
+        await self.connect()
+
+    @property
+    def connected(self) -> bool:
+        """Whether a session is open and the server has not gone away."""
+        return self._connection is not None and self._connection.lost is None
+
+    @property
+    def protocol_version(self) -> str | None:
+        """The protocol version agreed with the server."""
+        return self._connection.client.protocol_version if self._connection else None
+
+    @property
+    def server_info(self) -> dict[str, Any] | None:
+        """The server's name and version, as it gave them."""
+        info = self._connection.client.server_info if self._connection else None
+        return info.model_dump(by_alias=True, mode="json", exclude_none=True) if info else None
+
+    @property
+    def label(self) -> str:
+        """The server's name in hops: ``mcp:<command or URL>``."""
+        return f"mcp:{self.server.label}"
+
+    # --- tools ---------------------------------------------------------------------------------
+
+    async def list_tools(self, *, refresh: bool = False) -> tuple[RemoteTool, ...]:
+        """The server's tools, every page of them. The list is kept until the server says it
+        changed (``notifications/tools/list_changed``) or ``refresh`` is set.
+
+        Raises:
+            ServerError: the server is gone or did not answer in time.
+        """
+        if self._tools is None or refresh:
+            listed = await self._list_all()
+            self._tools = remote_tools(listed, self.server.label, self.repository)
+            self._gates = {}
+        return tuple(self._tools.values())
+
+    async def _list_all(self) -> list[dict[str, Any]]:
+        session = self._session()
+        tools: list[dict[str, Any]] = []
+        cursor: str | None = None
+        for _ in range(_MAX_PAGES):
+            params = mcp_types.PaginatedRequestParams(cursor=cursor) if cursor else None
+            try:
+                page = await session.send_request(
+                    mcp_types.ListToolsRequest(params=params), _RAW, self.timeout
+                )
+            except (MCPError, ValidationError) as error:
+                raise self._unavailable(f"tools/list failed: {_one_line(error)}") from None
+            tools.extend(t for t in page.get("tools", ()) if isinstance(t, dict))
+            cursor = page.get("nextCursor")
+            if not isinstance(cursor, str) or not cursor:
+                return tools
+        raise self._unavailable(f"tools/list gave more than {_MAX_PAGES} pages")
+
+    # --- calls ---------------------------------------------------------------------------------
+
+    async def call(
+        self,
+        name: str,
+        arguments: Any,
+        *,
+        call_id: str | None = None,
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> McpCall:
+        """Call ``name`` with ``arguments`` (a JSON text or an object), through both gates.
+
+        Never raises for what the server or the model does: a rejected argument, a timeout, a
+        crash or a malformed result each come back as an `McpCall` whose output the model can
+        read. Cancel the calling task to cancel the call (the server is told).
+        """
+        call_id = call_id or f"call_{uuid.uuid4().hex[:12]}"
+        try:
+            tools = {t.name: t for t in await self.list_tools()}
+        except ServerError as error:
+            return self._failed(name, call_id, error.reason)
+        tool = tools.get(name)
+        if tool is None or tool.spec is None:
+            return _unknown(name, call_id, tools, tool)
+        argument_gate, result_gate = self._gates_of(tool)
+        verdict = argument_gate.check(arguments)
+        if not verdict.accepted:
+            return McpCall(name, call_id, verdict)
+        if not self.connected:  # gone since the tools were listed: say so, send nothing
+            failed = ToolResult(call_id, [{"type": "text", "text": self._lost_line()}], True)
+            return McpCall(name, call_id, verdict, result_gate.check(failed), sent=False)
+        raw, failure = await self._send(name, verdict.value, timeout, on_progress)
+        if failure is not None:
+            failed = ToolResult(call_id, [{"type": "text", "text": failure}], True)
+            return McpCall(name, call_id, verdict, result_gate.check(failed), sent=True)
+        result = _result_from_wire(raw, call_id)
+        checked = result_gate.check(result, call_id=call_id)
+        return McpCall(name, call_id, verdict, checked, raw, sent=True)
+
+    async def call_unchecked(
+        self, name: str, arguments: dict[str, Any], *, timeout: float | None = None
+    ) -> dict[str, Any]:
+        """Send one ``tools/call`` as given and return the raw result: for the gating proxy,
+        which runs the gates itself, and for tests of what a server does with bad input.
+
+        Raises:
+            ServerError: the server is gone or did not answer in time.
+            MCPError: the server answered with a JSON-RPC error.
+        """
+        request = mcp_types.CallToolRequest(
+            params=mcp_types.CallToolRequestParams(name=name, arguments=arguments)
+        )
+        try:
+            raw: dict[str, Any] = await self._session().send_request(
+                request, _RAW, timeout or self.timeout
+            )
+            return raw
+        except MCPError as error:
+            if error.error.code == mcp_types.CONNECTION_CLOSED:
+                raise self._unavailable(self._mark_lost()) from None
+            if error.error.code == mcp_types.REQUEST_TIMEOUT:
+                raise self._unavailable(_one_line(error)) from None
+            raise
+
+    async def _send(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        timeout: float | None,
+        on_progress: ProgressCallback | None,
+    ) -> tuple[dict[str, Any], str | None]:
+        """The raw result of one ``tools/call``, or why there is none (one line)."""
+        request = mcp_types.CallToolRequest(
+            params=mcp_types.CallToolRequestParams(name=name, arguments=arguments)
+        )
+        try:
+            raw = await self._session().send_request(
+                request, _RAW, timeout or self.timeout, progress_callback=on_progress
+            )
+        except ServerError as error:
+            return {}, error.reason
+        except MCPError as error:
+            return {}, self._call_error(name, error, timeout)
+        except ValidationError as error:
+            return {}, f"the server's result is not a CallToolResult: {_one_line(error)}"
+        return raw, None
+
+    def _call_error(self, name: str, error: MCPError, timeout: float | None) -> str:
+        code = error.error.code
+        if code == mcp_types.REQUEST_TIMEOUT:
+            seconds = timeout or self.timeout
+            return f"{name} did not answer within {seconds:g} s (the call was cancelled)"
+        if code == mcp_types.CONNECTION_CLOSED:
+            return self._mark_lost()
+        return f"the server refused the call: {error.error.message} (JSON-RPC error {code})"
+
+    def _gates_of(self, tool: RemoteTool) -> tuple[ArgumentGate, ResultGate]:
+        gates = self._gates.get(tool.name)
+        if gates is None:
+            gates = gates_for(tool, self.repository, self.argument_options, self.result_options)
+            self._gates[tool.name] = gates
+        return gates
+
+    def _failed(self, name: str, call_id: str, reason: str) -> McpCall:
+        """A call that could not be made at all: the server is gone."""
+        rejection = Rejection("arguments", "tool_failed", name, None, None,
+                              (Violation("", "tool", reason),),
+                              f"{name} could not be reached; tell the user.")  # fmt: skip
+        return McpCall(name, call_id, Verdict("arguments", name, False, None, rejection))
+
+    # --- the session ---------------------------------------------------------------------------
+
+    def _session(self) -> Any:
+        connection = self._connection
+        if connection is None or connection.lost is not None:
+            raise self._unavailable(self._lost_line())
+        return connection.client.session
+
+    async def _hold_connection(self, *, task_status: anyio.abc.TaskStatus[_Connection]) -> None:
+        """Open the session, hand it over, and keep it open until it is told to stop or the
+        server goes away; nothing it meets on the way out escapes into the task group."""
+        stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115
+        tap = WireTap(self.trace, "host", self.label)
+        connection: _Connection | None = None
+        try:
+            async with AsyncExitStack() as stack:
+                transport = await self._transport(stack, stderr)
+                client = Client(traced(transport, tap), mode=self.mode, cache=None,
+                                read_timeout_seconds=self.timeout,
+                                message_handler=self._on_message)  # fmt: skip
+                try:
+                    await stack.enter_async_context(client)
+                except (OSError, MCPError, RuntimeError, ValidationError, ExceptionGroup) as error:
+                    raise ServerError(self.server.label, _connect_problem(error, tap),
+                                            _tail(stderr)) from None  # fmt: skip
+                connection = _Connection(client, tap, stderr)
+                task_status.started(connection)
+                await connection.stop.wait()
+        except ServerError:
+            stderr.close()
+            raise
+        except Exception as error:
+            if connection is None:
+                stderr.close()
+                raise ServerError(self.server.label, _one_line(error)) from None
+            connection.lost = connection.lost or f"the connection failed: {_one_line(error)}"
+        finally:
+            if connection is not None:
+                connection.done.set()
+
+    async def _transport(self, stack: AsyncExitStack, stderr: IO[str]) -> Any:
+        server = self.server
+        if isinstance(server, StdioServer):
+            parameters = StdioServerParameters(
+                command=server.command, args=list(server.args), env=dict(server.env or {}),
+                cwd=server.cwd,
+            )  # fmt: skip
+            return stdio_client(parameters, errlog=cast(TextIO, stderr))
+        headers = dict(server.headers)
+        if server.token:
+            headers["Authorization"] = f"Bearer {server.token}"
+        http = httpx2.AsyncClient(headers=headers,
+                                  timeout=httpx2.Timeout(self.timeout, read=300.0))  # fmt: skip
+        await stack.enter_async_context(http)
+        return streamable_http_client(server.url, http_client=http)
+
+    async def _on_message(self, message: Any) -> None:
+        """Notifications and transport errors from the server (requests and results go to
+        their callers)."""
+        if isinstance(message, mcp_types.ToolListChangedNotification):
+            self._tools, self._gates = None, {}
+            if self.on_tools_changed is not None:
+                await self.on_tools_changed()
+
+    async def _disconnect(self) -> None:
+        connection, self._connection = self._connection, None
+        if connection is None:
+            return
+        connection.stop.set()
+        with anyio.move_on_after(10):  # the SDK stops a stdio server within a few seconds
+            await connection.done.wait()
+        if connection.stderr is not None:
+            connection.stderr.close()
+
+    def _mark_lost(self) -> str:
+        """Note that the server went away (calls fail fast until `reconnect`); say how."""
+        line = self._lost_line()
+        if self._connection is not None and self._connection.lost is None:
+            self._connection.lost = line
+        return line
+
+    def _lost_line(self) -> str:
+        if self._connection is not None and self._connection.lost is not None:
+            return self._connection.lost
+        connection = self._connection
+        if connection is None:
+            return "not connected"
+        exit_line = "the server closed the connection"
+        if connection.tap is not None and connection.tap.unreadable:
+            exit_line += f" (it wrote what is not JSON-RPC: {connection.tap.unreadable[-1][:200]})"
+        tail = connection.stderr_tail().strip().splitlines()
+        if tail:
+            exit_line += f"; its last words: {tail[-1][:300]}"
+        return exit_line
+
+    def _unavailable(self, reason: str) -> ServerError:
+        connection = self._connection
+        return ServerError(self.server.label, reason,
+                                 connection.stderr_tail() if connection else "")  # fmt: skip
+
+
+def _result_from_wire(raw: dict[str, Any], call_id: str) -> ToolResult:
+    """A ``CallToolResult`` as a `ToolResult`; a single text block holding a JSON object or
+    array is also the structured result, when the server gave none."""
+    content = raw.get("content", [])
+    structured = raw.get("structuredContent")
+    if structured is None and isinstance(content, list) and len(content) == 1:
+        structured = _json_in_text(content[0])
+    return ToolResult(call_id, content, raw.get("isError") is True, structured)
+
+
+def _json_in_text(block: Any) -> Any:
+    if not isinstance(block, dict) or block.get("type") != "text":
+        return None
+    text = block.get("text")
+    if not isinstance(text, str) or not text.lstrip().startswith(("{", "[")):
+        return None
+    from schemawire._json import loads
+
+    try:
+        return loads(text, source="<text content>")
+    except SchemawireError:
+        return None
+
+
+def _unknown(
+    name: str, call_id: str, tools: dict[str, RemoteTool], tool: RemoteTool | None
+) -> McpCall:
+    if tool is not None:  # listed, but its schema cannot be used
+        line = f"the server's schema for {name} cannot be used: {tool.problem}"
+        hint = f"{name} cannot be called safely; tell the user."
+    else:
+        known = ", ".join(sorted(tools)) or "none"
+        line = f"the server has no tool {name!r} (its tools: {known})"
+        hint = "Call one of the server's tools."
+    rejection = Rejection("arguments", "arguments_invalid", name, None, None,
+                          (Violation("", "tool", line),), hint)  # fmt: skip
+    return McpCall(name, call_id, Verdict("arguments", name, False, None, rejection))
+
+
+def _connect_problem(error: BaseException, tap: WireTap) -> str:
+    if isinstance(error, ExceptionGroup):
+        error = error.exceptions[0]
+    if isinstance(error, MCPError) and error.error.code == mcp_types.REQUEST_TIMEOUT:
+        line = "the handshake did not finish in time"
+    elif isinstance(error, MCPError) and error.error.code == mcp_types.CONNECTION_CLOSED:
+        line = "the server exited during the handshake"
+    else:
+        line = _one_line(error)
+    if tap.unreadable:
+        line += f" (it wrote what is not JSON-RPC: {tap.unreadable[-1][:200]})"
+    return line
+
+
+def _tail(stderr: IO[str] | None) -> str:
+    """The end of a server's stderr, read without moving the file offset the server writes at."""
+    if stderr is None or stderr.closed:
+        return ""
+    fd = stderr.fileno()
+    size = os.fstat(fd).st_size
+    start = max(0, size - _STDERR_TAIL)
+    return os.pread(fd, size - start, start).decode("utf-8", "replace")
+
+
+def _one_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {text[0][:300]}" if text else type(error).__name__

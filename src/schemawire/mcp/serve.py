@@ -1,0 +1,124 @@
+"""`schemawire serve`: the repository's tools as an MCP server, or a gating proxy, over stdio or
+Streamable HTTP."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+
+from schemawire._version import __version__
+from schemawire.errors import ConfigError, ErrorCode, UsageError
+from schemawire.mcp._http import HttpOptions, http_app, running
+from schemawire.mcp.client import HttpServer, McpClient, StdioServer
+from schemawire.mcp.proxy import UpstreamTools
+from schemawire.mcp.server import LocalTools, build_server
+from schemawire.schema.repository import Repository
+from schemawire.trace import Trace
+
+__all__ = ["HttpOptions", "ServeOptions", "gated_server", "load_implementations", "serve"]
+
+
+@dataclass(frozen=True, slots=True)
+class ServeOptions:
+    """What `serve` serves, and how.
+
+    Attributes:
+        upstream: the server to stand in front of (a proxy); None serves the repository's tools.
+        http: listen on Streamable HTTP; None serves stdio.
+        timeout: seconds a call to the upstream may take.
+        trace: a JSON Lines file to append every hop to.
+        name: the server's name (default: ``[serve] name``, else the repository's directory).
+    """
+
+    upstream: StdioServer | HttpServer | None = None
+    http: HttpOptions | None = None
+    timeout: float = 30.0
+    trace: Path | None = None
+    name: str | None = None
+    on_ready: Callable[[int | None], None] = field(default=lambda port: None)
+
+
+def load_implementations(repository: Repository) -> dict[str, Callable[..., Any]]:
+    """The functions ``[serve] tools`` names, imported (``python-path`` first on ``sys.path``).
+
+    Raises:
+        ConfigError: a module or function cannot be imported.
+    """
+    settings = repository.config.serve
+    for folder in reversed(settings.python_path):
+        path = str((repository.root / folder).resolve())
+        if path not in sys.path:
+            sys.path.insert(0, path)
+    return {tool: _import(target, repository, tool) for tool, target in settings.tools.items()}
+
+
+def _import(target: str, repository: Repository, tool: str) -> Callable[..., Any]:
+    module_name, _, attribute = target.partition(":")
+    source = str(repository.config.source or repository.root)
+    try:
+        value: Any = importlib.import_module(module_name)
+        for part in attribute.split("."):
+            value = getattr(value, part)
+    except (ImportError, AttributeError) as error:
+        raise ConfigError(ErrorCode.CONFIG_INVALID, f"cannot import {target}: {error}",
+                          source=source, pointer=f"/serve/tools/{tool}") from None  # fmt: skip
+    if not callable(value):
+        raise ConfigError(ErrorCode.CONFIG_INVALID, f"{target} is not callable",
+                          source=source, pointer=f"/serve/tools/{tool}")  # fmt: skip
+    return value  # type: ignore[no-any-return]
+
+
+@asynccontextmanager
+async def gated_server(
+    repository: Repository, options: ServeOptions, trace: Trace
+) -> AsyncIterator[Server[Any]]:
+    """The SDK server that serves ``repository`` (or the upstream), for as long as the block
+    runs: a proxy's upstream connection lives that long too.
+
+    Raises:
+        UsageError: the repository implements no tool and there is no upstream.
+        ServerError: the upstream cannot be started or reached.
+    """
+    name = options.name or repository.config.serve.name or repository.root.name
+    if options.upstream is None:
+        implementations = load_implementations(repository)
+        if not implementations:
+            raise UsageError(f"nothing to serve: {repository.root} names no tool under "
+                             "[serve.tools] (or pass --upstream)")  # fmt: skip
+        yield build_server(LocalTools(repository, implementations), name=name,
+                           version=__version__, trace=trace)  # fmt: skip
+        return
+    async with McpClient(options.upstream, repository=repository, trace=trace,
+                         timeout=options.timeout) as client:  # fmt: skip
+        yield build_server(UpstreamTools(client), name=f"{name} (gating proxy)",
+                           version=__version__, trace=trace)  # fmt: skip
+
+
+def serve(directory: Path, options: ServeOptions) -> None:
+    """Serve until stdin closes (stdio) or the process is interrupted (HTTP)."""
+    repository = Repository.load(directory)
+    if options.http is not None:
+        options.http.check()
+    anyio.run(_serve, repository, options)
+
+
+async def _serve(repository: Repository, options: ServeOptions) -> None:
+    with Trace(path=options.trace) as trace:
+        async with gated_server(repository, options, trace) as server:
+            if options.http is None:
+                async with stdio_server() as (read, write):
+                    options.on_ready(None)
+                    await server.run(read, write, server.create_initialization_options())
+                return
+            async with running(http_app(server, options.http), options.http) as port:
+                options.on_ready(port)
+                await anyio.sleep_forever()

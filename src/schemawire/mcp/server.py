@@ -1,0 +1,243 @@
+"""An MCP server whose every call passes both gates, on the SDK's low-level `Server`.
+
+The SDK's server advertises each tool's ``inputSchema`` but never applies it, and sends whatever
+``structuredContent`` a tool returns. Here a call reaches the tool only once its arguments pass
+the argument gate (checked against the full canonical schema), and its result reaches the client
+only once it passes the result gate (validated, redacted, cut to budget).
+
+What serves the tools is a `ToolBackend`: `LocalTools` (Python functions, for `schemawire serve`)
+or `schemawire.mcp.proxy.UpstreamTools` (another MCP server, for the gating proxy).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
+
+import anyio
+import mcp_types as types
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.lowlevel import NotificationOptions, Server
+from mcp.shared.exceptions import MCPError
+from pydantic import BaseModel
+
+from schemawire._json import dumps
+from schemawire.gates import ArgumentGate, ArgumentOptions, ResultGate, ResultOptions, Verdict
+from schemawire.project.mcp import VERSIONS, project_mcp
+from schemawire.schema.repository import Repository
+from schemawire.trace import Trace
+from schemawire.types import ToolResult
+
+__all__ = ["LocalTools", "ToolBackend", "build_server", "mcp_result", "record_verdicts"]
+
+_DEFAULT_VERSION = "2025-11-25"  # how tools are listed to a client of an unknown version
+
+
+class ToolBackend(Protocol):
+    """Serves tools: lists them for a protocol version and runs calls, gated."""
+
+    async def list_tools(self, version: str) -> list[dict[str, Any]]:
+        """The tools as MCP ``Tool`` objects for protocol ``version``."""
+        ...
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any] | None, *, version: str, trace: Trace,
+        label: str,
+    ) -> dict[str, Any]:  # fmt: skip
+        """The ``CallToolResult`` (as JSON) of one gated call from a client of protocol
+        ``version``; the gates' verdicts go to ``trace`` as hops of ``label``."""
+        ...
+
+
+def build_server(
+    backend: ToolBackend,
+    *,
+    name: str,
+    version: str,
+    trace: Trace,
+    instructions: str | None = None,
+) -> Server[Any]:
+    """A low-level SDK server that lists ``backend``'s tools and runs its calls, every message
+    traced as a hop of ``trace``."""
+    label = f"mcp:{name}"
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        listed = await backend.list_tools(_projection_version(ctx.protocol_version))
+        return types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in listed])
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        version = _projection_version(ctx.protocol_version)
+        result = await backend.call_tool(params.name, params.arguments, version=version,
+                                         trace=trace, label=label)  # fmt: skip
+        return types.CallToolResult.model_validate(result)
+
+    server = _ListChangedServer(name, version=version, instructions=instructions,
+                                on_list_tools=list_tools, on_call_tool=call_tool)  # fmt: skip
+    server.middleware.insert(0, _TraceMiddleware(trace, label))
+    return server
+
+
+class _ListChangedServer(Server[Any]):
+    """Advertises ``tools.listChanged``: a proxy passes its upstream's changes on."""
+
+    def create_initialization_options(  # type: ignore[no-untyped-def]
+        self, notification_options=None, experimental_capabilities=None, extensions=None
+    ):
+        options = notification_options or NotificationOptions(tools_changed=True)
+        return super().create_initialization_options(options, experimental_capabilities, extensions)
+
+
+class _TraceMiddleware:
+    """Records every message the server receives and every answer it sends as a hop."""
+
+    def __init__(self, trace: Trace, label: str) -> None:
+        self.trace = trace
+        self.label = label
+
+    async def __call__(
+        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
+        message: dict[str, Any] = {"jsonrpc": "2.0", "method": ctx.method}
+        if ctx.request_id is not None:
+            message["id"] = ctx.request_id
+        if ctx.params is not None:
+            message["params"] = dict(ctx.params)
+        self.trace.record("client", self.label, "mcp", "receive", message)
+        try:
+            result = await call_next(ctx)
+        except MCPError as error:
+            answer = {"code": error.error.code, "message": error.error.message}
+            self._answered(ctx, {"error": answer})
+            raise
+        if ctx.request_id is not None:
+            dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True) if isinstance(
+                result, BaseModel) else result  # fmt: skip
+            self._answered(ctx, {"result": dumped})
+        return result
+
+    def _answered(self, ctx: ServerRequestContext[Any, Any], body: dict[str, Any]) -> None:
+        self.trace.record(self.label, "client", "mcp", "send",
+                          {"jsonrpc": "2.0", "id": ctx.request_id, **body})  # fmt: skip
+
+
+def _projection_version(protocol: str | None) -> str:
+    return protocol if protocol in VERSIONS else _DEFAULT_VERSION
+
+
+def record_verdicts(trace: Trace, label: str, *verdicts: Verdict | None) -> None:
+    """Each gate's verdict on one call, as a ``gate`` hop of the trace."""
+    for verdict in verdicts:
+        if verdict is not None:
+            trace.record(label, label, "gate", "check", {"tool": verdict.tool},
+                         verdict=verdict.to_json())  # fmt: skip
+
+
+def mcp_result(result: ToolResult, *, wrap: bool = False) -> dict[str, Any]:
+    """A checked `ToolResult` as an MCP ``CallToolResult``: content blocks as they are, any other
+    value as its JSON text; the structured result (``{"result": ...}`` when ``wrap``, for output
+    schemas an older client takes only as objects) beside it."""
+    content = result.content
+    if not _is_blocks(content):
+        text = content if isinstance(content, str) else dumps(content, indent=False)
+        content = [{"type": "text", "text": text}]
+    answer: dict[str, Any] = {"content": content, "isError": result.is_error}
+    if result.structured is not None and not result.is_error:
+        answer["structuredContent"] = {"result": result.structured} if wrap else result.structured
+    return answer
+
+
+def _is_blocks(content: Any) -> bool:
+    return isinstance(content, list) and all(
+        isinstance(block, dict) and isinstance(block.get("type"), str) for block in content
+    ) and bool(content)  # fmt: skip
+
+
+# --- Python functions as tools ------------------------------------------------------------------
+
+Implementation = Callable[..., Any]
+
+
+class LocalTools:
+    """The repository's tools, each run by a Python function given the arguments as keywords.
+
+    A synchronous function runs in a worker thread, so a slow tool does not stall the server.
+    """
+
+    def __init__(
+        self,
+        repository: Repository,
+        implementations: Mapping[str, Implementation],
+        *,
+        arguments: ArgumentOptions | None = None,
+        results: ResultOptions | None = None,
+    ) -> None:
+        """
+        Raises:
+            UsageError: an implementation names a tool the repository does not have.
+        """
+        specs = {spec.name: spec for spec in repository.tools()}
+        unknown = sorted(set(implementations) - set(specs))
+        if unknown:
+            from schemawire.errors import UsageError
+
+            raise UsageError(f"no schema for tools {', '.join(unknown)} in {repository.root}")
+        self.repository = repository
+        self.specs = {name: specs[name] for name in implementations}
+        self.implementations = dict(implementations)
+        self._gates = {
+            name: (
+                ArgumentGate.from_repository(repository, name, arguments),
+                ResultGate.from_repository(repository, name, results),
+            )
+            for name in self.specs
+        }
+
+    @functools.cache  # noqa: B019 - one server, a handful of protocol versions
+    def _listing(self, version: str) -> dict[str, tuple[str, dict[str, Any], bool]]:
+        """Name on the wire -> (canonical name, the ``Tool`` for ``version``, whether its
+        output is wrapped as ``{"result": ...}``)."""
+        listing = {}
+        for spec in self.specs.values():
+            projection = project_mcp(spec, version=version, documents=self.repository.documents)
+            wrapped = any(loss.code == "OUTPUT_SCHEMA_WRAPPED" for loss in projection.losses)
+            listing[projection.projected_name] = (spec.name, projection.payload, wrapped)
+        return listing
+
+    async def list_tools(self, version: str) -> list[dict[str, Any]]:
+        return [tool for _, tool, _ in self._listing(version).values()]
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any] | None, *, version: str, trace: Trace,
+        label: str,
+    ) -> dict[str, Any]:  # fmt: skip
+        listed = self._listing(version).get(name)
+        if listed is None:
+            raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {name}")
+        canonical, _, wrapped = listed
+        argument_gate, result_gate = self._gates[canonical]
+        verdict = argument_gate.check(arguments if arguments is not None else {})
+        if not verdict.accepted:
+            record_verdicts(trace, label, verdict)
+            assert verdict.rejection is not None
+            return mcp_result(ToolResult("", verdict.rejection.to_json(), True))
+        outcome = await _run(self.implementations[canonical], verdict.value)
+        checked = result_gate.check(outcome)
+        record_verdicts(trace, label, verdict, checked)
+        return mcp_result(checked.value, wrap=wrapped)
+
+
+async def _run(function: Implementation, arguments: dict[str, Any]) -> Any:
+    """What ``function`` returned, or the exception it raised (the result gate turns it into
+    one line: no stack trace reaches the client)."""
+    try:
+        if inspect.iscoroutinefunction(function):
+            return await function(**arguments)
+        return await anyio.to_thread.run_sync(functools.partial(function, **arguments))
+    except Exception as error:  # a failing tool is a result, not a crash
+        return error
