@@ -1,6 +1,6 @@
 """``make bench``: every benchmark, each beside its peers in the same run.
 
-    python -m bench.run                      # both
+    python -m bench.run                      # all of them
     python -m bench.run --only projection    # one
 
 1. check (`bench/check.py`): ``schemawire check`` over 1,000 generated tool schemas with 3
@@ -9,6 +9,9 @@
    langchain-core's and the OpenAI Agents SDK's strict converters (in bench/.work/peers-venv).
 3. gates (`bench/gates.py`): the argument gate beside the raw floor, python-jsonschema, pydantic
    and fastjsonschema; the result gate on a 100 KB result; redaction recall on the test corpus.
+4. mcp (`bench/mcp.py`): 1,000 sequential echo calls to server-everything over stdio: the SDK's
+   bare ClientSession, schemawire's client (trace on and off), an SDK-only proxy, and
+   schemawire's gating proxy.
 
 Medians of several runs; the machine is small and shared, so read the ratios.
 """
@@ -18,18 +21,19 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from bench import check, gates, projection, redaction
+from bench import check, gates, mcp, projection, redaction
 
 WORK = Path(__file__).parent / ".work"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", choices=["check", "projection", "gates"])
+    parser.add_argument("--only", choices=["check", "projection", "gates", "mcp"])
     parser.add_argument("--tools", type=int, default=1000, help="check: generated tools")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--sample", type=int, default=20, help="tools timed for check-jsonschema")
     parser.add_argument("--projected", type=int, default=5000, help="projection: tools")
+    parser.add_argument("--calls", type=int, default=1000, help="mcp: echo calls per round")
     options = parser.parse_args()
     WORK.mkdir(exist_ok=True)
     if options.only in (None, "check"):
@@ -40,6 +44,9 @@ def main() -> None:
         print()
     if options.only in (None, "gates"):
         print_gates(options.runs)
+        print()
+    if options.only in (None, "mcp"):
+        mcp.print_table(mcp.run(options.calls, rounds=3), options.calls)
 
 
 def print_projection(rows: list[projection.Row], real: int) -> None:

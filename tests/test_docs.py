@@ -25,7 +25,7 @@ def blocks(text: str, language: str) -> list[str]:
 
 
 # Pages whose console and python blocks run; their commands run in order, in one directory.
-PAGES = ("README.md", "docs/projections.md", "docs/gates.md")
+PAGES = ("README.md", "docs/projections.md", "docs/gates.md", "docs/mcp.md")
 
 
 def console_commands() -> list[tuple[str, str, int]]:
@@ -38,6 +38,11 @@ def console_commands() -> list[tuple[str, str, int]]:
                 elif line.startswith("# exit "):
                     commands[-1] = (page, commands[-1][1], int(line.removeprefix("# exit ")))
     return commands
+
+
+def with_schemawire() -> dict[str, str]:
+    """The environment with `schemawire` on PATH, as the docs assume (an MCP server command)."""
+    return {**os.environ, "PATH": f"{SCHEMAWIRE.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
 
 
 def python_blocks() -> list[tuple[str, str]]:
@@ -64,14 +69,16 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_documented_command_runs(page: str, command: str, exit_code: int, workdir: Path) -> None:
     argv = shlex.split(command)
     assert argv[0] == "schemawire"
-    completed = subprocess.run(
-        [str(SCHEMAWIRE), *argv[1:]], cwd=workdir, capture_output=True, timeout=60, check=False
-    )
+    completed = subprocess.run([str(SCHEMAWIRE), *argv[1:]], cwd=workdir, env=with_schemawire(),
+                               capture_output=True, timeout=60, check=False)  # fmt: skip
     assert completed.returncode == exit_code, completed.stdout + completed.stderr
 
 
 @pytest.mark.parametrize(("page", "code"), python_blocks())
-def test_documented_python_prints_what_it_shows(page: str, code: str) -> None:
+def test_documented_python_prints_what_it_shows(
+    page: str, code: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", with_schemawire()["PATH"])
     expected = [line.removeprefix("# ") for line in code.splitlines() if line.startswith("# ")]
     output = io.StringIO()
     cwd = Path.cwd()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 from pathlib import Path
 from typing import Annotated, Any
@@ -166,8 +167,18 @@ def serve_command(
                          allowed_origins=tuple(allowed_origin or ())) if http else None,
         timeout=timeout,
         trace=trace,
+        on_ready=functools.partial(_announce, host),
     )  # fmt: skip
     serve(directory, options)
+
+
+def _announce(host: str, port: int | None) -> None:
+    """Say where the server listens, on stderr (stdout is the stdio transport's)."""
+    if port is None:
+        stderr.print("schemawire: serving MCP on stdio")
+    else:
+        address = f"[{host}]" if ":" in host else host
+        stderr.print(f"schemawire: serving MCP at http://{address}:{port}/mcp")
 
 
 # --- the work --------------------------------------------------------------------------------

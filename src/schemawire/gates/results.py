@@ -205,11 +205,8 @@ class ResultGate:
     def _redacted_text(self, text: str, marked: Any) -> tuple[str, list[Change]]:
         """Text that is JSON is redacted member by member (keys and schema marks count), then
         written back; other text string by string."""
-        try:
-            value = loads(text, limits=_TEXT_LIMITS, source="<result>")
-        except JSONError:
-            value = None
-        if isinstance(value, dict | list):
+        value = _json_container(text)
+        if value is not None:
             redacted, changes = self.redactor.value(value, marked)
             return (dumps(redacted, indent=False) if changes else text), changes
         redacted_text, found = self.redactor.value(text)
@@ -315,13 +312,22 @@ def _only_text(content: Any) -> str | None:
     return None
 
 
-def _cut_text(text: str, budget: int, required: Any) -> tuple[str, list[Change]]:
-    """Text cut to ``budget`` bytes; text that is JSON is cut as JSON and written back."""
+def _json_container(text: str) -> dict[str, Any] | list[Any] | None:
+    """The object or array ``text`` holds, if it is one. (Most text is prose: it is not parsed,
+    since a failed parse builds a whole error with a caret.)"""
+    if not text.lstrip().startswith(("{", "[")):
+        return None
     try:
         value = loads(text, limits=_TEXT_LIMITS, source="<result>")
     except JSONError:
-        value = None
-    if isinstance(value, dict | list):
+        return None
+    return value if isinstance(value, dict | list) else None
+
+
+def _cut_text(text: str, budget: int, required: Any) -> tuple[str, list[Change]]:
+    """Text cut to ``budget`` bytes; text that is JSON is cut as JSON and written back."""
+    value = _json_container(text)
+    if value is not None:
         cut, changes = truncate(value, budget, required)
         return dumps(cut, indent=False), changes
     cut_string, changes = truncate(text, budget)

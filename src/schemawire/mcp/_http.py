@@ -21,7 +21,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 
 from schemawire.errors import UsageError
 
-__all__ = ["HttpOptions", "http_app", "running"]
+__all__ = ["HttpOptions", "Listening", "http_app", "running"]
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -125,9 +125,18 @@ def http_app(server: Server[Any], options: HttpOptions) -> App:
     return _BearerToken(app, options.token) if options.token else app
 
 
+@dataclass(frozen=True, slots=True)
+class Listening:
+    """A running HTTP server: its port, and an event set once it has stopped (on SIGINT or
+    SIGTERM, which uvicorn handles)."""
+
+    port: int
+    stopped: anyio.Event
+
+
 @asynccontextmanager
-async def running(app: App, options: HttpOptions) -> AsyncIterator[int]:
-    """Serve ``app`` with uvicorn while the block runs; yields the bound port.
+async def running(app: App, options: HttpOptions) -> AsyncIterator[Listening]:
+    """Serve ``app`` with uvicorn while the block runs.
 
     Raises:
         UsageError: the address is refused (see `HttpOptions.check`).
@@ -149,7 +158,7 @@ async def running(app: App, options: HttpOptions) -> AsyncIterator[int]:
         group.start_soon(serve)
         await _started(server, stopped)
         try:
-            yield server.servers[0].sockets[0].getsockname()[1]
+            yield Listening(server.servers[0].sockets[0].getsockname()[1], stopped)
         finally:
             server.should_exit = True
             with anyio.move_on_after(_STARTUP_SECONDS):

@@ -16,9 +16,10 @@ from mcp.shared._stream_protocols import ReadStream, WriteStream
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
+from schemawire.gates import Verdict
 from schemawire.trace import Trace
 
-__all__ = ["WireTap", "message_json", "traced"]
+__all__ = ["WireTap", "message_json", "record_verdicts", "traced"]
 
 _T = TypeVar("_T")
 
@@ -139,3 +140,11 @@ def traced(
             yield tap_streams(read, write, tap)
 
     return opened()
+
+
+def record_verdicts(trace: Trace, label: str, *verdicts: Verdict | None) -> None:
+    """Each gate's verdict on one call, as a ``gate`` hop of the trace."""
+    for verdict in verdicts:
+        if verdict is not None:
+            trace.record(label, label, "gate", "check", {"tool": verdict.tool},
+                         verdict=verdict.to_json())  # fmt: skip

@@ -38,7 +38,7 @@ from mcp import Client, StdioServerParameters
 from schemawire.errors import SchemawireError
 from schemawire.gates import ArgumentGate, ArgumentOptions, ResultGate, ResultOptions, Verdict
 from schemawire.mcp._tools import RemoteTool, gates_for, remote_tools
-from schemawire.mcp._wire import WireTap, traced
+from schemawire.mcp._wire import WireTap, record_verdicts, traced
 from schemawire.schema.repository import Repository
 from schemawire.trace import Trace
 from schemawire.types import Rejection, ToolResult, Violation
@@ -202,6 +202,7 @@ class McpClient:
         arguments: ArgumentOptions | None = None,
         results: ResultOptions | None = None,
         on_tools_changed: Callable[[], Awaitable[None]] | None = None,
+        tracing: bool = True,
     ) -> None:
         """
         Args:
@@ -215,6 +216,8 @@ class McpClient:
             arguments: options of the argument gates.
             results: options of the result gates.
             on_tools_changed: awaited when the server says its tool list changed.
+            tracing: record every JSON-RPC message and every verdict as a hop; off, the
+                trace gets nothing from this client (for measuring what tracing costs).
         """
         self.server = server
         self.repository = repository
@@ -224,6 +227,7 @@ class McpClient:
         self.argument_options = arguments
         self.result_options = results
         self.on_tools_changed = on_tools_changed
+        self.tracing = tracing
         self._group: anyio.abc.TaskGroup | None = None
         self._connection: _Connection | None = None
         self._tools: dict[str, RemoteTool] | None = None
@@ -349,18 +353,25 @@ class McpClient:
             return _unknown(name, call_id, tools, tool)
         argument_gate, result_gate = self._gates_of(tool)
         verdict = argument_gate.check(arguments)
+        self._record(verdict)
         if not verdict.accepted:
             return McpCall(name, call_id, verdict)
         if not self.connected:  # gone since the tools were listed: say so, send nothing
-            failed = ToolResult(call_id, [{"type": "text", "text": self._lost_line()}], True)
-            return McpCall(name, call_id, verdict, result_gate.check(failed), sent=False)
+            return self._checked(name, call_id, verdict, result_gate, _failure(self._lost_line()))
         raw, failure = await self._send(name, verdict.value, timeout, on_progress)
         if failure is not None:
-            failed = ToolResult(call_id, [{"type": "text", "text": failure}], True)
-            return McpCall(name, call_id, verdict, result_gate.check(failed), sent=True)
-        result = _result_from_wire(raw, call_id)
-        checked = result_gate.check(result, call_id=call_id)
-        return McpCall(name, call_id, verdict, checked, raw, sent=True)
+            return self._checked(name, call_id, verdict, result_gate, _failure(failure), sent=True)
+        return self._checked(name, call_id, verdict, result_gate, raw, sent=True, received=True)
+
+    def _checked(
+        self, name: str, call_id: str, arguments: Verdict, gate: ResultGate,
+        result: dict[str, Any], *, sent: bool = False, received: bool = False,
+    ) -> McpCall:  # fmt: skip
+        """The call, once its ``result`` (as the server sent it, or the failure in its place)
+        has passed the result gate."""
+        verdict = gate.check(_result_from_wire(result, call_id), call_id=call_id)
+        self._record(verdict)
+        return McpCall(name, call_id, arguments, verdict, result if received else None, sent=sent)
 
     async def call_unchecked(
         self, name: str, arguments: dict[str, Any], *, timeout: float | None = None
@@ -419,6 +430,10 @@ class McpClient:
             return self._mark_lost()
         return f"the server refused the call: {error.error.message} (JSON-RPC error {code})"
 
+    def _record(self, verdict: Verdict) -> None:
+        if self.tracing:
+            record_verdicts(self.trace, "host", verdict)
+
     def _gates_of(self, tool: RemoteTool) -> tuple[ArgumentGate, ResultGate]:
         gates = self._gates.get(tool.name)
         if gates is None:
@@ -445,7 +460,7 @@ class McpClient:
         """Open the session, hand it over, and keep it open until it is told to stop or the
         server goes away; nothing it meets on the way out escapes into the task group."""
         stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115
-        tap = WireTap(self.trace, "host", self.label)
+        tap = WireTap(self.trace, "host", self.label) if self.tracing else None
         connection: _Connection | None = None
         try:
             async with AsyncExitStack() as stack:
@@ -534,6 +549,11 @@ class McpClient:
                                  connection.stderr_tail() if connection else "")  # fmt: skip
 
 
+def _failure(line: str) -> dict[str, Any]:
+    """Why a call has no result, as the error result a server would have sent."""
+    return {"content": [{"type": "text", "text": line}], "isError": True}
+
+
 def _result_from_wire(raw: dict[str, Any], call_id: str) -> ToolResult:
     """A ``CallToolResult`` as a `ToolResult`; a single text block holding a JSON object or
     array is also the structured result, when the server gave none."""
@@ -573,7 +593,7 @@ def _unknown(
     return McpCall(name, call_id, Verdict("arguments", name, False, None, rejection))
 
 
-def _connect_problem(error: BaseException, tap: WireTap) -> str:
+def _connect_problem(error: BaseException, tap: WireTap | None) -> str:
     if isinstance(error, ExceptionGroup):
         error = error.exceptions[0]
     if isinstance(error, MCPError) and error.error.code == mcp_types.REQUEST_TIMEOUT:
@@ -582,7 +602,7 @@ def _connect_problem(error: BaseException, tap: WireTap) -> str:
         line = "the server exited during the handshake"
     else:
         line = _one_line(error)
-    if tap.unreadable:
+    if tap is not None and tap.unreadable:
         line += f" (it wrote what is not JSON-RPC: {tap.unreadable[-1][:200]})"
     return line
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from schemawire.mcp.client import McpClient, ServerError
-from schemawire.mcp.server import mcp_result, record_verdicts
+from schemawire.mcp.server import mcp_result
 from schemawire.project.mcp import project_mcp
 from schemawire.trace import Trace
 
@@ -57,8 +57,7 @@ class UpstreamTools:
         except ServerError as error:
             return mcp_result(_unreachable(name, error))
         call = await self.client.call(name, arguments if arguments is not None else {})
-        record_verdicts(trace, label, call.arguments, call.result)
-        return mcp_result(call.output)
+        return mcp_result(call.output)  # the client put both verdicts in the trace
 
     async def _ensure_connected(self) -> None:
         """Restart an upstream that went away (once per call): a crashed stdio server comes

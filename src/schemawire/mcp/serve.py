@@ -104,7 +104,7 @@ async def gated_server(
 
 
 def serve(directory: Path, options: ServeOptions) -> None:
-    """Serve until stdin closes (stdio) or the process is interrupted (HTTP)."""
+    """Serve until stdin closes (stdio), or until SIGINT or SIGTERM (HTTP)."""
     repository = Repository.load(directory)
     if options.http is not None:
         options.http.check()
@@ -119,6 +119,6 @@ async def _serve(repository: Repository, options: ServeOptions) -> None:
                     options.on_ready(None)
                     await server.run(read, write, server.create_initialization_options())
                 return
-            async with running(http_app(server, options.http), options.http) as port:
-                options.on_ready(port)
-                await anyio.sleep_forever()
+            async with running(http_app(server, options.http), options.http) as listening:
+                options.on_ready(listening.port)
+                await listening.stopped.wait()

@@ -24,13 +24,14 @@ from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel
 
 from schemawire._json import dumps
-from schemawire.gates import ArgumentGate, ArgumentOptions, ResultGate, ResultOptions, Verdict
+from schemawire.gates import ArgumentGate, ArgumentOptions, ResultGate, ResultOptions
+from schemawire.mcp._wire import record_verdicts
 from schemawire.project.mcp import VERSIONS, project_mcp
 from schemawire.schema.repository import Repository
 from schemawire.trace import Trace
 from schemawire.types import ToolResult
 
-__all__ = ["LocalTools", "ToolBackend", "build_server", "mcp_result", "record_verdicts"]
+__all__ = ["LocalTools", "ToolBackend", "build_server", "mcp_result"]
 
 _DEFAULT_VERSION = "2025-11-25"  # how tools are listed to a client of an unknown version
 
@@ -128,14 +129,6 @@ class _TraceMiddleware:
 
 def _projection_version(protocol: str | None) -> str:
     return protocol if protocol in VERSIONS else _DEFAULT_VERSION
-
-
-def record_verdicts(trace: Trace, label: str, *verdicts: Verdict | None) -> None:
-    """Each gate's verdict on one call, as a ``gate`` hop of the trace."""
-    for verdict in verdicts:
-        if verdict is not None:
-            trace.record(label, label, "gate", "check", {"tool": verdict.tool},
-                         verdict=verdict.to_json())  # fmt: skip
 
 
 def mcp_result(result: ToolResult, *, wrap: bool = False) -> dict[str, Any]:

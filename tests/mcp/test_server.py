@@ -1,0 +1,229 @@
+"""Our server and our proxy, seen from a client: every call gated both ways, HTTP locked down.
+
+The servers run for real: `schemawire serve` as a process over stdio, or the same server over
+Streamable HTTP on 127.0.0.1 inside the test's event loop (so a spy can see what ran).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+
+from schemawire.errors import UsageError
+from schemawire.mcp import HttpServer, McpClient, StdioServer
+from schemawire.mcp._http import HttpOptions, http_app, running
+from schemawire.mcp.serve import ServeOptions, gated_server
+from schemawire.mcp.server import LocalTools, build_server
+from schemawire.schema.repository import Repository
+from schemawire.trace import Trace
+from tests.conftest import EXAMPLES, WriteRepo, tool_schema
+from tests.mcp.conftest import scripted
+
+pytestmark = pytest.mark.anyio
+
+SCHEMAWIRE = str(Path(sys.executable).with_name("schemawire"))
+DESK = EXAMPLES / "support-desk"
+
+
+def error_of(result: dict[str, Any]) -> dict[str, Any]:
+    """The gate's error object inside an MCP error result."""
+    assert result["isError"] is True
+    return json.loads(result["content"][0]["text"])["error"]
+
+
+# --- `schemawire serve` over stdio --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("mode", "version"), [("auto", "2026-07-28"), ("legacy", "2025-11-25")])
+async def test_serve_speaks_both_eras(mode: Any, version: str) -> None:
+    server = StdioServer(SCHEMAWIRE, ("serve", str(DESK)))
+    async with McpClient(server, mode=mode) as client:
+        tools = {t.name: t.listed for t in await client.list_tools()}
+        done = await client.call_unchecked("get_weather", {"city": "Paris"})
+        refused = await client.call_unchecked(
+            "create_refund", {"order_id": "A-1042", "amount": -5, "reason": "late"}
+        )
+        assert client.protocol_version == version
+    assert tools["create_refund"]["inputSchema"]["properties"]["amount"]["exclusiveMinimum"] == 0
+    assert done["structuredContent"] == {"city": "Paris", "temp_c": 11.5, "condition": "cloudy"}
+    error = error_of(refused)
+    assert error["code"] == "arguments_invalid"
+    assert [v["pointer"] for v in error["violations"]] == ["/amount"]
+
+
+# --- the server over HTTP, in process -----------------------------------------------------------
+
+
+class Spy:
+    """Implementations that record every call that reached them."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+
+    def lookup(self, city: str) -> dict[str, Any]:
+        self.calls.append(("lookup", {"city": city}))
+        if city == "boom":
+            raise RuntimeError("database password=hunter2 at /srv/db.py line 3")
+        if city == "leak":
+            return {"city": city, "note": "key sk-ant-api03-" + "A" * 40}
+        return {"city": city, "population": "many" if city == "wrong" else 3}
+
+
+def spy_repository(write_repo: WriteRepo) -> Repository:
+    output = {"$schema": "https://json-schema.org/draft/2020-12/schema",
+              "$id": "https://example.com/schemas/tools/lookup.output.json", "x-version": "1.0.0",
+              "type": "object", "properties": {"city": {"type": "string"},
+                                               "population": {"type": "integer"},
+                                               "note": {"type": "string"}},
+              "required": ["city"], "additionalProperties": False}  # fmt: skip
+    root = write_repo({"schemas/tools/lookup.json": tool_schema("lookup"),
+                       "schemas/tools/lookup.output.json": output})  # fmt: skip
+    return Repository.load(root)
+
+
+@asynccontextmanager
+async def http_server(
+    repository: Repository, spy: Spy, options: HttpOptions, trace: Trace
+) -> AsyncIterator[str]:
+    server = build_server(LocalTools(repository, {"lookup": spy.lookup}), name="spy",
+                          version="1.0.0", trace=trace)  # fmt: skip
+    async with running(http_app(server, options), options) as listening:
+        yield f"http://127.0.0.1:{listening.port}/mcp"
+
+
+async def test_every_call_is_gated_both_ways(write_repo: WriteRepo) -> None:
+    spy, trace = Spy(), Trace()
+    options = HttpOptions(port=0)
+    async with (
+        http_server(spy_repository(write_repo), spy, options, trace) as url,
+        McpClient(HttpServer(url)) as client,
+    ):
+        bad = await client.call_unchecked("lookup", {"city": 5, "extra": True})
+        good = await client.call_unchecked("lookup", {"city": "Oslo"})
+        wrong = await client.call_unchecked("lookup", {"city": "wrong"})
+        boom = await client.call_unchecked("lookup", {"city": "boom"})
+        leak = await client.call_unchecked("lookup", {"city": "leak"})
+    assert [city for _, call in spy.calls for city in call.values()] == [
+        "Oslo", "wrong", "boom", "leak"]  # fmt: skip  # the bad call never ran
+    pointers = {v["pointer"] for v in error_of(bad)["violations"]}
+    assert pointers == {"/city", "/extra"}
+    assert good["structuredContent"] == {"city": "Oslo", "population": 3}
+    assert error_of(wrong)["code"] == "result_invalid"
+    boom_error = error_of(boom)
+    assert boom_error["code"] == "tool_failed"
+    line = boom_error["violations"][0]["message"]  # one line: no stack trace, no password
+    assert line.startswith("RuntimeError: database password=[REDACTED:")
+    assert "hunter2" not in json.dumps(boom)
+    assert "Traceback" not in json.dumps(boom)
+    assert "sk-ant-" not in json.dumps(leak)
+    assert leak["structuredContent"]["note"].startswith("key [REDACTED:")
+    verdicts = [h.verdict["outcome"] for h in trace.hops if h.protocol == "gate"]
+    assert verdicts == ["rejected", "accepted", "accepted", "accepted", "rejected",
+                        "accepted", "rejected", "accepted", "redacted"]  # fmt: skip
+
+
+async def test_http_refuses_foreign_hosts_and_origins(write_repo: WriteRepo) -> None:
+    options = HttpOptions(port=0, allowed_origins=("https://app.example.com",))
+    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    async with (
+        http_server(spy_repository(write_repo), Spy(), options, Trace()) as url,
+        httpx2.AsyncClient(timeout=10) as http,
+    ):
+
+        async def status(**extra: str) -> int:
+            response = await http.post(url, json=ping, headers={**headers, **extra})
+            return response.status_code
+
+        assert await status(Host="evil.example.com") == 421
+        assert await status(Origin="http://evil.example.com") == 403
+        assert await status(Origin="https://app.example.com") != 403
+        assert await status(Origin="http://localhost:5173") != 403
+
+
+async def test_http_bearer_token(write_repo: WriteRepo) -> None:
+    options = HttpOptions(port=0, token="s3cret")
+    async with http_server(spy_repository(write_repo), Spy(), options, Trace()) as url:
+        async with httpx2.AsyncClient(timeout=10) as http:
+            response = await http.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
+            assert response.status_code == 401
+            assert response.headers["www-authenticate"] == "Bearer"
+        async with McpClient(HttpServer(url, token="s3cret")) as client:
+            assert [t.name for t in await client.list_tools()] == ["lookup"]
+
+
+async def test_only_loopback_unless_asked() -> None:
+    with pytest.raises(UsageError, match="--allow-remote"):
+        HttpOptions(host="0.0.0.0").check()
+    HttpOptions(host="::1").check()
+    HttpOptions(host="0.0.0.0", allow_remote=True).check()
+
+
+# --- the gating proxy ---------------------------------------------------------------------------
+
+
+@asynccontextmanager
+async def proxy(upstream: StdioServer, trace: Trace, root: Path) -> AsyncIterator[str]:
+    options = ServeOptions(upstream=upstream, timeout=5)
+    async with gated_server(Repository.load(root), options, trace) as server:
+        http = HttpOptions(port=0)
+        async with running(http_app(server, http), http) as listening:
+            yield f"http://127.0.0.1:{listening.port}/mcp"
+
+
+def upstream_calls(trace: Trace) -> list[str]:
+    """The tools the proxy called upstream, read off the upstream wire."""
+    return [h.payload["params"]["name"] for h in trace.hops
+            if h.source == "host" and h.payload.get("method") == "tools/call"]  # fmt: skip
+
+
+async def test_proxy_gates_what_the_upstream_would_not(tmp_path: Path) -> None:
+    trace = Trace()
+    async with proxy(scripted(), trace, tmp_path) as url, McpClient(HttpServer(url)) as client:
+        listed = [t.name for t in await client.list_tools()]
+        bad = await client.call_unchecked("add", {"a": 1, "b": "2"})
+        good = await client.call_unchecked("add", {"a": 1, "b": 2})
+        invalid = await client.call_unchecked("wrong_total", {})
+        leak = await client.call_unchecked("leak", {})
+    assert "add" in listed
+    assert error_of(bad)["violations"][0]["pointer"] == "/b"
+    assert good["structuredContent"] == {"total": 3}
+    assert error_of(invalid)["code"] == "result_invalid"
+    assert "sk-proj-" not in json.dumps(leak)
+    assert upstream_calls(trace) == ["add", "wrong_total", "leak"]  # never the bad add
+
+
+async def test_proxy_restarts_a_crashed_upstream(tmp_path: Path) -> None:
+    trace = Trace()
+    async with proxy(scripted(), trace, tmp_path) as url, McpClient(HttpServer(url)) as client:
+        crashed = await client.call_unchecked("crash", {})
+        back = await client.call_unchecked("echo", {"message": "again"})
+    assert "crashing on purpose" in error_of(crashed)["violations"][0]["message"]
+    assert back["content"][0]["text"] == "again"
+    handshakes = [h for h in trace.hops if h.payload.get("method") == "initialize"]
+    assert len(handshakes) == 2
+
+
+async def test_proxy_applies_the_repository_schema_over_the_upstream_one(
+    write_repo: WriteRepo,
+) -> None:
+    # The upstream's echo takes any string; the repository's says at most 5 characters.
+    canonical = tool_schema("echo", properties={"message": {"type": "string", "maxLength": 5}},
+                            required=["message"])  # fmt: skip
+    root = write_repo({"schemas/tools/echo.json": canonical})
+    trace = Trace()
+    async with proxy(scripted(), trace, root) as url, McpClient(HttpServer(url)) as client:
+        (echo,) = [t for t in await client.list_tools() if t.name == "echo"]
+        long = await client.call_unchecked("echo", {"message": "far too long"})
+        short = await client.call_unchecked("echo", {"message": "hi"})
+    assert echo.listed["inputSchema"]["properties"]["message"]["maxLength"] == 5
+    assert error_of(long)["violations"][0]["keyword"] == "maxLength"
+    assert short["content"][0]["text"] == "hi"
+    assert upstream_calls(trace) == ["echo"]
