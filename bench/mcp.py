@@ -58,7 +58,7 @@ async def bare_sdk(stack: AsyncExitStack) -> Call:
 
 
 async def through_proxy(stack: AsyncExitStack) -> Call:
-    args = ["serve", str(ROOT), "--upstream", "--", str(EVERYTHING), "stdio"]
+    args = ["serve", "--repo", str(ROOT), "--upstream", "--", str(EVERYTHING), "stdio"]
     return await _bare(stack, str(SCHEMAWIRE), args)
 
 

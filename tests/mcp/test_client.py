@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from schemawire.mcp import McpClient, ServerError, StdioServer
@@ -212,6 +213,18 @@ async def test_a_hanging_tool_times_out_and_is_cancelled() -> None:
     assert call.sent
     assert not call.accepted
     assert "did not answer within 0.5 s" in call.output.content["error"]["violations"][0]["message"]
+    (cancel,) = sent(trace, "notifications/cancelled")
+    assert cancel["params"]["requestId"] == calls_of(trace, "hang")[0]["id"]
+    assert after.accepted
+
+
+async def test_cancelling_the_caller_cancels_the_call() -> None:
+    trace = Trace()
+    async with McpClient(scripted(), trace=trace) as client:
+        with anyio.move_on_after(0.3) as scope:
+            await client.call("hang", {})
+        after = await client.call("echo", {"message": "still here"})
+    assert scope.cancelled_caught
     (cancel,) = sent(trace, "notifications/cancelled")
     assert cancel["params"]["requestId"] == calls_of(trace, "hang")[0]["id"]
     assert after.accepted

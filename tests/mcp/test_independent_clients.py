@@ -210,24 +210,22 @@ def home(tmp_path: Path) -> Path:
     return path
 
 
+def support_desk_stdio() -> list[str | Path]:
+    return [SCHEMAWIRE, "serve", SUPPORT_DESK]
+
+
 @pytest.fixture
 def no_schemas(tmp_path: Path) -> Path:
-    """An empty schema repository for the proxy: the upstream's own schemas gate its tools.
-
-    Named explicitly because `serve --upstream -- CMD ARGS` without it takes CMD as the
-    directory (see `test_proxy_command_needs_no_directory`)."""
+    """An empty schema repository for the proxy: the upstream's own schemas gate its tools."""
     path = tmp_path / "no-schemas"
     path.mkdir()
     return path
 
 
-def support_desk_stdio() -> list[str | Path]:
-    return [SCHEMAWIRE, "serve", SUPPORT_DESK]
-
-
 def proxy_stdio(repository: Path, *options: str | Path) -> list[str | Path]:
+    """The proxy in front of server-everything."""
     require_peers(NODE22, EVERYTHING)
-    return [SCHEMAWIRE, "serve", repository, "--upstream", *options,
+    return [SCHEMAWIRE, "serve", "--repo", repository, "--upstream", *options,
             "--", NODE22, EVERYTHING, "stdio"]  # fmt: skip
 
 
@@ -246,7 +244,8 @@ def support_desk_url_with_token() -> Iterator[str]:
 @pytest.fixture
 def proxy_url(no_schemas: Path) -> Iterator[str]:
     require_peers(NODE22, EVERYTHING)
-    with serving(no_schemas, "--upstream", upstream=(NODE22, EVERYTHING, "stdio")) as url:
+    upstream = (NODE22, EVERYTHING, "stdio")
+    with serving("--repo", no_schemas, "--upstream", upstream=upstream) as url:
         yield url
 
 
@@ -333,17 +332,6 @@ def test_inspector_through_the_proxy_reaches_everything_only_with_good_arguments
     assert upstream_calls == [{"message": "hello"}]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: `schemawire serve --upstream -- CMD ARGS` binds CMD to the `directory` "
-    "argument and runs ARGS as the upstream command",
-)
-def test_proxy_command_needs_no_directory(home: Path) -> None:
-    require_peers(EVERYTHING)
-    listed = list_tools(home, [SCHEMAWIRE, "serve", "--upstream", "--", EVERYTHING, "stdio"])
-    assert (listed.rc, listed.error) == (OK, None), listed
-
-
 # --- 4: the conformance suite against our server and our proxy, over HTTP -------------------------
 
 
@@ -393,19 +381,18 @@ def check_conformance(result: Conformance, baseline: Path) -> None:
 def test_conformance_suite_against_our_server(support_desk_url: str, tmp_path: Path) -> None:
     result = conformance(support_desk_url, SERVER_BASELINE, tmp_path / "conformance")
     check_conformance(result, SERVER_BASELINE)
-    # No false pass here: an unknown fixture tool is a JSON-RPC error, so these fail honestly.
-    for scenario in ["tools-call-simple-text", "tools-call-error"]:
-        (check,) = result.scenarios[scenario]
-        assert "Unknown tool: test_" in check["errorMessage"], check
+    unknown_tools_fail_honestly(result)
 
 
 def test_conformance_suite_against_our_proxy(proxy_url: str, tmp_path: Path) -> None:
     result = conformance(proxy_url, PROXY_BASELINE, tmp_path / "conformance")
     check_conformance(result, PROXY_BASELINE)
-    # The two false passes: the suite accepts any text result, and the proxy answers a call to
-    # a tool upstream lacks with its own arguments_invalid result (isError: true) instead of a
-    # JSON-RPC error. Pinned so that a change in either shows up here.
+    unknown_tools_fail_honestly(result)
+
+
+def unknown_tools_fail_honestly(result: Conformance) -> None:
+    """No false pass: a call to a fixture tool the server lacks is the JSON-RPC error -32602
+    (as the spec says), not an error result the suite would accept as the fixture's answer."""
     for scenario in ["tools-call-simple-text", "tools-call-error"]:
-        assert result.passed(scenario)
         (check,) = result.scenarios[scenario]
-        assert "the server has no tool 'test_" in check["details"]["result"]["content"][0]["text"]
+        assert "Unknown tool: test_" in check["errorMessage"], check

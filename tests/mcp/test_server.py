@@ -170,8 +170,10 @@ async def test_only_loopback_unless_asked() -> None:
 
 
 @asynccontextmanager
-async def proxy(upstream: StdioServer, trace: Trace, root: Path) -> AsyncIterator[str]:
-    options = ServeOptions(upstream=upstream, timeout=5)
+async def proxy(
+    upstream: StdioServer, trace: Trace, root: Path, timeout: float = 5
+) -> AsyncIterator[str]:
+    options = ServeOptions(upstream=upstream, timeout=timeout)
     async with gated_server(Repository.load(root), options, trace) as server:
         http = HttpOptions(port=0)
         async with running(http_app(server, http), http) as listening:
@@ -209,6 +211,21 @@ async def test_proxy_restarts_a_crashed_upstream(tmp_path: Path) -> None:
     assert back["content"][0]["text"] == "again"
     handshakes = [h for h in trace.hops if h.payload.get("method") == "initialize"]
     assert len(handshakes) == 2
+
+
+async def test_proxy_answers_for_a_hanging_or_garbled_upstream(tmp_path: Path) -> None:
+    trace = Trace()
+    async with (
+        proxy(scripted(), trace, tmp_path, timeout=0.5) as url,
+        McpClient(HttpServer(url), timeout=10) as client,
+    ):
+        hung = await client.call_unchecked("hang", {})
+        garbled = await client.call_unchecked("garbage", {})
+        back = await client.call_unchecked("echo", {"message": "fine"})
+    assert "did not answer within 0.5 s" in error_of(hung)["violations"][0]["message"]
+    assert "not JSON-RPC: 'this is not json-rpc'" in error_of(garbled)["violations"][0]["message"]
+    assert back["content"][0]["text"] == "fine"
+    assert any(h.payload.get("method") == "notifications/cancelled" for h in trace.hops)
 
 
 async def test_proxy_applies_the_repository_schema_over_the_upstream_one(

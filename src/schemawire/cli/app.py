@@ -116,6 +116,7 @@ app.command(
         "schemawire serve                              # this repository's tools, over stdio",
         "schemawire serve --http --port 8000 --token $TOKEN",
         "schemawire serve --upstream -- npx -y @modelcontextprotocol/server-memory",
+        "schemawire serve --repo . --upstream -- python -m my_server   # canonical schemas",
         "schemawire serve --http --upstream-url http://127.0.0.1:3001/mcp",
     ),
 )(mcp.serve_command)

@@ -119,16 +119,24 @@ def call_command(
 
 @guarded
 def serve_command(
-    directory: Annotated[
-        Path, typer.Argument(help="The schema repository whose tools to serve.")
-    ] = Path("."),
+    arguments: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="The repository to serve (default: .); with --upstream, the "
+            "upstream server's command, after `--`.",
+            show_default=False,
+        ),
+    ] = None,
     upstream: Annotated[
         bool, typer.Option("--upstream", help="Be a gating proxy for the command after `--`.")
     ] = False,
     upstream_url: Annotated[
         str | None, typer.Option("--upstream-url", help="Be a gating proxy for this HTTP server.")
     ] = None,
-    command: Command = None,
+    repo: Annotated[
+        Path | None,
+        typer.Option("--repo", help="The repository whose schemas gate a proxy's calls."),
+    ] = None,
     http: Annotated[
         bool, typer.Option("--http", help="Serve Streamable HTTP instead of stdio.")
     ] = False,
@@ -157,12 +165,9 @@ def serve_command(
     """
     from schemawire.mcp.serve import HttpOptions, ServeOptions, serve
 
-    if upstream and not command:
-        raise UsageError("--upstream needs the upstream server's command after `--`")
-    if command and not upstream:
-        raise UsageError("a command after `--` is the upstream server: add --upstream")
+    directory, upstream_address = _serve_target(arguments or [], upstream, upstream_url, repo)
     options = ServeOptions(
-        upstream=_address(command, upstream_url, None, None) if command or upstream_url else None,
+        upstream=upstream_address,
         http=HttpOptions(host=host, port=port, allow_remote=allow_remote, token=token,
                          allowed_origins=tuple(allowed_origin or ())) if http else None,
         timeout=timeout,
@@ -170,6 +175,26 @@ def serve_command(
         on_ready=functools.partial(_announce, host),
     )  # fmt: skip
     serve(directory, options)
+
+
+def _serve_target(
+    arguments: list[str], upstream: bool, upstream_url: str | None, repo: Path | None
+) -> tuple[Path, Any]:
+    """The repository, and the upstream server when proxying. As a proxy, every argument is the
+    upstream's command line, so the repository can only be --repo."""
+    if upstream:
+        if not arguments:
+            raise UsageError("--upstream needs the upstream server's command after `--`")
+        if upstream_url:
+            raise UsageError("give --upstream with a command, or --upstream-url, not both")
+        return repo or Path("."), _address(arguments, None, None, None)
+    if len(arguments) > 1:
+        raise UsageError(f"one repository to serve, not {len(arguments)} (a command after `--` "
+                         "is an upstream server: add --upstream)")  # fmt: skip
+    if arguments and repo:
+        raise UsageError("give the repository as an argument or as --repo, not both")
+    directory = Path(arguments[0]) if arguments else repo or Path(".")
+    return directory, _address(None, upstream_url, None, None) if upstream_url else None
 
 
 def _announce(host: str, port: int | None) -> None:

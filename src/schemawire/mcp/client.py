@@ -35,6 +35,7 @@ from mcp.shared.exceptions import MCPError
 from pydantic import TypeAdapter, ValidationError
 
 from mcp import Client, StdioServerParameters
+from schemawire._version import __version__
 from schemawire.errors import SchemawireError
 from schemawire.gates import ArgumentGate, ArgumentOptions, ResultGate, ResultOptions, Verdict
 from schemawire.mcp._tools import RemoteTool, gates_for, remote_tools
@@ -45,6 +46,7 @@ from schemawire.types import Rejection, ToolResult, Violation
 
 __all__ = ["HttpServer", "McpCall", "McpClient", "ServerError", "StdioServer"]
 
+_CLIENT_INFO = mcp_types.Implementation(name="schemawire", version=__version__)
 _RAW = TypeAdapter(dict[str, Any])  # results as the server sent them: the gates read JSON
 _STDERR_TAIL = 2000  # characters of a server's stderr quoted in an error
 _MAX_PAGES = 1000  # a server that pages without end is cut off here
@@ -318,7 +320,11 @@ class McpClient:
                 page = await session.send_request(
                     mcp_types.ListToolsRequest(params=params), _RAW, self.timeout
                 )
-            except (MCPError, ValidationError) as error:
+            except MCPError as error:
+                if error.error.code == mcp_types.CONNECTION_CLOSED:
+                    raise self._unavailable(self._mark_lost()) from None
+                raise self._unavailable(f"tools/list failed: {_one_line(error)}") from None
+            except ValidationError as error:
                 raise self._unavailable(f"tools/list failed: {_one_line(error)}") from None
             tools.extend(t for t in page.get("tools", ()) if isinstance(t, dict))
             cursor = page.get("nextCursor")
@@ -466,7 +472,7 @@ class McpClient:
             async with AsyncExitStack() as stack:
                 transport = await self._transport(stack, stderr)
                 client = Client(traced(transport, tap), mode=self.mode, cache=None,
-                                read_timeout_seconds=self.timeout,
+                                read_timeout_seconds=self.timeout, client_info=_CLIENT_INFO,
                                 message_handler=self._on_message)  # fmt: skip
                 try:
                     await stack.enter_async_context(client)

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import mcp_types as types
+from mcp.shared.exceptions import MCPError
+
 from schemawire.mcp.client import McpClient, ServerError
 from schemawire.mcp.server import mcp_result
 from schemawire.project.mcp import project_mcp
@@ -56,6 +59,8 @@ class UpstreamTools:
             await self._ensure_connected()
         except ServerError as error:
             return mcp_result(_unreachable(name, error))
+        if name not in {tool.name for tool in await self.client.list_tools()}:
+            raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {name}")
         call = await self.client.call(name, arguments if arguments is not None else {})
         return mcp_result(call.output)  # the client put both verdicts in the trace
 
