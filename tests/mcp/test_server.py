@@ -13,6 +13,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx2
 import pytest
 
@@ -200,6 +201,24 @@ async def test_proxy_gates_what_the_upstream_would_not(tmp_path: Path) -> None:
     assert error_of(invalid)["code"] == "result_invalid"
     assert "sk-proj-" not in json.dumps(leak)
     assert upstream_calls(trace) == ["add", "wrong_total", "leak"]  # never the bad add
+
+
+async def test_proxy_passes_on_that_the_upstream_tools_changed(tmp_path: Path) -> None:
+    changed = anyio.Event()
+
+    async def on_change() -> None:
+        changed.set()
+
+    async with (
+        proxy(scripted(), Trace(), tmp_path) as url,
+        McpClient(HttpServer(url), mode="legacy", on_tools_changed=on_change) as client,
+    ):
+        before = {t.name for t in await client.list_tools()}
+        await client.call("grow", {})
+        with anyio.fail_after(10):
+            await changed.wait()
+        after = {t.name for t in await client.list_tools()}
+    assert after - before == {"grown"}
 
 
 async def test_proxy_restarts_a_crashed_upstream(tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ from schemawire.errors import ConfigError, ErrorCode, UsageError
 from schemawire.mcp._http import HttpOptions, http_app, running
 from schemawire.mcp.client import HttpServer, McpClient, StdioServer
 from schemawire.mcp.proxy import UpstreamTools
-from schemawire.mcp.server import LocalTools, build_server
+from schemawire.mcp.server import LocalTools, Sessions, build_server
 from schemawire.schema.repository import Repository
 from schemawire.trace import Trace
 
@@ -97,10 +97,12 @@ async def gated_server(
         yield build_server(LocalTools(repository, implementations), name=name,
                            version=__version__, trace=trace)  # fmt: skip
         return
+    sessions = Sessions()  # told when the upstream's tool list changes
     async with McpClient(options.upstream, repository=repository, trace=trace,
-                         timeout=options.timeout) as client:  # fmt: skip
+                         timeout=options.timeout,
+                         on_tools_changed=sessions.tools_changed) as client:  # fmt: skip
         yield build_server(UpstreamTools(client), name=f"{name} (gating proxy)",
-                           version=__version__, trace=trace)  # fmt: skip
+                           version=__version__, trace=trace, sessions=sessions)  # fmt: skip
 
 
 def serve(directory: Path, options: ServeOptions) -> None:

@@ -11,6 +11,7 @@ or `schemawire.mcp.proxy.UpstreamTools` (another MCP server, for the gating prox
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 from collections.abc import Callable, Mapping
@@ -31,7 +32,7 @@ from schemawire.schema.repository import Repository
 from schemawire.trace import Trace
 from schemawire.types import ToolResult
 
-__all__ = ["LocalTools", "ToolBackend", "build_server", "mcp_result"]
+__all__ = ["LocalTools", "Sessions", "ToolBackend", "build_server", "mcp_result"]
 
 _DEFAULT_VERSION = "2025-11-25"  # how tools are listed to a client of an unknown version
 
@@ -52,6 +53,30 @@ class ToolBackend(Protocol):
         ...
 
 
+class Sessions:
+    """The client sessions a server has seen, to tell them its tool list changed (a proxy,
+    when its upstream's list changes). The newest `LIMIT` are kept: the SDK gives no signal
+    when an HTTP session ends."""
+
+    LIMIT = 1000
+
+    def __init__(self) -> None:
+        self._sessions: dict[int, Any] = {}
+
+    def add(self, session: Any) -> None:
+        self._sessions.pop(id(session), None)
+        self._sessions[id(session)] = session
+        if len(self._sessions) > self.LIMIT:
+            del self._sessions[next(iter(self._sessions))]
+
+    async def tools_changed(self) -> None:
+        """Send ``notifications/tools/list_changed`` to every session. (Clients of the
+        2026-07-28 protocol subscribe instead; the SDK drops it for them.)"""
+        for session in list(self._sessions.values()):
+            with contextlib.suppress(Exception):  # a session that closed meanwhile
+                await session.send_tool_list_changed()
+
+
 def build_server(
     backend: ToolBackend,
     *,
@@ -59,14 +84,17 @@ def build_server(
     version: str,
     trace: Trace,
     instructions: str | None = None,
+    sessions: Sessions | None = None,
 ) -> Server[Any]:
     """A low-level SDK server that lists ``backend``'s tools and runs its calls, every message
-    traced as a hop of ``trace``."""
+    traced as a hop of ``trace``; ``sessions`` collects the client sessions it serves."""
     label = f"mcp:{name}"
+    sessions = sessions if sessions is not None else Sessions()
 
     async def list_tools(
         ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
+        sessions.add(ctx.session)
         listed = await backend.list_tools(_projection_version(ctx.protocol_version))
         return types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in listed])
 
