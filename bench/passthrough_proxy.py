@@ -1,4 +1,4 @@
-"""A proxy made of the MCP SDK alone, for `bench/mcp.py`: what any proxy hop costs.
+"""A proxy made of the MCP SDK alone, for `bench/mcp_calls.py`: what any proxy hop costs.
 
 It serves, over stdio, the tools of the server whose command follows, and forwards each call as
 it came: no gates, no trace. schemawire's proxy does the same plus both gates and the trace, so

@@ -9,9 +9,9 @@
    langchain-core's and the OpenAI Agents SDK's strict converters (in bench/.work/peers-venv).
 3. gates (`bench/gates.py`): the argument gate beside the raw floor, python-jsonschema, pydantic
    and fastjsonschema; the result gate on a 100 KB result; redaction recall on the test corpus.
-4. mcp (`bench/mcp.py`): 1,000 sequential echo calls to server-everything over stdio: the SDK's
-   bare ClientSession, schemawire's client (trace on and off), an SDK-only proxy, and
-   schemawire's gating proxy.
+4. mcp (`bench/mcp_calls.py`): 1,000 sequential echo calls to server-everything over stdio:
+   the SDK's bare ClientSession, schemawire's client (trace on and off), an SDK-only proxy,
+   and schemawire's gating proxy.
 
 Medians of several runs; the machine is small and shared, so read the ratios.
 """
@@ -21,7 +21,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from bench import check, gates, mcp, projection, redaction
+from bench import check, gates, mcp_calls, projection, redaction
 
 WORK = Path(__file__).parent / ".work"
 
@@ -46,7 +46,7 @@ def main() -> None:
         print_gates(options.runs)
         print()
     if options.only in (None, "mcp"):
-        mcp.print_table(mcp.run(options.calls, rounds=3), options.calls)
+        mcp_calls.print_table(mcp_calls.run(options.calls, rounds=3), options.calls)
 
 
 def print_projection(rows: list[projection.Row], real: int) -> None:

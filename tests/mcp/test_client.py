@@ -148,9 +148,19 @@ async def test_reads_every_page_of_tools() -> None:
     trace = Trace()
     async with McpClient(scripted("--page-size", "3"), trace=trace) as client:
         tools = await client.list_tools()
-    assert len(tools) == 10
+    assert len(tools) == 11
     assert [m.get("params", {}).get("cursor") for m in sent(trace, "tools/list")] == [
         None, "3", "6", "9"]  # fmt: skip
+
+
+async def test_a_tool_whose_schema_is_not_a_schema_is_never_called() -> None:
+    trace = Trace()
+    async with McpClient(scripted(), trace=trace) as client:
+        call = await client.call("broken", {"x": 1})
+    line = call.output.content["error"]["violations"][0]["message"]
+    assert line.startswith("the server's schema for broken cannot be used")
+    assert "not valid JSON Schema 2020-12" in line
+    assert calls_of(trace, "broken") == []
 
 
 async def test_list_changed_refreshes_the_tools() -> None:

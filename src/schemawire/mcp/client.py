@@ -20,7 +20,7 @@ import tempfile
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AsyncExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any, Literal, TextIO, cast
@@ -350,14 +350,10 @@ class McpClient:
         read. Cancel the calling task to cancel the call (the server is told).
         """
         call_id = call_id or f"call_{uuid.uuid4().hex[:12]}"
-        try:
-            tools = {t.name: t for t in await self.list_tools()}
-        except ServerError as error:
-            return self._failed(name, call_id, error.reason)
-        tool = tools.get(name)
-        if tool is None or tool.spec is None:
-            return _unknown(name, call_id, tools, tool)
-        argument_gate, result_gate = self._gates_of(tool)
+        gates = await self._gates_for_call(name, call_id)
+        if isinstance(gates, McpCall):  # no tool to call: the server is gone, or has none
+            return gates
+        argument_gate, result_gate = gates
         verdict = argument_gate.check(arguments)
         self._record(verdict)
         if not verdict.accepted:
@@ -389,12 +385,9 @@ class McpClient:
             ServerError: the server is gone or did not answer in time.
             MCPError: the server answered with a JSON-RPC error.
         """
-        request = mcp_types.CallToolRequest(
-            params=mcp_types.CallToolRequestParams(name=name, arguments=arguments)
-        )
         try:
             raw: dict[str, Any] = await self._session().send_request(
-                request, _RAW, timeout or self.timeout
+                _call_request(name, arguments), _RAW, timeout or self.timeout
             )
             return raw
         except MCPError as error:
@@ -412,13 +405,11 @@ class McpClient:
         on_progress: ProgressCallback | None,
     ) -> tuple[dict[str, Any], str | None]:
         """The raw result of one ``tools/call``, or why there is none (one line)."""
-        request = mcp_types.CallToolRequest(
-            params=mcp_types.CallToolRequestParams(name=name, arguments=arguments)
-        )
         try:
             raw = await self._session().send_request(
-                request, _RAW, timeout or self.timeout, progress_callback=on_progress
-            )
+                _call_request(name, arguments), _RAW, timeout or self.timeout,
+                progress_callback=on_progress,
+            )  # fmt: skip
         except ServerError as error:
             return {}, error.reason
         except MCPError as error:
@@ -440,11 +431,25 @@ class McpClient:
         if self.tracing:
             record_verdicts(self.trace, "host", verdict)
 
-    def _gates_of(self, tool: RemoteTool) -> tuple[ArgumentGate, ResultGate]:
-        gates = self._gates.get(tool.name)
+    async def _gates_for_call(
+        self, name: str, call_id: str
+    ) -> tuple[ArgumentGate, ResultGate] | McpCall:
+        """The gates of tool ``name``; or, when it cannot be called, the call refused."""
+        try:
+            tools = {t.name: t for t in await self.list_tools()}
+        except ServerError as error:
+            return self._failed(name, call_id, error.reason)
+        tool = tools.get(name)
+        if tool is None or tool.spec is None:
+            return _unknown(name, call_id, tools, tool)
+        gates = self._gates.get(name)
         if gates is None:
-            gates = gates_for(tool, self.repository, self.argument_options, self.result_options)
-            self._gates[tool.name] = gates
+            try:
+                gates = gates_for(tool, self.repository, self.argument_options,
+                                  self.result_options)  # fmt: skip
+            except SchemawireError as error:  # the server's schema does not compile
+                return _unknown(name, call_id, tools, replace(tool, spec=None, problem=str(error)))
+            self._gates[name] = gates
         return gates
 
     def _failed(self, name: str, call_id: str, reason: str) -> McpCall:
@@ -553,6 +558,12 @@ class McpClient:
         connection = self._connection
         return ServerError(self.server.label, reason,
                                  connection.stderr_tail() if connection else "")  # fmt: skip
+
+
+def _call_request(name: str, arguments: dict[str, Any]) -> mcp_types.CallToolRequest:
+    return mcp_types.CallToolRequest(
+        params=mcp_types.CallToolRequestParams(name=name, arguments=arguments)
+    )
 
 
 def _failure(line: str) -> dict[str, Any]:

@@ -74,6 +74,11 @@ TOOLS = [
         "description": "Fails with a stack trace.",
         "inputSchema": {"type": "object"},
     },
+    {
+        "name": "broken",
+        "description": "Its schema is not a schema.",
+        "inputSchema": {"type": "object", "properties": {"x": {"minimum": "ten"}}},
+    },
 ]
 EXTRA = {"name": "grown", "description": "Appears after grow.", "inputSchema": {"type": "object"}}
 
