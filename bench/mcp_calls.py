@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from mcp import ClientSession, StdioServerParameters
 from schemawire.mcp import McpClient, StdioServer
 from schemawire.trace import Trace
 

@@ -14,11 +14,10 @@ from typing import Any
 
 import anyio
 import mcp_types as types
+from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
-
-from mcp import ClientSession, StdioServerParameters
 
 
 async def main(command: list[str]) -> None:

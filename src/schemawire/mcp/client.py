@@ -29,12 +29,12 @@ import anyio
 import anyio.abc
 import httpx2
 import mcp_types
+from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from pydantic import TypeAdapter, ValidationError
 
-from mcp import Client, StdioServerParameters
 from schemawire._version import __version__
 from schemawire.errors import SchemawireError
 from schemawire.gates import ArgumentGate, ArgumentOptions, ResultGate, ResultOptions, Verdict
