@@ -12,7 +12,16 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from schemawire.project._arguments import ArgumentMap
 
-__all__ = ["Hop", "Loss", "Projection", "Rejection", "ToolResult", "ToolSpec", "Violation"]
+__all__ = [
+    "Hop",
+    "Loss",
+    "Projection",
+    "Rejection",
+    "ToolCall",
+    "ToolResult",
+    "ToolSpec",
+    "Violation",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,6 +183,24 @@ class Rejection:
                 "hint": self.hint,
             }
         }
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A tool call as a model sent it.
+
+    Attributes:
+        call_id: the model's id for the call; its result is matched back by it.
+        name: the tool's canonical name (a renamed tool is already mapped back).
+        arguments: the arguments as received: a JSON string (OpenAI), or an object (Anthropic,
+            Gemini).
+        provider: the API it came from, such as ``"openai.chat"``.
+    """
+
+    call_id: str
+    name: str
+    arguments: Any
+    provider: str = ""
 
 
 @dataclass(frozen=True, slots=True)

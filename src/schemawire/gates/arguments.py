@@ -20,6 +20,7 @@ goes back to the model instead. The tool is not called on a rejection, and the g
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -72,6 +73,7 @@ class ArgumentGate:
         spec: ToolSpec,
         validator: CompiledSchema | None = None,
         options: ArgumentOptions | None = None,
+        restore: Callable[[Any], Any] | None = None,
     ) -> None:
         """
         Args:
@@ -79,6 +81,9 @@ class ArgumentGate:
             validator: the input schema compiled with its references (`Repository.validator`);
                 compiled from ``spec.input_schema`` when not given.
             options: how to read arguments; the defaults are safe.
+            restore: turns arguments sent under a projection back into the canonical shape
+                (`ArgumentMap.restore`: renamed keys, nulls for absent optional properties,
+                maps sent as key/value pairs), applied to an object before it is validated.
 
         Raises:
             SchemaError: the input schema does not compile.
@@ -97,10 +102,15 @@ class ArgumentGate:
         # max_items entries, needs at least that many bytes: shorter texts skip that walk.
         self._walk_from = min(limits.max_string, 2 * limits.max_items)
         self._is_valid = self.validator.is_valid
+        self._restore = restore
 
     @classmethod
     def from_repository(
-        cls, repository: Repository, tool: str, options: ArgumentOptions | None = None
+        cls,
+        repository: Repository,
+        tool: str,
+        options: ArgumentOptions | None = None,
+        restore: Callable[[Any], Any] | None = None,
     ) -> ArgumentGate:
         """The gate of ``tool`` (its name or ``$id``) in ``repository``.
 
@@ -112,7 +122,7 @@ class ArgumentGate:
         spec = next((s for s in repository.tools() if file and s.name == file.name), None)
         if file is None or spec is None:
             raise UsageError(f"no tool {tool!r} in {repository.root}")
-        return cls(spec, repository.validator(file), options)
+        return cls(spec, repository.validator(file), options, restore)
 
     def check(self, arguments: Any) -> Verdict:
         """The verdict on ``arguments``: a JSON text (str, bytes) or an already parsed value."""
@@ -142,6 +152,8 @@ class ArgumentGate:
         return self._validated(value, changes)
 
     def _validated(self, value: Any, changes: list[Change]) -> Verdict:
+        if self._restore is not None and type(value) is dict:
+            value = self._restore(value)
         if not self._is_valid(value):
             value, violations = self._decode_and_validate(value, changes)
             if violations:

@@ -358,6 +358,31 @@ class McpClient:
         self._record(verdict)
         if not verdict.accepted:
             return McpCall(name, call_id, verdict)
+        return await self._call_accepted(name, call_id, verdict, result_gate, timeout=timeout,
+                                         on_progress=on_progress)  # fmt: skip
+
+    async def call_accepted(
+        self,
+        name: str,
+        verdict: Verdict,
+        *,
+        call_id: str,
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> McpCall:
+        """Send a call whose arguments a gate has already accepted (``verdict``: the host's
+        own gate, which knows how the model's tools were projected); the result gate still
+        applies. Never raises, as `call`."""
+        gates = await self._gates_for_call(name, call_id)
+        if isinstance(gates, McpCall):
+            return gates
+        return await self._call_accepted(name, call_id, verdict, gates[1], timeout=timeout,
+                                         on_progress=on_progress)  # fmt: skip
+
+    async def _call_accepted(
+        self, name: str, call_id: str, verdict: Verdict, result_gate: ResultGate, *,
+        timeout: float | None, on_progress: ProgressCallback | None,
+    ) -> McpCall:  # fmt: skip
         if not self.connected:  # gone since the tools were listed: say so, send nothing
             return self._checked(name, call_id, verdict, result_gate, _failure(self._lost_line()))
         raw, failure = await self._send(name, verdict.value, timeout, on_progress)

@@ -1,0 +1,54 @@
+"""Pure translation between the host's conversation and each model API: request bodies out,
+assistant turns (text and tool calls) back, streamed tool-call fragments put together. No I/O.
+
+- `openai_chat` (Chat Completions), `openai_responses` (Responses), `anthropic` (Messages),
+  `gemini` (generateContent).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from schemawire.errors import UsageError
+from schemawire.wire.conversation import (
+    AssistantTurn,
+    Entry,
+    Request,
+    ToolOutputs,
+    ToolRef,
+    UserText,
+    WireFormat,
+)
+
+__all__ = [
+    "APIS",
+    "AssistantTurn",
+    "Entry",
+    "Request",
+    "ToolOutputs",
+    "ToolRef",
+    "UserText",
+    "WireFormat",
+    "wire_format",
+]
+
+# API name -> the module that speaks it (each has a `WIRE` object, a `WireFormat`).
+APIS = {
+    "openai.chat": "openai_chat",
+    "openai.responses": "openai_responses",
+    "anthropic": "anthropic",
+    "gemini": "gemini",
+}
+
+
+def wire_format(api: str) -> WireFormat:
+    """The `WireFormat` of ``api`` (a key of `APIS`).
+
+    Raises:
+        UsageError: no such API.
+    """
+    module = APIS.get(api)
+    if module is None:
+        raise UsageError(f"unknown model API {api!r}; known: {', '.join(APIS)}")
+    wire: WireFormat = importlib.import_module(f"schemawire.wire.{module}").WIRE
+    return wire
