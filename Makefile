@@ -36,11 +36,7 @@ demo: $(INSTALLED)
 	@echo
 	$(BIN)/schemawire check examples/broken-refunds; test $$? -eq 1
 	@echo
-	@echo "The example's tools served over MCP; a valid call, then one the argument gate refuses (exit 1):"
-	@echo
-	$(BIN)/schemawire call get_weather '{"city": "Paris"}' -- $(BIN)/schemawire serve examples/support-desk
-	$(BIN)/schemawire call create_refund '{"order_id": "A-1042", "amount": -5, "reason": "late"}' --repo examples/support-desk \
-		-- $(BIN)/schemawire serve examples/support-desk; test $$? -eq 1
+	$(BIN)/schemawire demo
 
 check: $(INSTALLED)
 	$(BIN)/ruff check src tests bench

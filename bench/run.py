@@ -9,7 +9,9 @@
    langchain-core's and the OpenAI Agents SDK's strict converters (in bench/.work/peers-venv).
 3. gates (`bench/gates.py`): the argument gate beside the raw floor, python-jsonschema, pydantic
    and fastjsonschema; the result gate on a 100 KB result; redaction recall on the test corpus.
-4. mcp (`bench/mcp_calls.py`): 1,000 sequential echo calls to server-everything over stdio:
+4. loop (`bench/loop.py`): the host loop's cost per tool call (scripted model, a no-op tool),
+   200 calls one per turn and 50 in one turn, beside Pydantic AI and the OpenAI Agents SDK.
+5. mcp (`bench/mcp_calls.py`): 1,000 sequential echo calls to server-everything over stdio:
    the SDK's bare ClientSession, schemawire's client (trace on and off), an SDK-only proxy,
    and schemawire's gating proxy.
 
@@ -21,14 +23,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from bench import check, gates, mcp_calls, projection, redaction
+from bench import check, gates, loop, mcp_calls, projection, redaction
 
 WORK = Path(__file__).parent / ".work"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", choices=["check", "projection", "gates", "mcp"])
+    parser.add_argument("--only", choices=["check", "projection", "gates", "loop", "mcp"])
     parser.add_argument("--tools", type=int, default=1000, help="check: generated tools")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--sample", type=int, default=20, help="tools timed for check-jsonschema")
@@ -44,6 +46,9 @@ def main() -> None:
         print()
     if options.only in (None, "gates"):
         print_gates(options.runs)
+        print()
+    if options.only in (None, "loop"):
+        loop.print_table(loop.run(WORK, rounds=3))
         print()
     if options.only in (None, "mcp"):
         mcp_calls.print_table(mcp_calls.run(options.calls, rounds=3), options.calls)

@@ -25,7 +25,13 @@ def blocks(text: str, language: str) -> list[str]:
 
 
 # Pages whose console and python blocks run; their commands run in order, in one directory.
-PAGES = ("README.md", "docs/projections.md", "docs/gates.md", "docs/mcp.md")
+PAGES = (
+    "README.md",
+    "docs/projections.md",
+    "docs/gates.md",
+    "docs/mcp.md",
+    "docs/host.md",
+)
 
 
 def console_commands() -> list[tuple[str, str, int]]:

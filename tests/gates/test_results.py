@@ -105,6 +105,11 @@ def test_a_failure_is_one_line_with_a_stable_code_and_no_internals(failure: Any,
     assert "Traceback" not in orjson.dumps(verdict.value.content).decode()
 
 
+def test_a_failure_keeps_the_call_id_it_answers() -> None:
+    verdict = refund_gate().check(KeyError("order"), call_id="call_7")
+    assert verdict.value.call_id == "call_7"
+
+
 SECRET_SCHEMA = {
     "type": "object",
     "properties": {

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from schemawire._version import __version__
-from schemawire.cli import mcp, projections, repository, toolbox
+from schemawire.cli import mcp, projections, repository, run, toolbox
 from schemawire.cli.output import stdout
 
 __all__ = ["app"]
@@ -120,3 +120,19 @@ app.command(
         "schemawire serve --http --upstream-url http://127.0.0.1:3001/mcp",
     ),
 )(mcp.serve_command)
+app.command(
+    "run",
+    epilog=_examples(
+        'schemawire run -m openai:gpt-4.1-mini --repo . "上海今天多少度？"',
+        'schemawire run -m anthropic:claude-sonnet-4-5 "Refund A-1042" --mcp -- python -m srv',
+        'schemawire run -m openai-compatible:http://127.0.0.1:11434/v1:qwen3 --repo . "hi"',
+        'schemawire run -m script:conversation.json --repo . "上海今天多少度？" --json',
+    ),
+)(run.run_command)
+app.command(
+    "demo",
+    epilog=_examples(
+        "schemawire demo                          # offline: a scripted model",
+        "schemawire demo --model openai:gpt-4.1-mini",
+    ),
+)(run.demo_command)

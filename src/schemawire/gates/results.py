@@ -117,7 +117,7 @@ class ResultGate:
         """The verdict on ``result``: a `ToolResult`, an MCP ``CallToolResult`` object, the
         exception the tool raised, or the value a local tool returned."""
         try:
-            return self._check(_as_result(result, call_id))
+            return self._check(_as_result(result, call_id), call_id)
         except (SchemawireError, ValueError, TypeError, RecursionError) as error:
             # Not reached by any input we know of; if it is, the model still reads one line.
             return self._failed(ToolResult(call_id, None, True), f"{type(error).__name__}",
@@ -125,9 +125,9 @@ class ResultGate:
 
     # --- the steps -------------------------------------------------------------------------
 
-    def _check(self, result: ToolResult | BaseException) -> Verdict:
+    def _check(self, result: ToolResult | BaseException, call_id: str) -> Verdict:
         if isinstance(result, BaseException):
-            return self._failed(ToolResult("", None, True), _exception_line(result))
+            return self._failed(ToolResult(call_id, None, True), _exception_line(result))
         plain, problem = _plain(result)
         if problem is not None:
             if result.is_error:

@@ -79,18 +79,19 @@ class StdioServer:
         args: its arguments.
         env: variables added to the (filtered) environment the SDK passes on.
         cwd: the working directory.
+        name: what hops and errors call it (default: the program and its first argument).
     """
 
     command: str
     args: tuple[str, ...] = ()
     env: Mapping[str, str] | None = None
     cwd: str | Path | None = None
+    name: str | None = None
 
     @property
     def label(self) -> str:
-        """The name hops and errors use: the program's file name and its first argument."""
-        words = [Path(self.command).name, *self.args[:1]]
-        return " ".join(words)
+        """The name hops and errors use."""
+        return self.name or " ".join([Path(self.command).name, *self.args[:1]])
 
     @classmethod
     def from_argv(cls, argv: Sequence[str], env: Mapping[str, str] | None = None) -> StdioServer:

@@ -42,6 +42,7 @@ class Trace:
         redactor: Redactor | None = None,
         redact: bool = True,
         clock: Callable[[], float] = time.time,
+        on_hop: Callable[[Hop], None] | None = None,
     ) -> None:
         """
         Args:
@@ -50,12 +51,14 @@ class Trace:
             redactor: the secret detectors (default: `default_redactor`).
             redact: redact payloads before keeping them; turn off only for benchmarks.
             clock: the time source, seconds since the epoch.
+            on_hop: called with each hop once it is kept (to show hops as they happen).
         """
         self.run_id = run_id or uuid.uuid4().hex[:16]
         self.hops: list[Hop] = []
         self.path = Path(path) if path is not None else None
         self._redactor = (redactor or default_redactor()) if redact else None
         self._clock = clock
+        self._on_hop = on_hop
         self._seq = itertools.count(1)
         self._lock = threading.Lock()
         self._file: IO[bytes] | None = None
@@ -83,6 +86,8 @@ class Trace:
             if self._file is not None:
                 self._file.write(orjson.dumps(hop.to_json(), default=str) + b"\n")
                 self._file.flush()
+        if self._on_hop is not None:
+            self._on_hop(hop)
         return hop
 
     def close(self) -> None:

@@ -1,0 +1,99 @@
+"""Hops as they happen, one line each, for people: who to whom, what, and what the gate said."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+
+from schemawire._json import dumps
+from schemawire.errors import SchemawireError
+from schemawire.types import Hop
+from schemawire.wire import wire_format
+
+__all__ = ["HopPrinter", "fold"]
+
+_OUTCOME_STYLE = {"accepted": "green", "rejected": "bold red", "repaired": "yellow",
+                  "redacted": "yellow", "truncated": "yellow"}  # fmt: skip
+
+
+def fold(value: Any, width: int = 110) -> str:
+    """``value`` as compact JSON on one line, cut to ``width`` characters."""
+    text = value if isinstance(value, str) else dumps(value, indent=False)
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+class HopPrinter:
+    """Prints each hop of a trace as one line (pass it as ``Trace(on_hop=...)``)."""
+
+    def __init__(self, console: Console, width: int = 110) -> None:
+        self.console = console
+        self.width = width
+
+    def __call__(self, hop: Hop) -> None:
+        arrow = f"[dim]{hop.seq:>3}[/] {escape(hop.source)} → {escape(hop.target)}"
+        self.console.print(f"{arrow}  [cyan]{escape(hop.protocol)}[/] {self._summary(hop)}")
+
+    def _summary(self, hop: Hop) -> str:
+        payload = hop.payload if isinstance(hop.payload, dict) else {}
+        if hop.protocol == "gate" and hop.verdict is not None:
+            return self._verdict(hop.verdict)
+        if hop.protocol == "mcp":
+            return escape(fold(_mcp_summary(payload), self.width))
+        if hop.protocol == "text":
+            return escape(fold(payload.get("text", ""), self.width))
+        return escape(fold(_model_summary(hop, payload), self.width))
+
+    def _verdict(self, verdict: dict[str, Any]) -> str:
+        outcome = verdict.get("outcome", "?")
+        style = _OUTCOME_STYLE.get(outcome, "white")
+        gate, tool = escape(verdict.get("gate", "")), escape(verdict.get("tool", ""))
+        line = f"[{style}]{gate} {escape(outcome)}[/] {tool}"
+        rejection = verdict.get("rejection")
+        if rejection:
+            first = (rejection.get("violations") or [{}])[0]
+            where = first.get("pointer") or "/"
+            detail = f"{rejection.get('code')}: {where} {first.get('message', '')}"
+            line += f"  [red]{escape(fold(detail, self.width))}[/]"
+        for change in verdict.get("changes", [])[:3]:
+            kind, where = change.get("kind", ""), change.get("pointer") or "/"
+            line += f"  [yellow]{escape(kind)} {escape(where)}[/]"
+        return line
+
+
+def _mcp_summary(payload: dict[str, Any]) -> Any:
+    if "method" in payload:
+        params = payload.get("params") or {}
+        name = params.get("name") if isinstance(params, dict) else None
+        if name is not None:
+            return f"{payload['method']} {name} {fold(params.get('arguments', {}), 80)}"
+        return payload["method"]
+    if "error" in payload:
+        return {"error": payload["error"]}
+    if "unreadable" in payload:
+        return payload["unreadable"]
+    return payload.get("result", payload)
+
+
+def _model_summary(hop: Hop, payload: dict[str, Any]) -> Any:
+    """A model request by its size; a model answer by what it says (its text, its calls)."""
+    if hop.protocol == "python":
+        return payload
+    if hop.direction == "send":
+        new = payload.get("messages") or payload.get("input") or payload.get("contents") or []
+        kept = (payload.get("history") or {}).get("kept", 0)
+        tools = payload.get("tools") or []
+        listed = "tools as before" if tools == "unchanged" else _count(len(tools), "tool")
+        return f"request: {_count(kept + len(new), 'message')} ({len(new)} new), {listed}"
+    try:
+        turn = wire_format(hop.protocol).turn(payload, ())
+    except SchemawireError:
+        return payload
+    calls = [f"{call.name}({fold(call.arguments, 70)})" for call in turn.tool_calls]
+    return "calls " + ", ".join(calls) if calls else f"answer: {turn.text or ''}"
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"

@@ -1,0 +1,268 @@
+"""``schemawire run`` and ``schemawire demo``: the agent loop on the command line."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import AsyncIterator, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager
+from importlib import resources
+from pathlib import Path
+from typing import Annotated, Any
+
+import anyio
+import typer
+from rich.markup import escape
+
+from schemawire.cli.hops import HopPrinter, fold
+from schemawire.cli.output import EXIT_FINDINGS, guarded, print_json, stderr, stdout
+from schemawire.errors import UsageError
+
+__all__ = ["demo_command", "run_command"]
+
+Model = Annotated[
+    str | None,
+    typer.Option(
+        "--model",
+        "-m",
+        help="openai:NAME, openai-responses:NAME, anthropic:NAME, "
+        "gemini:NAME, openai-compatible:URL:NAME or script:FILE.",
+    ),
+]
+TracePath = Annotated[
+    Path | None,
+    typer.Option("--trace", help="The JSON Lines trace (default: .schemawire/traces/RUN.jsonl)."),
+]
+DEMO_QUESTIONS = ("上海今天多少度？", "上海現在幾度？請用開爾文（kelvin）回答。")
+
+
+@guarded
+def run_command(
+    arguments: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="The user's input; after it, `--` and an MCP server's command.", show_default=False
+        ),
+    ] = None,
+    model: Model = None,
+    mcp: Annotated[
+        bool, typer.Option("--mcp", help="Offer the tools of the MCP server after `--`.")
+    ] = False,
+    mcp_url: Annotated[
+        str | None, typer.Option("--mcp-url", help="Offer the tools of this HTTP MCP server.")
+    ] = None,
+    repo: Annotated[
+        Path | None,
+        typer.Option(
+            "--repo",
+            help="A repository: its [serve.tools] functions, and canonical "
+            "schemas for the MCP tools.",
+        ),
+    ] = None,
+    strict: Annotated[
+        bool, typer.Option("--strict/--no-strict", help="Project tools in strict mode.")
+    ] = True,
+    max_turns: Annotated[int, typer.Option("--max-turns", help="Model requests per run.")] = 10,
+    trace: TracePath = None,
+    json: Annotated[bool, typer.Option("--json", help="Print the run as JSON at the end.")] = False,
+) -> None:
+    """Run the agent loop once: the model, your tools, both gates, every hop traced.
+
+    Exit 0 when the model answers, 1 when it does not (turn limit, or an answer that breaks
+    the output schema), 2 on unusable input or a model or server that cannot be reached.
+    """
+    from schemawire.host import HostOptions, model_from_spec
+
+    words = list(arguments or [])
+    if not words:
+        raise UsageError(
+            'give the user\'s input, such as: schemawire run -m MODEL "上海今天多少度？"'
+        )
+    if model is None:
+        raise UsageError("give --model, such as openai:gpt-4.1-mini or script:demo.json")
+    question, command = words[0], words[1:]
+    if command and not mcp:
+        raise UsageError("a command after the input is an MCP server: add --mcp")
+    if mcp and not command:
+        raise UsageError("--mcp needs the server's command after `--`")
+    options = HostOptions(strict=strict, max_turns=max_turns)
+    chosen = model_from_spec(model)
+    result, path = anyio.run(_run, chosen, question, command, mcp_url, repo, options, trace, json)
+    if json:
+        print_json(_result_json(result, path))
+    else:
+        _print_answer(result, path)
+    if result.stopped != "answer":
+        raise typer.Exit(EXIT_FINDINGS)
+
+
+@guarded
+def demo_command(model: Model = None, trace: TracePath = None) -> None:
+    """The articles' walkthrough, offline: an MCP server's tools projected to OpenAI strict,
+    a (scripted) model's call checked, run and answered; then a bad argument refused and
+    corrected. With --model, the same against a real model.
+    """
+    from schemawire.host import ScriptedModel, model_from_spec
+
+    if model is None:
+        with resources.as_file(resources.files("schemawire.host") / "demo.json") as script:
+            chosen: Any = ScriptedModel.from_file(script)
+    else:
+        chosen = model_from_spec(model)
+    path = anyio.run(_demo, chosen, trace)
+    stdout.print(
+        f"\n[bold]trace:[/] {escape(str(path))}  ({len(path.read_text().splitlines())} hops)"
+    )
+
+
+# --- run ----------------------------------------------------------------------------------------
+
+
+async def _run(model: Any, question: str, command: list[str], url: str | None, repo: Path | None,
+               options: Any, trace_path: Path | None, quiet: bool) -> tuple[Any, Path]:  # fmt: skip
+    from schemawire.host import Host
+    from schemawire.trace import Trace
+
+    async with AsyncExitStack() as stack:
+        repository = _repository(repo)
+        path = trace_path or _default_trace_path()
+        trace = stack.enter_context(Trace(path=path, on_hop=None if quiet else HopPrinter(stdout)))
+        runners = await _tools(stack, repository, command, url, trace)
+        host = Host(model, runners, trace=trace, options=options,
+                    documents=repository.documents if repository else None)  # fmt: skip
+        return await host.run(question), path
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+async def _tools(stack: AsyncExitStack, repository: Any, command: list[str], url: str | None,
+                 trace: Any) -> list[Any]:  # fmt: skip
+    from schemawire.host import mcp_tools, python_tools
+    from schemawire.mcp import HttpServer, McpClient, StdioServer
+    from schemawire.mcp.serve import load_implementations
+
+    runners: list[Any] = []
+    if repository is not None and repository.config.serve.tools:
+        runners += python_tools(repository, load_implementations(repository))
+    if command or url:
+        server = StdioServer.from_argv(command) if command else HttpServer(url or "")
+        client = await stack.enter_async_context(McpClient(server, repository=repository,
+                                                           trace=trace))  # fmt: skip
+        runners += await mcp_tools(client)
+    if not runners:
+        raise UsageError(
+            "no tools: give --repo (with [serve.tools]), --mcp -- COMMAND or --mcp-url"
+        )
+    return runners
+
+
+def _repository(repo: Path | None) -> Any:
+    from schemawire.schema.repository import Repository
+
+    return Repository.load(repo) if repo is not None else None
+
+
+def _default_trace_path() -> Path:
+    import uuid
+
+    return Path(".schemawire") / "traces" / f"{uuid.uuid4().hex[:12]}.jsonl"
+
+
+def _print_answer(result: Any, path: Path) -> None:
+    if result.stopped == "answer":
+        stdout.print(f"\n[bold green]answer:[/] {escape(result.answer or '')}")
+    else:
+        stdout.print(
+            f"\n[bold red]no answer:[/] {escape(result.stopped)} after {result.turns} turns"
+        )
+    stdout.print(f"[bold]trace:[/] {escape(str(path))}")
+
+
+def _result_json(result: Any, path: Path) -> dict[str, Any]:
+    return {
+        "answer": result.answer,
+        "output": result.output,
+        "stopped": result.stopped,
+        "turns": result.turns,
+        "calls": [
+            {
+                "id": r.call.call_id,
+                "tool": r.call.name,
+                "arguments": r.call.arguments,
+                "gates": [v.to_json() for v in (r.arguments, r.result) if v is not None],
+            }
+            for r in result.calls
+        ],
+        "trace": str(path),
+    }
+
+
+# --- demo ---------------------------------------------------------------------------------------
+
+
+@asynccontextmanager
+async def _example_server() -> AsyncIterator[Path]:
+    """The example repository that ships with schemawire (what ``init`` writes)."""
+    with resources.as_file(resources.files("schemawire") / "scaffold") as root:
+        yield root
+
+
+async def _demo(model: Any, trace_path: Path | None) -> Path:
+    from schemawire.host import Host, HostOptions, mcp_tools
+    from schemawire.mcp import McpClient, StdioServer
+    from schemawire.schema.repository import Repository
+    from schemawire.trace import Trace
+
+    path = trace_path or _default_trace_path()
+    printer = HopPrinter(stdout)
+    async with _example_server() as root:
+        repository = Repository.load(root)
+        server = StdioServer(sys.executable, ("-m", "schemawire", "serve", str(root)),
+                             name="schemawire serve")  # fmt: skip
+        with Trace(path=path, on_hop=printer) as trace:
+            _step(1, "Start the example MCP server (the support desk's tools) over stdio")
+            async with McpClient(server, repository=repository, trace=trace) as client:
+                info = client.server_info or {}
+                about = f"{info.get('name')} {info.get('version')}, MCP {client.protocol_version}"
+                stdout.print(f"   {escape(about)}")
+                runners = await mcp_tools(client)
+                _step(2, "tools/list: the server's tools, checked against the repository's schemas")
+                _print_tools(runners)
+                host = Host(model, runners, trace=trace, options=HostOptions(strict=True),
+                            documents=repository.documents)  # fmt: skip
+                _step(3, f"Project them to {host.wire.target}, strict: what the model is sent, "
+                      "and what it cannot say")  # fmt: skip
+                _print_projection(host)
+                for number, question in enumerate(DEMO_QUESTIONS, 4):
+                    _step(number, f"Ask: {question}")
+                    result = await host.run(question)
+                    _print_answer_only(result)
+    return path
+
+
+def _step(number: int, title: str) -> None:
+    stdout.print(f"\n[bold]{number}. {escape(title)}[/]")
+
+
+def _print_tools(runners: Sequence[Any]) -> None:
+    for runner in runners:
+        spec = runner.spec
+        stdout.print(f"   [cyan]{escape(spec.name)}[/] {escape(str(spec.schema_id))} "
+                     f"{escape(spec.version or '')}")  # fmt: skip
+
+
+def _print_projection(host: Any) -> None:
+    for projection in host.catalogue.projections:
+        stdout.print(f"   [cyan]{escape(projection.projected_name)}[/] "
+                     f"{escape(fold(projection.payload, 100))}")  # fmt: skip
+        for loss in projection.losses:
+            where = (loss.pointer or "/") + (f" {loss.keyword}" if loss.keyword else "")
+            stdout.print(f"     [yellow]{escape(loss.code)}[/] {escape(where)}: "
+                         f"{escape(loss.detail)}")  # fmt: skip
+        if not projection.losses:
+            stdout.print("     [green]lossless[/]")
+
+
+def _print_answer_only(result: Any) -> None:
+    if result.stopped == "answer":
+        stdout.print(f"   [bold green]answer:[/] {escape(result.answer or '')}")
+    else:
+        stderr.print(f"   [bold red]no answer:[/] {escape(result.stopped)}")

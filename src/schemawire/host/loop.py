@@ -1,0 +1,339 @@
+"""The agent loop: model, gates, tools, and back, until the model answers.
+
+One `Host.run`:
+
+1. The tools, projected once for the model's API, go to the model with the conversation.
+2. Each tool call it answers with passes the argument gate, against the tool's full canonical
+   schema (arguments sent under the projection's renames are restored first). A refused call is
+   answered with the gate's structured error, so that the model can correct itself; the tool is
+   not run. After ``retries_per_tool`` refusals of one tool in a run, the model is told to stop
+   calling it.
+3. Accepted calls run concurrently; their results pass the result gate and go back matched to
+   the calls by id, in the model's order.
+4. Until the model answers without a tool call, or the turn limit. An output schema, when given,
+   is the final answer's contract: it is checked like arguments, and a mismatch is sent back
+   once per retry.
+
+Every message that crosses a boundary is a hop of the trace, with its verdict.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import anyio
+
+from schemawire.gates import ArgumentGate, ArgumentOptions, Verdict
+from schemawire.host.models import Model
+from schemawire.host.tools import ToolRunner
+from schemawire.mcp._wire import record_verdicts
+from schemawire.project import TARGETS, Catalogue, project, project_catalogue
+from schemawire.trace import Trace
+from schemawire.types import Rejection, ToolCall, ToolResult, ToolSpec, Violation
+from schemawire.wire import (
+    AssistantTurn,
+    Entry,
+    Request,
+    ToolOutputs,
+    ToolRef,
+    UserText,
+    wire_format,
+)
+
+__all__ = ["CallRecord", "Host", "HostOptions", "RunResult"]
+
+# Structured Outputs: the target each API takes a final-answer schema as.
+_OUTPUT_TARGETS = {"openai.chat": "openai.response_format",
+                   "openai.responses": "openai.text_format"}  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class HostOptions:
+    """How a host runs.
+
+    Attributes:
+        strict: project tools in the API's strict mode, where it has one.
+        max_turns: model requests per run before the host stops.
+        retries_per_tool: refused calls of one tool answered with the error, per run; later
+            calls of that tool are refused with "stop calling it".
+        system: the system prompt.
+        model_options: passed through in every request body (``temperature``...).
+        arguments: how the argument gates read arguments.
+        max_concurrency: tool calls of one turn run at most this many at a time.
+    """
+
+    strict: bool = True
+    max_turns: int = 10
+    retries_per_tool: int = 2
+    system: str | None = None
+    model_options: Mapping[str, Any] = field(default_factory=dict[str, Any])
+    arguments: ArgumentOptions | None = None
+    max_concurrency: int = 16
+
+
+@dataclass(frozen=True, slots=True)
+class CallRecord:
+    """One tool call of a run: as the model sent it, and what each gate decided."""
+
+    call: ToolCall
+    arguments: Verdict
+    result: Verdict | None  # None when the call was refused
+
+    @property
+    def output(self) -> ToolResult:
+        """What the model read back."""
+        if self.result is not None:
+            result: ToolResult = self.result.value
+            return result
+        assert self.arguments.rejection is not None
+        return ToolResult(self.call.call_id, self.arguments.rejection.to_json(), True)
+
+
+@dataclass(slots=True)
+class RunResult:
+    """How a run ended.
+
+    Attributes:
+        answer: the model's final text.
+        output: the final answer parsed and checked, when the host has an output schema.
+        stopped: ``"answer"``, ``"turn_limit"`` or ``"output_invalid"`` (the final answer broke
+            the output schema after every retry).
+        turns: model requests made.
+        conversation: every entry, the user's first.
+        calls: every tool call, in order.
+    """
+
+    answer: str | None
+    output: Any
+    stopped: Literal["answer", "turn_limit", "output_invalid"]
+    turns: int
+    conversation: list[Entry]
+    calls: list[CallRecord]
+
+
+@dataclass(slots=True)
+class _Tool:
+    runner: ToolRunner
+    gate: ArgumentGate
+    ref: ToolRef
+
+
+class Host:
+    """Runs conversations between one model and a set of tools, every hop gated and traced."""
+
+    def __init__(
+        self,
+        model: Model,
+        tools: Sequence[ToolRunner],
+        *,
+        trace: Trace | None = None,
+        options: HostOptions | None = None,
+        output: ToolSpec | None = None,
+        documents: Mapping[str, Any] | None = None,
+    ) -> None:
+        """
+        Args:
+            model: the model, scripted or over HTTP.
+            tools: what the model may call.
+            trace: where hops go (a fresh in-memory trace when not given).
+            options: turns, retries, strictness.
+            output: the schema of the final answer (Structured Outputs), if any.
+            documents: schemas the tools' ``$ref``s name, by URI (`Repository.documents`).
+
+        Raises:
+            UsageError: the model's API is unknown, or two tools share a name.
+        """
+        self.model = model
+        self.wire = wire_format(model.api)
+        self.trace = trace if trace is not None else Trace()
+        self.options = options or HostOptions()
+        self.catalogue = self._project(tools, documents)
+        self.tools = self._prepare(tools, self.catalogue)
+        self._refs = tuple(tool.ref for tool in self.tools.values())  # one object: see EntryCache
+        self.output = output
+        self._output_gate = ArgumentGate(output, options=self.options.arguments) if output else None
+        self._output_payload = self._project_output(output, documents)
+        self._sent = _SentBodies()
+
+    # --- preparing -----------------------------------------------------------------------------
+
+    def _project(self, tools: Sequence[ToolRunner], documents: Any) -> Catalogue:
+        options: dict[str, Any] = {}
+        if "strict" in TARGETS[self.wire.target].options:
+            options["strict"] = self.options.strict
+        specs = [t.spec for t in tools]
+        return project_catalogue(specs, self.wire.target, documents=documents, **options)
+
+    def _prepare(self, tools: Sequence[ToolRunner], catalogue: Catalogue) -> dict[str, _Tool]:
+        prepared: dict[str, _Tool] = {}
+        for runner, projection in zip(tools, catalogue.projections, strict=True):
+            mapping = projection.arguments
+            restore = None if mapping.is_identity else mapping.restore
+            gate = ArgumentGate(runner.spec, runner.validator, self.options.arguments, restore)
+            ref = ToolRef(runner.spec.name, projection.projected_name, projection.payload)
+            prepared[runner.spec.name] = _Tool(runner, gate, ref)
+        return prepared
+
+    def _project_output(self, output: ToolSpec | None, documents: Any) -> dict[str, Any] | None:
+        target = _OUTPUT_TARGETS.get(self.model.api)
+        if output is None or target is None:
+            return None  # checked by the host all the same
+        payload: dict[str, Any] = project(output, target, documents=documents).payload
+        return payload
+
+    # --- running -------------------------------------------------------------------------------
+
+    async def run(self, user_input: str, *, history: Sequence[Entry] = ()) -> RunResult:
+        """Run one request of the user to its answer (or to the turn limit).
+
+        Raises:
+            ModelError: the model could not answer.
+            InputError: the model's response is not one of its API.
+        """
+        conversation: list[Entry] = [*history, UserText(user_input)]
+        self.trace.record("user", "host", "text", "receive", {"text": user_input})
+        calls: list[CallRecord] = []
+        refusals: Counter[str] = Counter()
+        output_retries = self.options.retries_per_tool
+        for turn_number in range(1, self.options.max_turns + 1):
+            turn = await self._ask(conversation)
+            conversation.append(turn)
+            if turn.tool_calls:
+                records = await self._run_calls(turn.tool_calls, refusals)
+                calls.extend(records)
+                conversation.append(ToolOutputs(tuple(r.output for r in records)))
+                continue
+            verdict = self._check_answer(turn.text)
+            if verdict is None or verdict.accepted:
+                output = verdict.value if verdict is not None else None
+                return RunResult(turn.text, output, "answer", turn_number, conversation, calls)
+            if output_retries == 0:
+                return RunResult(turn.text, None, "output_invalid", turn_number, conversation,
+                                 calls)  # fmt: skip
+            output_retries -= 1
+            assert verdict.rejection is not None
+            conversation.append(UserText(_answer_again(verdict.rejection)))
+        return RunResult(None, None, "turn_limit", self.options.max_turns, conversation, calls)
+
+    async def _ask(self, conversation: list[Entry]) -> AssistantTurn:
+        request = Request(self.model.name, conversation, self._refs, self.options.system,
+                          self._output_payload, self.options.model_options)  # fmt: skip
+        body = self.wire.body(request)
+        label = f"model:{self.model.api}"
+        self.trace.record("host", label, self.model.api, "send", self._sent.delta(body))
+        response = await self.model.respond(body)
+        self.trace.record(label, "host", self.model.api, "receive", response)
+        return self.wire.turn(response, request.tools)
+
+    async def _run_calls(
+        self, tool_calls: Sequence[ToolCall], refusals: Counter[str]
+    ) -> list[CallRecord]:
+        """Gate every call in the model's order, then run the accepted ones concurrently."""
+        records: list[CallRecord | None] = [None] * len(tool_calls)
+        accepted: list[tuple[int, ToolCall, _Tool, Verdict]] = []
+        for index, call in enumerate(tool_calls):
+            tool = self.tools.get(call.name)
+            verdict = self._gate(call, tool, refusals)
+            if verdict.accepted and tool is not None:
+                accepted.append((index, call, tool, verdict))
+            else:  # the runner traces an accepted call with its verdicts; a refused one, here
+                record_verdicts(self.trace, "host", verdict)
+                records[index] = CallRecord(call, verdict, None)
+        limiter = anyio.CapacityLimiter(self.options.max_concurrency)
+
+        async def run(index: int, call: ToolCall, tool: _Tool, verdict: Verdict) -> None:
+            async with limiter:
+                result = await tool.runner.run(call.call_id, verdict, self.trace)
+            records[index] = CallRecord(call, verdict, result)
+
+        if len(accepted) == 1:  # the usual turn: no task group to set up
+            await run(*accepted[0])
+        else:
+            async with anyio.create_task_group() as group:
+                for item in accepted:
+                    group.start_soon(run, *item)
+        return [record for record in records if record is not None]
+
+    def _gate(self, call: ToolCall, tool: _Tool | None, refusals: Counter[str]) -> Verdict:
+        """The argument gate's verdict on one call (unknown tools and spent budgets refused)."""
+        if tool is None:
+            known = ", ".join(self.tools)
+            return _refused(call, "arguments_invalid", f"there is no tool {call.name!r}; the "
+                            f"tools are: {known}", "Call one of the tools.")  # fmt: skip
+        if refusals[call.name] >= self.options.retries_per_tool:
+            return _refused(call, "arguments_invalid", f"{call.name} was refused "
+                            f"{refusals[call.name]} times in this run",
+                            f"Stop calling {call.name}; answer with what you have.")  # fmt: skip
+        verdict = tool.gate.check(call.arguments)
+        if not verdict.accepted:
+            refusals[call.name] += 1
+        return verdict
+
+    def _check_answer(self, text: str | None) -> Verdict | None:
+        if self._output_gate is None:
+            return None
+        return self._output_gate.check(text if text is not None else "")
+
+
+_CONVERSATION_KEYS = ("messages", "input", "contents")  # where each API keeps the conversation
+
+
+class _SentBodies:
+    """What a request adds to the one before, for the trace: a run's requests repeat the whole
+    conversation, and tracing each in full would cost time and space in the square of its
+    length. A hop keeps the new entries (``"history": {"key", "kept"}`` says how many earlier
+    ones come first) and says ``"unchanged"`` for tools sent as before."""
+
+    def __init__(self) -> None:
+        self._entries: list[Any] = []
+        self._tools: list[Any] | None = None
+
+    def delta(self, body: dict[str, Any]) -> dict[str, Any]:
+        key = next((k for k in _CONVERSATION_KEYS if isinstance(body.get(k), list)), None)
+        payload = dict(body)
+        if key is not None:
+            entries: list[Any] = body[key]
+            kept = _common_prefix(self._entries, entries)
+            self._entries = entries
+            if kept:
+                payload[key] = entries[kept:]
+                payload["history"] = {"key": key, "kept": kept}
+        tools = body.get("tools")
+        if isinstance(tools, list):
+            if self._tools is not None and _common_prefix(self._tools, tools) == len(tools) == len(
+                self._tools
+            ):
+                payload["tools"] = "unchanged"
+            self._tools = tools
+        return payload
+
+
+def _common_prefix(before: list[Any], now: list[Any]) -> int:
+    """How many leading items ``now`` shares with ``before`` (the same objects, or equal).
+
+    The wire modules send an entry's messages as the same objects every time (`EntryCache`),
+    so when the last item of ``before`` is in its place in ``now``, all of ``before`` is."""
+    if before and len(now) >= len(before) and now[len(before) - 1] is before[-1]:
+        return len(before)
+    count = 0
+    for old, new in zip(before, now, strict=False):
+        if old is not new and old != new:
+            break
+        count += 1
+    return count
+
+
+def _refused(call: ToolCall, code: str, line: str, hint: str) -> Verdict:
+    rejection = Rejection("arguments", code, call.name, None, None, (Violation("", "tool", line),),
+                          hint)  # fmt: skip
+    return Verdict("arguments", call.name, False, None, rejection)
+
+
+def _answer_again(rejection: Rejection) -> str:
+    from schemawire._json import dumps
+
+    return ("Your answer does not match the required output schema. Answer again, as one JSON "
+            f"value that does:\n{dumps(rejection.to_json(), indent=False)}")  # fmt: skip

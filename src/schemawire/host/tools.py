@@ -1,0 +1,150 @@
+"""The tools a host offers a model, behind one interface: Python functions and MCP tools.
+
+A runner is given arguments a gate has already accepted and returns the result gate's verdict
+on what the tool gave back. It never raises: a tool that fails, hangs or vanishes is a result
+the model can read.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import anyio
+
+from schemawire.errors import UsageError
+from schemawire.gates import ResultGate, ResultOptions, Verdict
+from schemawire.mcp import McpClient
+from schemawire.mcp._wire import record_verdicts
+from schemawire.schema.repository import Repository
+from schemawire.schema.validator import CompiledSchema
+from schemawire.trace import Trace
+from schemawire.types import Rejection, ToolResult, ToolSpec, Violation
+
+__all__ = ["McpTool", "PythonTool", "ToolRunner", "mcp_tools", "python_tools"]
+
+
+class ToolRunner(Protocol):
+    """One tool the host can run."""
+
+    spec: ToolSpec
+    """The tool, with its canonical schemas."""
+    validator: CompiledSchema | None
+    """Its input schema compiled with its references, if the runner has it (else the host
+    compiles ``spec.input_schema``)."""
+
+    async def run(self, call_id: str, accepted: Verdict, trace: Trace) -> Verdict:
+        """Run the tool with the arguments ``accepted`` holds; the result gate's verdict. The
+        runner traces the call, with both verdicts."""
+        ...
+
+
+@dataclass(slots=True)
+class PythonTool:
+    """A Python function as a tool: called with the arguments as keywords; a synchronous
+    function runs in a worker thread."""
+
+    spec: ToolSpec
+    function: Callable[..., Any]
+    results: ResultGate
+    validator: CompiledSchema | None = None
+    timeout: float = 60.0
+
+    async def run(self, call_id: str, accepted: Verdict, trace: Trace) -> Verdict:
+        label = f"python:{self.spec.name}"
+        trace.record("host", label, "python", "send", {"call": call_id, "tool": self.spec.name,
+                                                       "arguments": accepted.value},
+                     verdict=accepted.to_json())  # fmt: skip
+        outcome = await _outcome(self.function, accepted.value, self.timeout)
+        verdict = self.results.check(outcome, call_id=call_id)
+        value: ToolResult = verdict.value
+        trace.record(label, "host", "python", "receive",
+                     {"call": call_id, "content": value.content, "isError": value.is_error},
+                     verdict=verdict.to_json())  # fmt: skip
+        return verdict
+
+
+async def _outcome(function: Callable[..., Any], arguments: dict[str, Any], timeout: float) -> Any:
+    """What the function returned, or the exception it raised, or a timeout."""
+    try:
+        with anyio.fail_after(timeout):
+            if inspect.iscoroutinefunction(function):
+                return await function(**arguments)
+            return await anyio.to_thread.run_sync(functools.partial(function, **arguments),
+                                                  abandon_on_cancel=True)  # fmt: skip
+    except TimeoutError:
+        return TimeoutError(f"the tool did not finish within {timeout:g} s")
+    except Exception as error:  # a failing tool is a result, not a crash
+        return error
+
+
+@dataclass(slots=True)
+class McpTool:
+    """A tool of an MCP server, called through a connected `McpClient` (which traces the
+    JSON-RPC and applies the result gate)."""
+
+    spec: ToolSpec
+    client: McpClient
+    validator: CompiledSchema | None = None
+
+    async def run(self, call_id: str, accepted: Verdict, trace: Trace) -> Verdict:
+        # The JSON-RPC hops are the client's (on its own trace); the verdicts go beside them.
+        record_verdicts(trace, "host", accepted)
+        call = await self.client.call_accepted(self.spec.name, accepted, call_id=call_id)
+        if call.result is not None:
+            return call.result
+        # The call could not be made (the server is gone): the client says why.
+        rejection = call.arguments.rejection or _gone(self.spec.name)
+        output = ToolResult(call_id, rejection.to_json(), True)
+        return Verdict("results", self.spec.name, False, output, rejection, (), False)
+
+
+def _gone(name: str) -> Rejection:
+    return Rejection("results", "tool_failed", name, None, None,
+                     (Violation("", "tool", "the MCP server is not reachable"),),
+                     f"{name} could not be reached; tell the user.")  # fmt: skip
+
+
+def python_tools(
+    repository: Repository,
+    functions: Mapping[str, Callable[..., Any]],
+    results: ResultOptions | None = None,
+) -> list[PythonTool]:
+    """The repository's tools that ``functions`` implement (tool name -> function).
+
+    Raises:
+        UsageError: a function names a tool the repository does not have.
+    """
+    specs = {spec.name: spec for spec in repository.tools()}
+    unknown = sorted(set(functions) - set(specs))
+    if unknown:
+        raise UsageError(f"no schema for tools {', '.join(unknown)} in {repository.root}")
+    runners = []
+    for name, function in functions.items():
+        file = repository.find(f"tools/{name}")
+        validator = repository.validator(file) if file is not None else None
+        gate = ResultGate.from_repository(repository, name, results)
+        runners.append(PythonTool(specs[name], function, gate, validator))
+    return runners
+
+
+async def mcp_tools(client: McpClient) -> list[McpTool]:
+    """The tools of the server ``client`` is connected to (with the client's repository's
+    canonical schemas where it has them); a tool whose schema cannot be used is left out.
+
+    Raises:
+        ServerError: the server cannot list its tools.
+    """
+    runners = []
+    for tool in await client.list_tools():
+        if tool.spec is None:
+            continue
+        validator = None
+        if tool.canonical and client.repository is not None:
+            file = client.repository.find(f"tools/{tool.name}")
+            validator = client.repository.validator(file) if file is not None else None
+        runners.append(McpTool(tool.spec, client, validator))
+    return runners

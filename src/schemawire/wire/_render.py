@@ -1,0 +1,351 @@
+"""What every API module shares: tool results as a model reads them, tool names on the wire and
+back, options merged into a body, and reading response bodies with errors that say where.
+
+A response body is provider JSON: `Cursor` walks it and raises `InputError` (with the source,
+a JSON Pointer and what was expected) at the first value of the wrong shape, so one malformed
+body never becomes a half-read `AssistantTurn`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from schemawire._json import dumps, loads
+from schemawire._pointer import join
+from schemawire.errors import ErrorCode, InputError, UsageError
+from schemawire.types import ToolResult
+from schemawire.wire.conversation import ToolRef
+
+__all__ = [
+    "Cursor",
+    "EntryCache",
+    "arguments_object",
+    "arguments_text",
+    "canonical_name",
+    "compact",
+    "is_content_blocks",
+    "refuse_error_body",
+    "result_object",
+    "result_text",
+    "stream_error",
+    "wire_name",
+    "with_options",
+]
+
+_T = TypeVar("_T")
+_MCP_BLOCK_TYPES = frozenset({"text", "image", "audio", "resource", "resource_link"})
+_JSON_NAMES = {
+    dict: "object",
+    list: "array",
+    str: "string",
+    bool: "boolean",
+    int: "integer",
+    float: "number",
+    type(None): "null",
+}
+
+
+def compact(value: Any) -> str:
+    """``value`` as compact JSON text, the way tool arguments and results travel."""
+    return dumps(value, indent=False)
+
+
+# --- tool results ------------------------------------------------------------------------------
+
+
+def is_content_blocks(content: Any) -> bool:
+    """Whether ``content`` is a list of MCP content blocks (as the result gate decides it)."""
+    return (
+        isinstance(content, list)
+        and bool(content)
+        and all(isinstance(b, dict) and b.get("type") in _MCP_BLOCK_TYPES for b in content)
+    )
+
+
+def result_text(result: ToolResult) -> str:
+    """The result as the text an API's tool message carries.
+
+    Text blocks are joined by newlines; a block that is not text (an image, a resource) is kept
+    as its compact JSON so nothing is silently left out. A string is the text itself; any other
+    value, including a gate's ``{"error": ...}`` object, is compact JSON.
+    """
+    content = result.content
+    if is_content_blocks(content):
+        return "\n".join(_block_text(block) for block in content)
+    if isinstance(content, str):
+        return content
+    return compact(content)
+
+
+def _block_text(block: dict[str, Any]) -> str:
+    text = block.get("text")
+    if block.get("type") == "text" and isinstance(text, str):
+        return text
+    return compact(block)
+
+
+def result_object(result: ToolResult) -> dict[str, Any]:
+    """The result as a JSON object, for APIs whose function responses must be objects (Gemini).
+
+    An object is sent as it is (a gate's error object already reads ``{"error": ...}``); any
+    other value, and the text of content blocks, is wrapped as ``{"result": value}``, or as
+    ``{"error": value}`` when the tool failed.
+    """
+    content = result.content
+    if isinstance(content, dict):
+        return content if not result.is_error or "error" in content else {"error": content}
+    value = result_text(result) if is_content_blocks(content) else content
+    return {"error": value} if result.is_error else {"result": value}
+
+
+# --- names and arguments -----------------------------------------------------------------------
+
+
+def wire_name(name: str, tools: Sequence[ToolRef]) -> str:
+    """The name the model knows the canonical ``name`` by (``name`` itself when not a tool)."""
+    return next((tool.projected_name for tool in tools if tool.name == name), name)
+
+
+def canonical_name(name: str, tools: Sequence[ToolRef]) -> str:
+    """The canonical name of the tool the model called ``name``; an unknown name passes through
+    unchanged, so that the host can answer "unknown tool" itself."""
+    return next((tool.name for tool in tools if tool.projected_name == name), name)
+
+
+def arguments_text(arguments: Any) -> str:
+    """Tool-call arguments as the JSON string OpenAI's APIs replay: a string is kept exactly as
+    the model sent it (it may not even be valid JSON), anything else is written compactly."""
+    return arguments if isinstance(arguments, str) else compact(arguments)
+
+
+def arguments_object(arguments: Any, source: str) -> dict[str, Any]:
+    """Tool-call arguments as the JSON object Anthropic and Gemini replay.
+
+    Raises:
+        JSONError: ``arguments`` is a string that is not JSON.
+        UsageError: ``arguments`` is not an object (nor a string holding one).
+    """
+    value = loads(arguments, source=source) if isinstance(arguments, str) else arguments
+    if not isinstance(value, dict):
+        raise UsageError(f"{source}: tool-call arguments must be a JSON object, got {_kind(value)}")
+    return value
+
+
+# --- request bodies ----------------------------------------------------------------------------
+
+
+def with_options(
+    body: dict[str, Any], options: Mapping[str, Any], merged: frozenset[str] = frozenset()
+) -> dict[str, Any]:
+    """``body`` with the request's pass-through options added after what it already holds.
+
+    An option may not replace what the request itself decides (the model, the conversation,
+    the tools): that would silently undo the request. For the keys in ``merged`` both sides are
+    objects, joined, with the request's members winning (``text.verbosity`` beside
+    ``text.format``).
+
+    Raises:
+        UsageError: an option names a member the request already set.
+    """
+    result = dict(body)
+    for key, value in options.items():
+        if key not in result:
+            result[key] = value
+        elif key in merged and isinstance(value, Mapping) and isinstance(result[key], dict):
+            result[key] = {**value, **result[key]}
+        else:
+            raise UsageError(f"option {key!r} would replace what the request sets; leave it out")
+    return result
+
+
+# --- reading response bodies -------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Cursor:
+    """A value inside a response body and where it is, so that a wrong shape says where.
+
+    Attributes:
+        value: the value (None when the member is missing).
+        source: what the body is, such as ``<anthropic response>``.
+        base: where the body itself is (``/3`` for the fourth event of a stream).
+        parent: the cursor this one was reached from, and ``key`` the step from it.
+    """
+
+    value: Any
+    source: str
+    base: str = ""
+    parent: Cursor | None = None
+    key: str | int | None = None
+
+    @property
+    def pointer(self) -> str:
+        """Where ``value`` is, as a JSON Pointer. Worked out only when asked (for an error):
+        a well-formed body is read without building a pointer for every member."""
+        if self.parent is None or self.key is None:
+            return self.base
+        return join(self.parent.pointer, self.key)
+
+    def at(self, key: str | int) -> Cursor:
+        """The member ``key`` of an object or the item ``key`` of an array (missing: None)."""
+        value = self.value
+        if isinstance(value, dict) and isinstance(key, str):
+            child = value.get(key)
+        elif isinstance(value, list) and isinstance(key, int) and 0 <= key < len(value):
+            child = value[key]
+        else:
+            child = None
+        return Cursor(child, self.source, "", self, key)
+
+    @property
+    def present(self) -> bool:
+        """Whether there is a value here (JSON null counts as none)."""
+        return self.value is not None
+
+    def object(self) -> dict[str, Any]:
+        """The value, which must be an object."""
+        return self._expect(dict, "an object")
+
+    def array(self) -> list[Any]:
+        """The value, which must be an array."""
+        return self._expect(list, "an array")
+
+    def string(self) -> str:
+        """The value, which must be a string."""
+        return self._expect(str, "a string")
+
+    def integer(self) -> int:
+        """The value, which must be an integer."""
+        if isinstance(self.value, bool):
+            raise self.error("an integer")
+        return self._expect(int, "an integer")
+
+    def optional_object(self) -> dict[str, Any] | None:
+        """The value if there is one, which must then be an object."""
+        return self.object() if self.present else None
+
+    def optional_string(self) -> str | None:
+        """The value if there is one, which must then be a string."""
+        return self.string() if self.present else None
+
+    def items(self) -> Iterator[Cursor]:
+        """A cursor on each item of the array here; none when the member is missing."""
+        if self.present:
+            for index in range(len(self.array())):
+                yield self.at(index)
+
+    def error(self, expected: str) -> InputError:
+        """The error for a value that is not what ``expected`` says."""
+        got = "nothing" if self.value is None else _kind(self.value)
+        return InputError(
+            ErrorCode.JSON_SYNTAX,
+            f"expected {expected}, got {got}",
+            source=self.source,
+            pointer=self.pointer,
+        )
+
+    def _expect(self, kind: type[_T], expected: str) -> _T:
+        if not isinstance(self.value, kind):
+            raise self.error(expected)
+        return self.value
+
+
+def refuse_error_body(root: Cursor, expected: str) -> None:
+    """Raise for a body that is not an object, or that is an API's error body
+    (``{"error": {"message": ...}}``) where a response with the member ``expected`` was due:
+    the error quotes the API's own message rather than complaining about the shape.
+
+    Raises:
+        InputError: ``root`` is not an object, or has no ``expected`` member but an ``error``.
+    """
+    root.object()
+    error = root.at("error")
+    if root.at(expected).present or not isinstance(error.value, dict):
+        return
+    message = error.value.get("message") or compact(error.value)
+    raise InputError(
+        ErrorCode.JSON_SYNTAX,
+        f"expected a response with {expected!r}, got the API's error: {message}",
+        source=root.source,
+        pointer=error.pointer,
+    )
+
+
+def stream_error(event: Cursor, message: str | None) -> InputError:
+    """The error for a stream that carried the API's own error event (``message`` is the
+    API's text, when the event has one)."""
+    return InputError(
+        ErrorCode.JSON_SYNTAX,
+        f"the stream ended with the API's error: {message or compact(event.value)}",
+        source=event.source,
+        pointer=event.pointer,
+    )
+
+
+def _kind(value: Any) -> str:
+    return _JSON_NAMES.get(type(value), type(value).__name__)
+
+
+EntryRenderer = Callable[[Any, Any, Sequence[ToolRef]], list[dict[str, Any]]]
+
+
+class EntryCache:
+    """Conversation entries, each rendered once for a given tool list.
+
+    Every request of a run repeats the whole conversation; rendering it anew each time would
+    make a run's cost grow with the square of its length. An entry (frozen) renders the same
+    every time it follows the same entry under the same tools, so its rendering is kept, by
+    identity, and the same message objects go out again (which also lets the trace see, by
+    identity, what a request adds). A conversation that is the same list as last time, grown at
+    its end (the host's), costs only its new entries. The oldest renderings go past ``size``.
+    """
+
+    def __init__(self, size: int = 4096) -> None:
+        self._size = size
+        self._kept: dict[tuple[int, int, int], tuple[Any, Any, Any, list[dict[str, Any]]]] = {}
+        # the last conversation rendered: its list, its tools, its entries, its last entry (to
+        # see that the list only grew since), the messages
+        self._last: tuple[Any, Any, int, Any, list[dict[str, Any]]] | None = None
+
+    def render_all(
+        self, conversation: Sequence[Any], tools: Sequence[ToolRef], render: EntryRenderer
+    ) -> list[dict[str, Any]]:
+        """The messages of every entry, in order: ``render(entry, before, tools)`` each."""
+        done, messages = self._grown(conversation, tools)
+        before = conversation[done - 1] if done else None
+        for entry in conversation[done:]:
+            messages.extend(self.render(entry, before, tools, render))
+            before = entry
+        self._last = (conversation, tools, len(conversation), before, messages)
+        return list(messages)
+
+    def _grown(
+        self, conversation: Sequence[Any], tools: Sequence[ToolRef]
+    ) -> tuple[int, list[dict[str, Any]]]:
+        """How many entries of ``conversation`` the last rendering already covers, and a copy
+        of its messages: all of them when it is the same list, grown (its last entry checked
+        still in place), else none."""
+        last = self._last
+        if last is None or last[0] is not conversation or last[1] is not tools:
+            return 0, []
+        done = last[2]
+        if done > len(conversation) or (done and conversation[done - 1] is not last[3]):
+            return 0, []
+        return done, list(last[4])
+
+    def render(
+        self, entry: Any, before: Any, tools: Sequence[ToolRef], render: EntryRenderer
+    ) -> list[dict[str, Any]]:
+        """``render``'s messages for ``entry`` (which follows ``before``), rendered once."""
+        key = (id(entry), id(before), id(tools))
+        kept = self._kept.get(key)
+        # The kept objects are held, so their ids cannot be reused while the key is here.
+        if kept is not None and kept[0] is entry and kept[1] is before and kept[2] is tools:
+            return kept[3]
+        messages = render(entry, before, tools)
+        if len(self._kept) >= self._size:
+            del self._kept[next(iter(self._kept))]
+        self._kept[key] = (entry, before, tools, messages)
+        return messages

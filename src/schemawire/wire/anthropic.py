@@ -1,0 +1,269 @@
+"""Anthropic Messages (``POST /v1/messages``): request bodies, responses, streams.
+
+The conversation becomes alternating ``messages``. An assistant turn that came from this API is
+replayed from its own content blocks (``raw`` keeps the message), so thinking blocks and their
+signatures go back unchanged; a turn from elsewhere is rebuilt as ``text`` and ``tool_use``
+blocks. One turn's results go back as ONE user message of ``tool_result`` blocks, as the API
+requires. Tool inputs are JSON objects both ways.
+
+Structured Outputs: schemawire projects no Anthropic output-format target, so the request's
+``output_schema`` is taken to be the JSON Schema itself (already fit for Anthropic, such as the
+``input_schema`` of an ``anthropic`` projection with ``strict=True``) and sent as
+``output_config.format = {"type": "json_schema", "schema": ...}``.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from schemawire._json import loads
+from schemawire.types import ToolCall, ToolResult
+from schemawire.wire._render import (
+    Cursor,
+    EntryCache,
+    arguments_object,
+    canonical_name,
+    refuse_error_body,
+    result_text,
+    stream_error,
+    wire_name,
+    with_options,
+)
+from schemawire.wire.conversation import (
+    AssistantTurn,
+    Entry,
+    Request,
+    ToolOutputs,
+    ToolRef,
+    UserText,
+    WireFormat,
+)
+
+__all__ = ["DEFAULT_MAX_TOKENS", "WIRE", "Messages", "accumulate"]
+
+API = "anthropic"
+DEFAULT_MAX_TOKENS = 1024
+"""``max_tokens`` when the options do not say: the API requires it."""
+
+
+class Messages:
+    """The Messages API as a `WireFormat`."""
+
+    name: str = API
+    target: str = API
+
+    def body(self, request: Request) -> dict[str, Any]:
+        """The request body: ``model``, ``max_tokens`` (the option, or `DEFAULT_MAX_TOKENS`),
+        ``system``, ``messages``, ``tools``, ``output_config.format`` (from the output schema),
+        then the other options (an ``output_config`` option is merged, for ``effort``).
+
+        Raises:
+            UsageError: an option names a member the request sets.
+            JSONError: a replayed tool call's arguments are a string that is not JSON.
+        """
+        options = dict(request.options)
+        body: dict[str, Any] = {
+            "model": request.model,
+            "max_tokens": options.pop("max_tokens", DEFAULT_MAX_TOKENS),
+        }
+        if request.system is not None:
+            body["system"] = request.system
+        body["messages"] = _messages(request)
+        if request.tools:
+            body["tools"] = [tool.payload for tool in request.tools]
+        if request.output_schema is not None:
+            schema_format = {"type": "json_schema", "schema": request.output_schema}
+            body["output_config"] = {"format": schema_format}
+        return with_options(body, options, frozenset({"output_config"}))
+
+    def turn(self, body: Any, tools: Sequence[ToolRef]) -> AssistantTurn:
+        """The message's text blocks (joined), its ``tool_use`` blocks as calls (names
+        canonical, input objects as sent), its stop reason and usage; ``raw`` is the message.
+
+        Raises:
+            InputError: the body is not a message.
+        """
+        return _read_turn(Cursor(body, f"<{API} response>"), tools)
+
+
+WIRE: WireFormat = Messages()
+
+
+def _messages(request: Request) -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = []
+    messages.extend(_RENDERED.render_all(request.conversation, request.tools, _entry))
+    return messages
+
+
+_RENDERED = EntryCache()
+
+
+def _entry(entry: Entry, before: Entry | None, tools: Sequence[ToolRef]) -> list[dict[str, Any]]:
+    if isinstance(entry, UserText):
+        return [{"role": "user", "content": entry.text}]
+    if isinstance(entry, AssistantTurn):
+        content = _assistant_content(entry, tools)
+        # the API refuses an empty assistant message
+        return [{"role": "assistant", "content": content}] if content else []
+    return [{"role": "user", "content": _tool_results(entry)}]
+
+
+def _assistant_content(turn: AssistantTurn, tools: Sequence[ToolRef]) -> list[dict[str, Any]]:
+    """The turn's own content blocks when it came from this API, without the members the API
+    answers with null (requests refuse some of them); otherwise blocks rebuilt from it."""
+    raw = turn.raw
+    if isinstance(raw, dict) and raw.get("type") == "message":
+        return [_without_nulls(block) for block in raw.get("content") or []]
+    blocks: list[dict[str, Any]] = []
+    if turn.text:
+        blocks.append({"type": "text", "text": turn.text})
+    blocks.extend(_tool_use(call, tools) for call in turn.tool_calls)
+    return blocks
+
+
+def _without_nulls(block: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in block.items() if value is not None}
+
+
+def _tool_use(call: ToolCall, tools: Sequence[ToolRef]) -> dict[str, Any]:
+    return {
+        "type": "tool_use",
+        "id": call.call_id,
+        "name": wire_name(call.name, tools),
+        "input": arguments_object(call.arguments, f"<arguments of {call.call_id}>"),
+    }
+
+
+def _tool_results(outputs: ToolOutputs) -> list[dict[str, Any]]:
+    return [_tool_result(result) for result in outputs.results]
+
+
+def _tool_result(result: ToolResult) -> dict[str, Any]:
+    block: dict[str, Any] = {
+        "type": "tool_result",
+        "tool_use_id": result.call_id,
+        "content": result_text(result),
+    }
+    if result.is_error:
+        block["is_error"] = True
+    return block
+
+
+def _read_turn(root: Cursor, tools: Sequence[ToolRef]) -> AssistantTurn:
+    refuse_error_body(root, "content")
+    texts: list[str] = []
+    calls: list[ToolCall] = []
+    root.at("content").array()
+    for block in root.at("content").items():
+        kind = block.at("type").string()
+        if kind == "text":
+            texts.append(block.at("text").string())
+        elif kind == "tool_use":
+            calls.append(_read_call(block, tools))
+    return AssistantTurn(
+        text="".join(texts) if texts else None,
+        tool_calls=tuple(calls),
+        stop=root.at("stop_reason").optional_string(),
+        raw=root.object(),
+        usage=root.at("usage").optional_object() or {},
+    )
+
+
+def _read_call(block: Cursor, tools: Sequence[ToolRef]) -> ToolCall:
+    return ToolCall(
+        call_id=block.at("id").string(),
+        name=canonical_name(block.at("name").string(), tools),
+        arguments=block.at("input").object(),
+        provider=API,
+    )
+
+
+# --- streaming ---------------------------------------------------------------------------------
+
+
+# delta type -> (the member of the block it streams, the member of the delta that holds it)
+_PIECES = {
+    "text_delta": ("text", "text"),
+    "thinking_delta": ("thinking", "thinking"),
+    "input_json_delta": ("input", "partial_json"),
+}
+
+
+@dataclass(slots=True)
+class _Stream:
+    """The message the events described so far, and the pieces of each block's streaming
+    members (kept in lists and joined once, at the end, so many fragments cost linear time)."""
+
+    message: dict[str, Any] = field(default_factory=dict[str, Any])
+    blocks: dict[int, dict[str, Any]] = field(default_factory=dict[int, dict[str, Any]])
+    pieces: dict[tuple[int, str], list[str]] = field(
+        default_factory=dict[tuple[int, str], list[str]]
+    )
+
+    def add(self, event: Cursor) -> None:
+        kind = event.at("type").string()
+        if kind == "message_start":
+            self.message = copy.deepcopy(event.at("message").object())
+        elif kind == "content_block_start":
+            index = event.at("index").integer()
+            self.blocks[index] = copy.deepcopy(event.at("content_block").object())
+        elif kind == "content_block_delta":
+            self._add_delta(event)
+        elif kind == "message_delta":
+            self.message.update(event.at("delta").object())
+            usage = event.at("usage").optional_object() or {}
+            self.message["usage"] = {**(self.message.get("usage") or {}), **usage}
+        elif kind == "error":
+            raise stream_error(event, event.at("error").at("message").optional_string())
+
+    def _add_delta(self, event: Cursor) -> None:
+        index = event.at("index")
+        block = self.blocks.get(index.integer())
+        if block is None:
+            raise index.error("the index of a block a content_block_start event opened")
+        delta = event.at("delta")
+        kind = delta.at("type").string()
+        if kind in _PIECES:
+            member, holder = _PIECES[kind]
+            piece = delta.at(holder).string()
+            self.pieces.setdefault((index.integer(), member), []).append(piece)
+        elif kind == "signature_delta":
+            block["signature"] = delta.at("signature").string()
+        elif kind == "citations_delta":
+            block.setdefault("citations", []).append(delta.at("citation").object())
+
+    def to_json(self, source: str) -> dict[str, Any]:
+        """The message the events add up to, as the non-streamed API would send it. A tool's
+        input is its JSON fragments joined and parsed (no fragments: the input it started
+        with); text and thinking are joined onto what their block started with."""
+        for (index, member), pieces in self.pieces.items():
+            text, block = "".join(pieces), self.blocks[index]
+            if member != "input":
+                block[member] = (block.get(member) or "") + text
+            elif text:
+                block["input"] = loads(text, source=f"{source}, input of block {index}")
+        content = [self.blocks[i] for i in sorted(self.blocks)]
+        return {**self.message, "type": "message", "content": content}
+
+
+def accumulate(events: Iterable[Any], tools: Sequence[ToolRef] = ()) -> AssistantTurn:
+    """The turn that streamed Messages events add up to.
+
+    ``message_start`` opens the message, ``content_block_start`` each block;
+    ``content_block_delta`` events append text (``text_delta``), thinking and its signature,
+    citations, and a tool input's JSON in fragments (``input_json_delta.partial_json``), which
+    are parsed once the stream is over; ``message_delta`` brings the stop reason and the final
+    output token count. ``ping`` and unknown events are skipped.
+
+    Raises:
+        InputError: an event is malformed or names a block never opened, the stream carried an
+            ``error`` event, or a tool input's fragments do not make JSON (`JSONError`).
+    """
+    stream = _Stream()
+    for index, event in enumerate(events):
+        stream.add(Cursor(event, f"<{API} stream>", f"/{index}"))
+    assembled = f"<{API} stream, assembled>"
+    return _read_turn(Cursor(stream.to_json(assembled), assembled), tools)
