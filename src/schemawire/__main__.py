@@ -3,5 +3,7 @@
 
 from schemawire.cli import main
 
+__all__: list[str] = []
+
 if __name__ == "__main__":
     main()

@@ -1,0 +1,282 @@
+"""Gemini generateContent: the scripted conversation, responses, streamed chunks, malformed
+bodies, and function calls without ids."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import given
+
+from schemawire.errors import ErrorCode, InputError, UsageError
+from schemawire.project import project
+from schemawire.types import ToolCall, ToolResult, ToolSpec
+from schemawire.wire import AssistantTurn, Request, ToolOutputs, ToolRef, wire_format
+from schemawire.wire.gemini import WIRE, accumulate
+from tests.wire import scenario
+from tests.wire.provider_schemas import errors
+from tests.wire.strategies import fragments
+
+API = "gemini"
+TOOLS = scenario.tool_refs(API)
+SYNTHESIZED_IDS = ["get_weather-0", "lookup_order-1", "billing.refund-2"]
+SIGNATURE = "CiQBcsjafJ7dOgzTJ4fcLM2tN5gEH1vYBBLnjJxE8d0Ct0yS1ggKXwFyyNp8"
+USAGE = {
+    "promptTokenCount": 180,
+    "candidatesTokenCount": 45,
+    "totalTokenCount": 280,
+    "thoughtsTokenCount": 55,
+    "promptTokensDetails": [{"modality": "TEXT", "tokenCount": 180}],
+}
+
+
+def response(parts: list[dict[str, Any]], finish: str | None = "STOP") -> dict[str, Any]:
+    """A GenerateContentResponse as the API answers (the shape of the API reference's
+    function-calling example)."""
+    candidate: dict[str, Any] = {"content": {"parts": parts, "role": "model"}, "index": 0}
+    if finish is not None:
+        candidate["finishReason"] = finish
+    return {
+        "candidates": [candidate],
+        "usageMetadata": USAGE,
+        "modelVersion": "gemini-2.5-flash",
+        "responseId": "mFxXaYyVLuXq7M8Pj9ej2Qg",
+    }
+
+
+def call_part(index: int, **extra: Any) -> dict[str, Any]:
+    name = scenario.CANONICAL_NAMES[index]
+    return {"functionCall": {"name": name, "args": scenario.ARGUMENTS[index]}, **extra}
+
+
+CALL_PARTS = [call_part(0, thoughtSignature=SIGNATURE), call_part(1), call_part(2)]
+FUNCTION_CALLS_RESPONSE = response(CALL_PARTS)
+FINAL_RESPONSE = response([{"text": scenario.FINAL_TEXT}])
+
+
+def test_the_recorded_responses_follow_googles_schema() -> None:
+    for body in (FUNCTION_CALLS_RESPONSE, FINAL_RESPONSE):
+        assert errors("gemini", "GenerateContentResponse", body) == []
+
+
+def test_the_first_request_carries_the_system_instruction_contents_and_declarations(
+    snapshot: Callable[[str, Any], None],
+) -> None:
+    body = WIRE.body(scenario.first_request(API, TOOLS))
+    snapshot(f"wire-{API}-first", body)
+    assert errors("gemini", "GenerateContentRequest", body) == []
+
+
+def test_calls_without_ids_get_stable_ids_from_their_name_and_place() -> None:
+    turn = WIRE.turn(FUNCTION_CALLS_RESPONSE, TOOLS)
+    assert (turn.text, turn.stop, turn.usage) == (None, "STOP", USAGE)
+    assert list(turn.tool_calls) == [
+        ToolCall(call_id, name, arguments, API)
+        for call_id, name, arguments in zip(
+            SYNTHESIZED_IDS, scenario.CANONICAL_NAMES, scenario.ARGUMENTS, strict=True
+        )
+    ]
+    assert WIRE.turn(FUNCTION_CALLS_RESPONSE, TOOLS) == turn
+
+
+def test_the_scripted_conversation_answers_each_call_by_name_without_made_up_ids(
+    snapshot: Callable[[str, Any], None],
+) -> None:
+    turn = WIRE.turn(FUNCTION_CALLS_RESPONSE, TOOLS)
+    conversation = (scenario.QUESTION, turn, scenario.outputs(SYNTHESIZED_IDS))
+    body = WIRE.body(Request(scenario.MODEL[API], conversation, TOOLS, scenario.SYSTEM))
+    snapshot(f"wire-{API}-conversation", body)
+    assert errors("gemini", "GenerateContentRequest", body) == []
+    assert body["contents"][1]["parts"][0]["thoughtSignature"] == SIGNATURE
+    responses = [part["functionResponse"] for part in body["contents"][2]["parts"]]
+    assert [r["name"] for r in responses] == scenario.CANONICAL_NAMES
+    assert all("id" not in r for r in responses)
+    assert responses[0]["response"] == {"result": "18°C, light rain"}
+    assert responses[2]["response"]["error"]["code"] == "arguments_invalid"
+    final = WIRE.turn(FINAL_RESPONSE, TOOLS)
+    assert (final.text, final.tool_calls, final.stop) == (scenario.FINAL_TEXT, (), "STOP")
+
+
+def test_ids_the_model_gave_go_back_with_the_results() -> None:
+    call = {"id": "fc-7Hq2", "name": "lookup_order", "args": {"order_id": "A-1"}}
+    parts = [{"functionCall": call}]
+    turn = WIRE.turn(response(parts), TOOLS)
+    assert turn.tool_calls[0].call_id == "fc-7Hq2"
+    outputs = ToolOutputs((ToolResult("fc-7Hq2", "shipped"),))
+    body = WIRE.body(Request("gemini-2.5-flash", (scenario.QUESTION, turn, outputs), TOOLS))
+    assert body["contents"][2]["parts"][0]["functionResponse"] == {
+        "name": "lookup_order",
+        "id": "fc-7Hq2",
+        "response": {"result": "shipped"},
+    }
+
+
+def test_structured_output_and_generation_options_go_to_generation_config(
+    snapshot: Callable[[str, Any], None],
+) -> None:
+    request = Request(
+        scenario.MODEL[API],
+        (scenario.QUESTION,),
+        output_schema=scenario.output_schema(API),
+        options={
+            "temperature": 0.2,
+            "maxOutputTokens": 512,
+            "toolConfig": {"functionCallingConfig": {"mode": "AUTO"}},
+        },
+    )
+    body = WIRE.body(request)
+    snapshot(f"wire-{API}-structured", body)
+    assert body["generationConfig"]["responseMimeType"] == "application/json"
+    assert errors("gemini", "GenerateContentRequest", body) == []
+
+
+def test_a_renamed_tool_is_declared_under_its_wire_name_and_mapped_back() -> None:
+    spec = ToolSpec("3d-print", "Print a model.", {"type": "object", "properties": {}})
+    projection = project(spec, API)
+    tools = (ToolRef(spec.name, projection.projected_name, projection.payload),)
+    assert projection.projected_name == "_3d-print"
+    body = {**response([{"functionCall": {"name": "_3d-print", "args": {}}}])}
+    turn = WIRE.turn(body, tools)
+    assert (turn.tool_calls[0].name, turn.tool_calls[0].call_id) == ("3d-print", "3d-print-0")
+    outputs = ToolOutputs((ToolResult("3d-print-0", {"queued": True}),))
+    request = WIRE.body(Request("gemini-2.5-flash", (scenario.QUESTION, turn, outputs), tools))
+    assert request["contents"][2]["parts"][0]["functionResponse"]["name"] == "_3d-print"
+
+
+def test_a_turn_from_elsewhere_is_rebuilt_with_its_ids() -> None:
+    call = ToolCall("call_1", "lookup_order", '{"order_id":"A-1042"}', "openai.chat")
+    outputs = ToolOutputs((ToolResult("call_1", [{"type": "text", "text": "shipped"}]),))
+    turn = scenario.host_turn(call)
+    body = WIRE.body(Request("gemini-2.5-flash", (scenario.QUESTION, turn, outputs), TOOLS))
+    assert body["contents"][1:] == [
+        {
+            "role": "model",
+            "parts": [
+                {
+                    "functionCall": {
+                        "name": "lookup_order",
+                        "args": {"order_id": "A-1042"},
+                        "id": "call_1",
+                    }
+                }
+            ],
+        },
+        {
+            "role": "user",
+            "parts": [
+                {
+                    "functionResponse": {
+                        "name": "lookup_order",
+                        "id": "call_1",
+                        "response": {"result": "shipped"},
+                    }
+                }
+            ],
+        },
+    ]
+
+
+def test_a_result_that_answers_no_call_is_a_usage_error() -> None:
+    outputs = ToolOutputs((ToolResult("nobody", "x"),))
+    with pytest.raises(UsageError):
+        WIRE.body(Request("gemini-2.5-flash", (scenario.QUESTION, AssistantTurn(), outputs)))
+
+
+def test_a_blocked_prompt_is_a_turn_that_says_why() -> None:
+    body = {"promptFeedback": {"blockReason": "SAFETY"}, "usageMetadata": {"totalTokenCount": 9}}
+    turn = WIRE.turn(body, TOOLS)
+    assert (turn.text, turn.tool_calls, turn.stop) == (None, (), "SAFETY")
+
+
+def test_thoughts_are_not_the_answer() -> None:
+    parts = [{"text": "Let me think.", "thought": True}, {"text": "Paris is rainy."}]
+    assert WIRE.turn(response(parts), TOOLS).text == "Paris is rainy."
+
+
+def test_the_api_is_found_by_name() -> None:
+    assert wire_format(API) is WIRE
+    assert (WIRE.name, WIRE.target) == (API, API)
+
+
+# --- streaming ---------------------------------------------------------------------------------
+
+
+def text_chunks(pieces: list[str]) -> list[dict[str, Any]]:
+    """A streamed answer: each piece of text its own chunk, the last with the finish reason."""
+    chunks = [response([{"text": piece}], None) for piece in pieces]
+    return [*chunks, response([{"text": ""}], "STOP")]
+
+
+def test_the_recorded_chunks_follow_googles_schema() -> None:
+    chunks = [*text_chunks(["Paris", " is rainy."]), response([CALL_PARTS[0]])]
+    assert [c for c in chunks if errors("gemini", "GenerateContentResponse", c)] == []
+
+
+def test_streamed_calls_come_whole_and_keep_their_order_and_signature() -> None:
+    chunks = [
+        response([{"text": "Checking."}], None),
+        response(CALL_PARTS[:2], None),
+        response(CALL_PARTS[2:], "STOP"),
+    ]
+    streamed = accumulate(chunks, TOOLS)
+    whole = WIRE.turn(FUNCTION_CALLS_RESPONSE, TOOLS)
+    assert (streamed.tool_calls, streamed.stop, streamed.usage) == (
+        whole.tool_calls,
+        whole.stop,
+        whole.usage,
+    )
+    assert streamed.text == "Checking."
+    assert streamed.raw["parts"][1] == CALL_PARTS[0]
+
+
+def test_a_text_signature_closes_the_text_part_it_arrives_on() -> None:
+    chunks = [
+        response([{"text": "Paris"}], None),
+        response([{"text": " is rainy.", "thoughtSignature": SIGNATURE}], None),
+        response([{"text": " Anything else?"}], "STOP"),
+    ]
+    raw = accumulate(chunks).raw
+    assert raw["parts"] == [
+        {"text": "Paris is rainy.", "thoughtSignature": SIGNATURE},
+        {"text": " Anything else?"},
+    ]
+
+
+@given(fragments(scenario.FINAL_TEXT))
+def test_any_split_of_the_text_accumulates_to_the_same_answer(pieces: list[str]) -> None:
+    turn = accumulate(text_chunks(pieces), TOOLS)
+    assert (turn.text, turn.stop) == (scenario.FINAL_TEXT, "STOP")
+    assert len(turn.raw["parts"]) == 1
+
+
+# --- malformed bodies --------------------------------------------------------------------------
+
+MALFORMED: list[tuple[Any, str]] = [
+    (42, ""),
+    ({"candidates": []}, "/candidates"),
+    ({"candidates": [{"content": {"parts": {"text": "x"}}}]}, "/candidates/0/content/parts"),
+    ({"candidates": [{"content": {"parts": [{"text": 1}]}}]}, "/candidates/0/content/parts/0/text"),
+    (
+        {"candidates": [{"content": {"parts": [{"functionCall": {"args": {}}}]}}]},
+        "/candidates/0/content/parts/0/functionCall/name",
+    ),
+    (
+        {"error": {"code": 400, "message": "API key not valid.", "status": "INVALID_ARGUMENT"}},
+        "/error",
+    ),
+]
+
+
+@pytest.mark.parametrize(("body", "pointer"), MALFORMED)
+def test_a_malformed_body_raises_input_error_saying_where(body: Any, pointer: str) -> None:
+    with pytest.raises(InputError) as caught:
+        WIRE.turn(body, TOOLS)
+    assert (caught.value.code, caught.value.pointer) == (ErrorCode.JSON_SYNTAX, pointer)
+
+
+def test_an_error_chunk_ends_the_stream_with_input_error() -> None:
+    error = {"error": {"code": 503, "message": "The model is overloaded.", "status": "UNAVAILABLE"}}
+    with pytest.raises(InputError) as caught:
+        accumulate([*text_chunks(["Par"])[:1], error])
+    assert caught.value.pointer == "/1/error"
