@@ -3,8 +3,8 @@
 A loopback server answers like the provider, with responses written as that provider sends
 them: five tool calls at once (a good one, one whose tool raises, one whose tool hangs, one to
 a tool that does not exist, one with bad arguments), then the final answer. The host must
-answer each call correctly, in the model's order, and go on; the request bodies it sent are
-snapshot-tested as they crossed the wire.
+answer each call correctly, in the model's order, and go on. The request bodies it sent are
+snapshot-tested as they crossed the wire, and checked against the provider's published schema.
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ from schemawire.gates import ResultGate
 from schemawire.host import Host, HostOptions, HttpModel, PythonTool
 from schemawire.types import ToolSpec
 from tests.host.test_models import provider
+from tests.wire.provider_schemas import errors
+from tests.wire.test_provider_schemas import REQUESTS
 
 pytestmark = pytest.mark.anyio
 
@@ -142,4 +144,7 @@ async def test_one_conversation_per_provider(api: str, snapshot: Any) -> None:
     assert list(sent) == [call_id for call_id, _, _ in CALLS]  # matched by id, in order
     codes = {i: (json.loads(text).get("error") or {}).get("code") for i, text in sent.items()}
     assert codes == EXPECTED
+    provider_name, component = REQUESTS[api]
+    for body in bodies:  # as the provider's own published schema says a request must be
+        assert errors(provider_name, component, body) == []
     snapshot(f"host-{api}-requests", bodies)
