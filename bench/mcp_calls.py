@@ -135,7 +135,7 @@ def print_table(results: dict[str, tuple[float, float]], calls: int) -> None:
     traced = results["schemawire McpClient, gates + trace"][0]
     untraced = results["schemawire McpClient, gates, no trace"][0]
     print()
-    print(f"tracing costs {1000 * (traced - untraced):.0f} µs per call (two hops, redacted)")
+    print(f"tracing costs {1000 * (traced - untraced):.0f} µs per call (four hops, redacted)")
 
 
 if __name__ == "__main__":

@@ -175,6 +175,23 @@ async def test_the_final_answer_is_held_to_the_output_schema(write_repo: WriteRe
     assert '"pointer":"/temp"' in retry
 
 
+async def test_a_null_for_an_optional_output_member_stands_for_absent(
+    write_repo: WriteRepo,
+) -> None:
+    # Strict Structured Outputs make every member required, an optional one nullable.
+    schema = {"type": "object", "properties": {"temp": {"type": "integer"},
+                                               "note": {"type": "string"}},
+              "required": ["temp"], "additionalProperties": False}  # fmt: skip
+    model = ScriptedModel("openai.chat", [says('{"temp": 18, "note": null}')], name="m")
+    repository = desk_repository(write_repo)
+    run_host = Host(model, python_tools(repository, {"fast": Desk().fast}),
+                    output=ToolSpec("answer", "", schema))  # fmt: skip
+    result = await run_host.run("how warm?")
+    assert (result.stopped, result.output) == ("answer", {"temp": 18})
+    sent = model.requests[0]["response_format"]["json_schema"]["schema"]
+    assert sent["required"] == ["temp", "note"]
+
+
 async def test_every_boundary_is_a_hop(write_repo: WriteRepo) -> None:
     desk = Desk()
     script = [calls(("c1", "weather", {"city": "a", "unit": "kelvin"}),

@@ -154,8 +154,7 @@ class Host:
         self.tools = self._prepare(tools, self.catalogue)
         self._refs = tuple(tool.ref for tool in self.tools.values())  # one object: see EntryCache
         self.output = output
-        self._output_gate = ArgumentGate(output, options=self.options.arguments) if output else None
-        self._output_payload = self._project_output(output, documents)
+        self._output_payload, self._output_gate = self._prepare_output(output, documents)
         self._sent = _SentBodies()
 
     # --- preparing -----------------------------------------------------------------------------
@@ -177,12 +176,20 @@ class Host:
             prepared[runner.spec.name] = _Tool(runner, gate, ref)
         return prepared
 
-    def _project_output(self, output: ToolSpec | None, documents: Any) -> dict[str, Any] | None:
+    def _prepare_output(
+        self, output: ToolSpec | None, documents: Any
+    ) -> tuple[dict[str, Any] | None, ArgumentGate | None]:
+        """The output schema as this API's Structured Outputs take it (None where it has none:
+        the host checks the answer all the same), and the gate the answer passes."""
+        if output is None:
+            return None, None
         target = _OUTPUT_TARGETS.get(self.model.api)
-        if output is None or target is None:
-            return None  # checked by the host all the same
-        payload: dict[str, Any] = project(output, target, documents=documents).payload
-        return payload
+        if target is None:
+            return None, ArgumentGate(output, options=self.options.arguments)
+        projection = project(output, target, documents=documents)
+        mapping = projection.arguments
+        restore = None if mapping.is_identity else mapping.restore
+        return projection.payload, ArgumentGate(output, None, self.options.arguments, restore)
 
     # --- running -------------------------------------------------------------------------------
 

@@ -149,7 +149,7 @@ def project_response_format(
     """``spec``'s schema as a Chat ``response_format`` (strict Structured Outputs)."""
     draft = Draft("openai.response_format", spec, documents or NO_DOCUMENTS, track_origins=origins)
     body = _format(draft, at="/json_schema/schema")
-    return draft.finish({"type": "json_schema", "json_schema": body}, body["name"])
+    return draft.finish({"type": "json_schema", "json_schema": body}, body["name"], draft.arguments)
 
 
 def project_text_format(
@@ -158,7 +158,7 @@ def project_text_format(
     """``spec``'s schema as a Responses ``text.format`` (strict Structured Outputs, flat)."""
     draft = Draft("openai.text_format", spec, documents or NO_DOCUMENTS, track_origins=origins)
     body = _format(draft, at="/schema")
-    return draft.finish({"type": "json_schema", **body}, body["name"])
+    return draft.finish({"type": "json_schema", **body}, body["name"], draft.arguments)
 
 
 def _function(draft: Draft, strict: bool, *, at: str) -> dict[str, Any]:
@@ -180,7 +180,8 @@ def _function(draft: Draft, strict: bool, *, at: str) -> dict[str, Any]:
 
 
 def _format(draft: Draft, *, at: str) -> dict[str, Any]:
-    schema, _ = draft.schema(
+    # The map turns a strict answer back into the canonical shape (nulls for absent members).
+    schema, draft.arguments = draft.schema(
         draft.spec.input_schema, STRICT, document="input", at=at, limits=STRICT_LIMITS
     )
     schema = _object_root(schema)
