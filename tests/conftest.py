@@ -13,6 +13,9 @@ from schemawire._json import dumps
 
 EXAMPLES = Path(__file__).parents[1] / "examples"
 
+# A real PostgreSQL for the store and crash tests, started once per session when asked for.
+pytest_plugins = ["tests.store.postgres_server"]
+
 WriteRepo = Callable[[dict[str, Any]], Path]
 
 

@@ -31,6 +31,9 @@ PAGES = (
     "docs/gates.md",
     "docs/mcp.md",
     "docs/host.md",
+    "docs/diff.md",
+    "docs/flows.md",
+    "docs/evals.md",
 )
 
 

@@ -1,8 +1,10 @@
 """`check_repository`: the CI gate in one pass.
 
 Repository rules, compilation, lint and fixtures run over every file, and the committed adapters
-are compared with a fresh export; each problem becomes a `Finding` located at a line and column,
-and rules switched off in the settings are dropped.
+are compared with a fresh export; with ``since``, every schema is also compared with a git
+revision, and a change without the ``x-version`` bump it calls for is a finding. Each problem
+becomes a `Finding` located at a line and column, and rules switched off in the settings are
+dropped.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from schemawire._jsonpos import nearest_offset, pointer_offsets, position
 from schemawire.errors import SchemaError
 from schemawire.project.export import AdapterStatus, adapter_status
 from schemawire.schema.config import Config
+from schemawire.schema.diff import diff_since, version_findings
 from schemawire.schema.fixtures import check_fixtures
 from schemawire.schema.lint import lint_repository
 from schemawire.schema.repository import Repository, SchemaFile
@@ -63,11 +66,17 @@ def check_repository(
     config: Config | None = None,
     lint: bool = True,
     fixtures: bool = True,
+    since: str | None = None,
 ) -> CheckReport:
-    """Check the repository that holds ``start``: files, references, lint and fixtures.
+    """Check the repository that holds ``start``: files, references, lint, fixtures, adapters
+    and flows; with
+    ``since``, the changes since that git revision against each file's ``x-version`` (SW401,
+    SW402).
 
     Raises:
         ConfigError: the repository's settings cannot be used.
+        UsageError: ``since`` is given, but git is missing, the repository is not in a git work
+            tree, or ``since`` names no commit.
     """
     repository = Repository.load(start, config=config)
     findings = [*repository.findings, *_compile_all(repository)]
@@ -80,6 +89,9 @@ def check_repository(
         checked, passed = report.checked, report.passed
     statuses = _adapter_statuses(repository)
     findings.extend(_adapter_findings(statuses))
+    findings.extend(_flow_findings(repository))
+    if since is not None:
+        findings.extend(version_findings(diff_since(repository, since)))
     settings = repository.config.lint
     kept = [f for f in findings if not settings.ignores(f.rule.id, f.file)]
     located = locate(kept, repository.root)
@@ -91,6 +103,13 @@ def check_repository(
         findings=tuple(sorted(located, key=_reading_order)),
         adapters=len(statuses),
     )
+
+
+def _flow_findings(repository: Repository) -> Iterator[Finding]:
+    """SW301 for each flow under ``flows/`` that cannot run as written."""
+    from schemawire.host.flow import flow_findings  # flows build on the host, above schemas
+
+    return flow_findings(repository)
 
 
 def _compile_all(repository: Repository) -> Iterator[Finding]:

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from schemawire._version import __version__
-from schemawire.cli import mcp, projections, repository, run, toolbox
+from schemawire.cli import evals, flows, mcp, projections, repository, run, toolbox
 from schemawire.cli.output import stdout
 
 __all__ = ["app"]
@@ -51,6 +51,7 @@ app.command(
         "schemawire check examples/support-desk --json",
         "schemawire check --format sarif > schemawire.sarif   # for code scanning",
         "schemawire check --fail-on warning",
+        "schemawire check --since origin/main   # a breaking change needs a major x-version",
     )
 )(repository.check)
 app.command(epilog=_examples("schemawire lint", "schemawire lint --format sarif > lint.sarif"))(
@@ -67,6 +68,8 @@ app.command(
     epilog=_examples(
         "schemawire diff before.json after.json",
         "schemawire diff --json before.json after.json > patch.json",
+        "schemawire diff --schema old/create_refund.json schemas/tools/create_refund.json",
+        "schemawire diff --since origin/main --json",
     )
 )(toolbox.diff)
 app.command(
@@ -127,6 +130,7 @@ app.command(
         'schemawire run -m anthropic:claude-sonnet-4-5 "Refund A-1042" --mcp -- python -m srv',
         'schemawire run -m openai-compatible:http://127.0.0.1:11434/v1:qwen3 --repo . "hi"',
         'schemawire run -m script:conversation.json --repo . "上海今天多少度？" --json',
+        'schemawire run --flow flows/refund.json "Refund 20 on order A-1042, charged twice"',
     ),
 )(run.run_command)
 app.command(
@@ -136,3 +140,5 @@ app.command(
         "schemawire demo --model openai:gpt-4.1-mini",
     ),
 )(run.demo_command)
+app.add_typer(flows.runs_app)
+app.command("eval", epilog=_examples(*evals.EXAMPLES))(evals.eval_command)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from rich.console import Console
@@ -38,13 +39,14 @@ class HopPrinter:
 
     def _summary(self, hop: Hop) -> str:
         payload = hop.payload if isinstance(hop.payload, dict) else {}
-        if hop.protocol == "gate" and hop.verdict is not None:
-            return self._verdict(hop.verdict)
-        if hop.protocol == "mcp":
-            return escape(fold(_mcp_summary(payload), self.width))
-        if hop.protocol == "text":
-            return escape(fold(payload.get("text", ""), self.width))
-        return escape(fold(_model_summary(hop, payload), self.width))
+        if hop.verdict is not None and hop.protocol in ("gate", "handoff"):
+            line = self._verdict(hop.verdict)
+            if hop.protocol == "handoff":
+                route = payload.get("route")
+                line += f"  → [bold]{escape(route)}[/]" if route else "  [red]no route[/]"
+            return line
+        describe = _DESCRIBE.get(hop.protocol, _model_summary)
+        return escape(fold(describe(hop, payload), self.width))
 
     def _verdict(self, verdict: dict[str, Any]) -> str:
         outcome = verdict.get("outcome", "?")
@@ -63,7 +65,7 @@ class HopPrinter:
         return line
 
 
-def _mcp_summary(payload: dict[str, Any]) -> Any:
+def _mcp_summary(hop: Hop, payload: dict[str, Any]) -> Any:
     if "method" in payload:
         params = payload.get("params") or {}
         name = params.get("name") if isinstance(params, dict) else None
@@ -97,3 +99,24 @@ def _model_summary(hop: Hop, payload: dict[str, Any]) -> Any:
 
 def _count(number: int, noun: str) -> str:
     return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
+def _checkpoint_summary(hop: Hop, payload: dict[str, Any]) -> str:
+    where = payload.get("node") or "end"
+    return f"step {payload.get('step')} saved, next {where}: {fold(payload.get('state'), 70)}"
+
+
+def _text_summary(hop: Hop, payload: dict[str, Any]) -> Any:
+    return payload.get("text", "")
+
+
+def _flow_summary(hop: Hop, payload: dict[str, Any]) -> str:
+    return f"input: {fold(payload.get('input'), 90)}"
+
+
+_DESCRIBE: dict[str, Callable[[Hop, dict[str, Any]], Any]] = {
+    "mcp": _mcp_summary,
+    "text": _text_summary,
+    "flow": _flow_summary,
+    "checkpoint": _checkpoint_summary,
+}

@@ -72,13 +72,27 @@ def check(
     json: Json = False,
     fail_on: FailOn = Severity.ERROR,
     no_fixtures: Annotated[bool, typer.Option("--no-fixtures", help="Skip fixtures.")] = False,
+    since: Annotated[
+        str | None,
+        typer.Option(
+            "--since",
+            metavar="REV",
+            help="Also compare every schema with git revision REV: a breaking change needs a "
+            "major x-version bump.",
+        ),
+    ] = None,
 ) -> None:
     """Check every schema: JSON, metaschema, $id, x-version, $refs, lint rules and fixtures.
 
-    Exit 0 when clean, 1 on findings (errors by default), 2 when the settings cannot be read.
+    With --since REV, each schema is compared with git revision REV too (see schemawire diff
+    --since): a breaking change without a major x-version bump is an error (SW401), another
+    change without a bump a warning (SW402).
+
+    Exit 0 when clean, 1 on findings (errors by default), 2 when the settings cannot be read or
+    REV cannot.
     """
     _run_check(directory, ReportFormat.JSON if json else report_format, fail_on,
-               fixtures=not no_fixtures, title="schemawire check")  # fmt: skip
+               fixtures=not no_fixtures, title="schemawire check", since=since)  # fmt: skip
 
 
 @guarded
@@ -94,15 +108,21 @@ def lint(
 
 
 def _run_check(
-    directory: Path, report_format: ReportFormat, fail_on: Severity, *, fixtures: bool, title: str
+    directory: Path,
+    report_format: ReportFormat,
+    fail_on: Severity,
+    *,
+    fixtures: bool,
+    title: str,
+    since: str | None = None,
 ) -> None:
     if not directory.is_dir():
         fail(f"{directory} is not a directory")
     if report_format == ReportFormat.TEXT and stdout.is_terminal:
         with stdout.status("checking schemas…"):
-            report = check_repository(directory, fixtures=fixtures)
+            report = check_repository(directory, fixtures=fixtures, since=since)
     else:
-        report = check_repository(directory, fixtures=fixtures)
+        report = check_repository(directory, fixtures=fixtures, since=since)
     render_check(_seen_from_here(report), report_format, title, fail_on)
     if not report.schemas:
         stderr.print(

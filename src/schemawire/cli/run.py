@@ -64,6 +64,18 @@ def run_command(
     max_turns: Annotated[int, typer.Option("--max-turns", help="Model requests per run.")] = 10,
     trace: TracePath = None,
     json: Annotated[bool, typer.Option("--json", help="Print the run as JSON at the end.")] = False,
+    flow: Annotated[
+        Path | None,
+        typer.Option("--flow", help="Run a flow (agents, handoffs, routes, checkpoints)."),
+    ] = None,
+    store: Annotated[
+        str,
+        typer.Option(
+            "--store",
+            envvar="SCHEMAWIRE_STORE",
+            help="With --flow: sqlite:PATH or postgresql://...",
+        ),
+    ] = "sqlite:.schemawire/runs.db",
 ) -> None:
     """Run the agent loop once: the model, your tools, both gates, every hop traced.
 
@@ -77,6 +89,13 @@ def run_command(
         raise UsageError(
             'give the user\'s input, such as: schemawire run -m MODEL "上海今天多少度？"'
         )
+    if flow is not None:
+        from schemawire.cli.flows import print_flow_result, run_flow
+
+        result = run_flow(flow, words[0], store=store, model=model, repo=repo, trace=trace,
+                          quiet=json, max_turns=max_turns)  # fmt: skip
+        print_flow_result(result, json)
+        return
     if model is None:
         raise UsageError("give --model, such as openai:gpt-4.1-mini or script:demo.json")
     question, command = words[0], words[1:]

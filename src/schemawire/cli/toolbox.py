@@ -14,12 +14,26 @@ from schemawire._json import JSONValue, dumps, load_file, loads
 from schemawire.cli.output import (
     EXIT_FINDINGS,
     EXIT_INPUT,
+    fail,
     guarded,
     print_json,
     stderr,
     stdout,
 )
 from schemawire.errors import InputError
+from schemawire.schema.diff import (
+    ABSENT,
+    ChangeSeverity,
+    FileStatus,
+    RepositoryDiff,
+    Role,
+    SchemaChange,
+    SchemaDiff,
+    Side,
+    diff_files,
+    diff_since,
+)
+from schemawire.schema.repository import Repository
 from schemawire.schema.validator import CompiledSchema
 from schemawire.toolbox import (
     Change,
@@ -92,14 +106,54 @@ def _describe(error: InputError | OSError, name: str) -> str:
 
 @guarded
 def diff(
-    old: Annotated[str, typer.Argument(help="The JSON file before; - for stdin.")],
-    new: Annotated[str, typer.Argument(help="The JSON file after; - for stdin.")],
-    json: Annotated[bool, typer.Option("--json", help="Print an RFC 6902 JSON Patch.")] = False,
+    old: Annotated[
+        str | None,
+        typer.Argument(help="The JSON file before (- for stdin); with --since, the repository."),
+    ] = None,
+    new: Annotated[str | None, typer.Argument(help="The JSON file after; - for stdin.")] = None,
+    json: Annotated[
+        bool,
+        typer.Option("--json", help="Print an RFC 6902 JSON Patch, or the classified changes."),
+    ] = False,
+    schema: Annotated[
+        bool,
+        typer.Option("--schema", help="Compare two schemas: classify every change."),
+    ] = False,
+    since: Annotated[
+        str | None,
+        typer.Option("--since", metavar="REV", help="Compare every schema with git revision REV."),
+    ] = None,
+    role: Annotated[
+        Role | None,
+        typer.Option("--role", help="With --schema: what NEW describes (default: from its path)."),
+    ] = None,
 ) -> None:
     """Show what changed between two JSON documents: whitespace and key order do not count.
 
-    Exit 0 when they are equal, 1 when they differ, 2 when one cannot be read.
+    With --schema OLD NEW, or --since REV [DIR] for every schema of a repository against git
+    revision REV, each change is classified: which side it breaks (the producers that send
+    instances, the consumers that read them) and whether that is breaking for the file's role.
+
+    Exit 0 when they are equal (no breaking change), 1 when they differ (a breaking change), 2
+    when one cannot be read.
     """
+    if since is not None:
+        if schema or new is not None or role is not None:
+            raise typer.BadParameter("--since takes one directory, without --schema or --role")
+        _report_schema_changes(_changes_since(Path(old or "."), since), json=json)
+    elif old is None or new is None:
+        raise typer.BadParameter("give OLD and NEW, or --since REV")
+    elif schema:
+        if _STDIN in (old, new):
+            raise typer.BadParameter("--schema reads files, not stdin")
+        _report_schema_changes(diff_files(old, new, role=role), json=json)
+    elif role is not None:
+        raise typer.BadParameter("--role needs --schema")
+    else:
+        _report_json_changes(old, new, json=json)
+
+
+def _report_json_changes(old: str, new: str, *, json: bool) -> None:
     if old == new == _STDIN:
         raise typer.BadParameter("only one of OLD and NEW can be - (stdin)")
     before, after = _read_json(old), _read_json(new)
@@ -113,6 +167,96 @@ def diff(
             stdout.print(_render_change(change))
     if operations:
         raise typer.Exit(EXIT_FINDINGS)
+
+
+def _changes_since(directory: Path, rev: str) -> RepositoryDiff:
+    if not directory.is_dir():
+        fail(f"{directory} is not a directory")
+    return diff_since(Repository.load(directory), rev)
+
+
+def _report_schema_changes(changes: RepositoryDiff, *, json: bool) -> None:
+    if json:
+        print_json(changes.to_json())
+    else:
+        _render_schema_changes(changes)
+    if changes.breaking:
+        raise typer.Exit(EXIT_FINDINGS)
+
+
+_ROLE_NAMES = {Role.INPUT: "tool input", Role.OUTPUT: "tool output", Role.HANDOFF: "handoff",
+               Role.STATE: "state", Role.SHARED: "shared definitions"}  # fmt: skip
+_SEVERITY_STYLE = {ChangeSeverity.BREAKING: "bold red", ChangeSeverity.COMPATIBLE: "yellow",
+                   ChangeSeverity.ANNOTATION: "dim"}  # fmt: skip
+
+
+def _render_schema_changes(changes: RepositoryDiff) -> None:
+    """Each changed file, then one aligned row per change: severity, who it breaks, code,
+    pointer, and the values before and after."""
+    for file in changes.changed:
+        stdout.print(_file_heading(file))
+        rows = [_change_row(file.role, change) for change in file.changes]
+        widths = [max(len(row[column]) for row in rows) for column in range(4)] if rows else []
+        for change, row in zip(file.changes, rows, strict=True):
+            cells = [escape(cell.ljust(width)) for cell, width in zip(row, widths, strict=False)]
+            style = _SEVERITY_STYLE[change.severity]
+            stdout.print(f"  [{style}]{cells[0]}[/]  {cells[1]}  [bold]{cells[2]}[/]  "
+                         f"{cells[3]}  {escape(row[4])}".rstrip())  # fmt: skip
+        _render_version(file)
+    stdout.print(_schema_summary(changes))
+
+
+def _file_heading(file: SchemaDiff) -> str:
+    versions = f"x-version {file.old_version or '-'} → {file.new_version or '-'}"
+    if file.status is FileStatus.ADDED:
+        versions = f"added, x-version {file.new_version or '-'}"
+    elif file.status is FileStatus.REMOVED:
+        versions = "removed"
+    elif file.status is FileStatus.UNREADABLE:
+        versions = "not compared: one side is not a usable schema"
+    return f"[bold]{escape(file.file)}[/] [dim]({_ROLE_NAMES[file.role]}; {versions})[/]"
+
+
+def _change_row(role: Role, change: SchemaChange) -> tuple[str, str, str, str, str]:
+    who = role.parties(change.breaks) if change.breaks is not Side.NONE else ""
+    return (str(change.severity), who, change.code, change.pointer or "/", _values(change))
+
+
+def _values(change: SchemaChange) -> str:
+    if change.old is ABSENT and change.new is ABSENT:
+        return ""
+    if change.old is ABSENT:
+        return f"+ {_short(change.new, 60)}"
+    if change.new is ABSENT:
+        return f"- {_short(change.old, 60)}"
+    return f"{_short(change.old, 40)} → {_short(change.new, 40)}"
+
+
+def _render_version(file: SchemaDiff) -> None:
+    problem = file.version_problem
+    if problem is None:
+        return
+    rule_id, wanted = problem
+    if rule_id == "SW401":
+        stdout.print(f'  [bold red]a breaking change needs a major bump:[/] set "x-version": '
+                     f'"{wanted}"')  # fmt: skip
+    else:
+        stdout.print(f'  [yellow]changed without a version bump:[/] set "x-version": "{wanted}"')
+
+
+def _schema_summary(changes: RepositoryDiff) -> str:
+    counts = {severity: changes.count(severity) for severity in ChangeSeverity}
+    if not changes.changed:
+        return f"[green]no schema changes[/] in {_files(len(changes.files))}"
+    breaking = counts[ChangeSeverity.BREAKING]
+    shown = f"[bold red]{breaking} breaking[/]" if breaking else "[green]0 breaking[/]"
+    return (f"{shown}, {counts[ChangeSeverity.COMPATIBLE]} compatible, "
+            f"{counts[ChangeSeverity.ANNOTATION]} annotation-only changes in "
+            f"{len(changes.changed)} of {_files(len(changes.files))}")  # fmt: skip
+
+
+def _files(count: int) -> str:
+    return f"{count} schema file" + ("" if count == 1 else "s")
 
 
 def _read_json(name: str) -> JSONValue:

@@ -2,6 +2,7 @@
 
 - `ArgumentGate`: a tool call's arguments, before the tool runs.
 - `ResultGate`: a tool's result, before the model reads it (validated, redacted, cut to size).
+- `HandoffGate`: what one agent hands the next, before it starts; routes are JSON Schemas.
 
 Both return a `Verdict` and never raise on their input.
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 from schemawire.gates._values import ValueLimits
 from schemawire.gates.arguments import ArgumentGate, ArgumentOptions
+from schemawire.gates.handoff import HandoffDecision, HandoffGate, Route
 from schemawire.gates.redact import Redactor, default_redactor
 from schemawire.gates.results import ResultGate, ResultOptions
 from schemawire.gates.verdict import CODES, Change, Verdict
@@ -19,9 +21,12 @@ __all__ = [
     "ArgumentGate",
     "ArgumentOptions",
     "Change",
+    "HandoffDecision",
+    "HandoffGate",
     "Redactor",
     "ResultGate",
     "ResultOptions",
+    "Route",
     "ValueLimits",
     "Verdict",
     "default_redactor",

@@ -24,6 +24,12 @@ CODES = {
     "result_malformed": "the result holds what JSON cannot (a set, bytes, NaN, a cycle...)",
     "tool_failed": "the tool failed; its error is shown in one line",
     "gate_error": "the gate itself failed on this input (a bug: please report it)",
+    "handoff_malformed": "the handoff is not acceptable JSON (syntax, duplicate key, NaN...)",
+    "handoff_too_large": "the handoff is over a size limit",
+    "handoff_invalid": "the handoff breaks its schema",
+    "handoff_unrouted": "no route takes the handoff, and the flow declares no fallback",
+    "state_invalid": "the state after a step breaks the state schema: not checkpointed",
+    "tool_interrupted": "an earlier attempt of the call was interrupted; not repeated",
     # changes to an accepted value
     "double_encoded": "a JSON string holding the arguments was decoded once more",
     "string_decoded": "a JSON string where the schema wants an object or array was decoded",

@@ -31,6 +31,7 @@ from schemawire.host.models import Model
 from schemawire.host.tools import ToolRunner
 from schemawire.mcp._wire import record_verdicts
 from schemawire.project import TARGETS, Catalogue, project, project_catalogue
+from schemawire.schema.validator import CompiledSchema
 from schemawire.trace import Trace
 from schemawire.types import Rejection, ToolCall, ToolResult, ToolSpec, Violation
 from schemawire.wire import (
@@ -133,6 +134,7 @@ class Host:
         options: HostOptions | None = None,
         output: ToolSpec | None = None,
         documents: Mapping[str, Any] | None = None,
+        output_validator: CompiledSchema | None = None,
     ) -> None:
         """
         Args:
@@ -142,6 +144,8 @@ class Host:
             options: turns, retries, strictness.
             output: the schema of the final answer (Structured Outputs), if any.
             documents: schemas the tools' ``$ref``s name, by URI (`Repository.documents`).
+            output_validator: the output schema compiled with its references
+                (`Repository.validator`), when it has any.
 
         Raises:
             UsageError: the model's API is unknown, or two tools share a name.
@@ -154,7 +158,9 @@ class Host:
         self.tools = self._prepare(tools, self.catalogue)
         self._refs = tuple(tool.ref for tool in self.tools.values())  # one object: see EntryCache
         self.output = output
-        self._output_payload, self._output_gate = self._prepare_output(output, documents)
+        self._output_payload, self._output_gate = self._prepare_output(
+            output, documents, output_validator
+        )
         self._sent = _SentBodies()
 
     # --- preparing -----------------------------------------------------------------------------
@@ -177,7 +183,7 @@ class Host:
         return prepared
 
     def _prepare_output(
-        self, output: ToolSpec | None, documents: Any
+        self, output: ToolSpec | None, documents: Any, validator: CompiledSchema | None
     ) -> tuple[dict[str, Any] | None, ArgumentGate | None]:
         """The output schema as this API's Structured Outputs take it (None where it has none:
         the host checks the answer all the same), and the gate the answer passes."""
@@ -185,11 +191,11 @@ class Host:
             return None, None
         target = _OUTPUT_TARGETS.get(self.model.api)
         if target is None:
-            return None, ArgumentGate(output, options=self.options.arguments)
+            return None, ArgumentGate(output, validator, self.options.arguments)
         projection = project(output, target, documents=documents)
         mapping = projection.arguments
         restore = None if mapping.is_identity else mapping.restore
-        return projection.payload, ArgumentGate(output, None, self.options.arguments, restore)
+        return projection.payload, ArgumentGate(output, validator, self.options.arguments, restore)
 
     # --- running -------------------------------------------------------------------------------
 

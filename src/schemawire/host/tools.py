@@ -53,18 +53,35 @@ class PythonTool:
     validator: CompiledSchema | None = None
     timeout: float = 60.0
 
+    def _arguments(self, accepted: dict[str, Any]) -> dict[str, Any]:
+        """The keywords to call with: the arguments, and the call's idempotency key when the
+        function takes one (a workflow's journal sets it)."""
+        from schemawire.host.workflow import current_idempotency_key
+
+        key = current_idempotency_key.get()
+        if key is not None and _takes_key(self.function):
+            return {**accepted, "idempotency_key": key}
+        return accepted
+
     async def run(self, call_id: str, accepted: Verdict, trace: Trace) -> Verdict:
         label = f"python:{self.spec.name}"
         trace.record("host", label, "python", "send", {"call": call_id, "tool": self.spec.name,
                                                        "arguments": accepted.value},
                      verdict=accepted.to_json())  # fmt: skip
-        outcome = await _outcome(self.function, accepted.value, self.timeout)
+        outcome = await _outcome(self.function, self._arguments(accepted.value), self.timeout)
         verdict = self.results.check(outcome, call_id=call_id)
         value: ToolResult = verdict.value
         trace.record(label, "host", "python", "receive",
                      {"call": call_id, "content": value.content, "isError": value.is_error},
                      verdict=verdict.to_json())  # fmt: skip
         return verdict
+
+
+def _takes_key(function: Callable[..., Any]) -> bool:
+    try:
+        return "idempotency_key" in inspect.signature(function).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 async def _outcome(function: Callable[..., Any], arguments: dict[str, Any], timeout: float) -> Any:

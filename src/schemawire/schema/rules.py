@@ -39,8 +39,16 @@ class Rule:
 
     @property
     def category(self) -> str:
-        """``repository``, ``lint`` or ``fixtures``, from the id's range."""
-        return {"0": "repository", "1": "lint", "2": "fixtures"}[self.id[2]]
+        """``repository``, ``lint``, ``fixtures``, ``flows`` or ``compatibility``, from the id's
+        range."""
+        ranges = {
+            "0": "repository",
+            "1": "lint",
+            "2": "fixtures",
+            "3": "flows",
+            "4": "compatibility",
+        }
+        return ranges[self.id[2]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +176,16 @@ RULES: dict[str, Rule] = {
              "fixtures is untested in CI."),
         Rule("SW206", "invalid-expectation", _E, "An .expect.json must be a list of "
              "{\"pointer\", \"keyword\"} objects."),
+        # Flows: agents, handoffs and routes that can run.
+        Rule("SW301", "broken-flow", _E, "A flow file breaks the flow schema, names a schema, "
+             "tool or agent that is not there, or a handoff fixture misses the route it "
+             "declares."),
+        # Compatibility (check --since REV): a change that breaks callers or readers is versioned.
+        Rule("SW401", "breaking-change-without-major-bump", _E, "A change that breaks the side "
+             "the schema's role protects (callers of a tool, readers of its output, either side "
+             "of a handoff or state; see docs/diff.md) needs a major x-version bump."),
+        Rule("SW402", "change-without-version-bump", _W, "A schema changed compatibly but kept "
+             "its x-version: bump the minor version (the patch version for annotations)."),
     )
 }  # fmt: skip
 
@@ -185,6 +203,8 @@ _CATEGORY_TITLES = {
     "repository": "Repository rules: every file is a usable, identifiable, versioned schema",
     "lint": "Lint rules: valid schemas that let bad data through or trip a model or provider",
     "fixtures": "Fixture rules: the stored examples behave",
+    "flows": "Flow rules: agents, handoffs and routes that can run",
+    "compatibility": "Compatibility rules (`schemawire check --since REV`): changes are versioned",
 }
 
 

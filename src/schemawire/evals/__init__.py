@@ -1,0 +1,46 @@
+"""Evals: cases that run an agent or a flow and say what the run must do.
+
+A case file (``evals/<name>.json``, checked against ``case.schema.json``) names the user's
+input, the model (a script, or a live model), and what to expect: the tool calls, the route,
+the status, the final output and the state. The layers, each on the one before:
+
+- `load_case` reads and checks a case file (`Case`);
+- `read_outcome` reads what a run did from its hops (`Outcome`);
+- `check_expectations` compares the two (`Failure`: a sentence and a JSON Pointer);
+- `run_case` runs a case in a fresh store, with an in-memory trace (`CaseResult`);
+- `junit_xml` reports results for CI; `case_from_trace` writes a case from a recorded run.
+
+``schemawire eval`` and the pytest plugin (`schemawire.evals.pytest_plugin`) run the same cases.
+"""
+
+from __future__ import annotations
+
+from schemawire.evals.case import CASE_SCHEMA, Case, load_case
+from schemawire.evals.discover import CASES_FOLDER, find_cases, is_case_file
+from schemawire.evals.expect import Failure, check_expectations
+from schemawire.evals.from_trace import RecordedCase, case_from_trace
+from schemawire.evals.junit import junit_xml
+from schemawire.evals.outcome import ModelResponse, ObservedCall, Outcome, read_outcome
+from schemawire.evals.runner import CaseResult, run_case, run_case_async, run_cases
+
+__all__ = [
+    "CASES_FOLDER",
+    "CASE_SCHEMA",
+    "Case",
+    "CaseResult",
+    "Failure",
+    "ModelResponse",
+    "ObservedCall",
+    "Outcome",
+    "RecordedCase",
+    "case_from_trace",
+    "check_expectations",
+    "find_cases",
+    "is_case_file",
+    "junit_xml",
+    "load_case",
+    "read_outcome",
+    "run_case",
+    "run_case_async",
+    "run_cases",
+]

@@ -1,0 +1,77 @@
+"""pytest runs the eval cases: each case file is a test item.
+
+Enable it with ``-p schemawire.evals.pytest_plugin`` (or the ``pytest11`` entry point). It
+collects:
+
+- ``evals/*.json`` beside a ``schemawire.toml``: the cases of a repository, by the same rule as
+  ``schemawire eval`` (`is_case_file`), so that other JSON (fixtures, test data) is never taken
+  for a case;
+- any ``.json`` file named on the command line, wherever it is.
+
+A failing case reports each failure with where its expectation is written
+(``file:line:column #pointer``); a case that cannot be run reports why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from schemawire.errors import InputError, UsageError
+from schemawire.evals.discover import is_case_file
+from schemawire.evals.runner import CaseResult, run_case
+
+__all__ = ["CaseFailedError", "CaseFile", "CaseItem", "pytest_collect_file"]
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile | None:
+    """A case file's collector, for case files (see the module's docstring)."""
+    named = file_path.suffix == ".json" and parent.session.isinitpath(file_path)
+    if is_case_file(file_path) or named:
+        collector: CaseFile = CaseFile.from_parent(parent, path=file_path)
+        return collector
+    return None
+
+
+class CaseFailedError(Exception):
+    """A case whose run did not do what it expects."""
+
+    def __init__(self, result: CaseResult) -> None:
+        super().__init__(f"{len(result.failures)} expectations failed")
+        self.result = result
+
+
+class CaseFile(pytest.File):
+    """A case file: one item."""
+
+    def collect(self) -> Iterator[CaseItem]:
+        yield CaseItem.from_parent(self, name=self.path.stem)
+
+
+class CaseItem(pytest.Item):
+    """One case, run as a test."""
+
+    def runtest(self) -> None:
+        result = run_case(self.path)
+        if not result.passed:
+            raise CaseFailedError(result)
+
+    def repr_failure(
+        self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
+    ) -> str | Any:
+        error = excinfo.value
+        if isinstance(error, CaseFailedError):
+            result = error.result
+            lines = [f"eval case {result.name!r} failed ({len(result.failures)}):"]
+            lines += [f"  {result.path}:{f.line}:{f.column} #{f.pointer or '/'}\n    {f.message}"
+                      for f in result.failures]  # fmt: skip
+            return "\n".join(lines)
+        if isinstance(error, InputError | UsageError | OSError):
+            return f"eval case {self.path} cannot be run:\n  {error}"
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, None, f"eval case {self.name}"

@@ -1,0 +1,321 @@
+"""Running a flow: one agent per step, handoffs gated and routed, state checkpointed, resumable.
+
+A step is one agent's run, from its input (the user's request, or the handoff it was given) to
+its final answer. After each step:
+
+1. the answer is handed on: it must pass the agent's handoff gate, which also picks the route;
+   no route and no fallback stops the run with the gate's error, never a guess;
+2. the state is updated: each property the state schema declares takes the latest value of
+   that name in the step's tool results and its answer;
+3. the state must satisfy the state schema, or the run stops (``state_invalid``) and nothing is
+   written: a checkpoint is always valid;
+4. the checkpoint is written, only if the run is still at the step before (two workers never
+   both write a step).
+
+Tool calls go through a journal: recorded before they run and after, under an idempotency key
+(run, step, tool, arguments). A resumed step re-runs its agent from the step's start; a call the
+journal has completed is answered from the journal, not run again; a call it recorded as started
+but never ended was interrupted: it is retried only when its tool is annotated idempotent
+(``x-idempotent: true``), and otherwise answered with ``tool_interrupted``.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import os
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from schemawire._json import dumps
+from schemawire.errors import SchemawireError
+from schemawire.gates import Verdict
+from schemawire.host.flow import END, AgentSpec, Flow
+from schemawire.host.loop import Host, HostOptions, RunResult
+from schemawire.host.models import Model
+from schemawire.host.tools import ToolRunner
+from schemawire.schema.repository import Repository
+from schemawire.schema.validator import CompiledSchema
+from schemawire.store.base import Checkpoint, JournalEntry, Store, StoreError, idempotency_key
+from schemawire.trace import Trace
+from schemawire.types import Rejection, ToolResult, ToolSpec, Violation
+
+__all__ = ["FlowError", "FlowResult", "FlowRunner", "JournaledTool", "current_idempotency_key"]
+
+current_idempotency_key: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "schemawire_idempotency_key", default=None
+)
+"""The idempotency key of the tool call being run, for tools that pass it on (a Python tool
+whose function takes ``idempotency_key`` receives it as that argument)."""
+
+
+class FlowError(SchemawireError):
+    """A run that cannot go on: a handoff no route takes, a state that breaks its schema, an
+    agent that gave no answer. ``rejection`` is the gate's structured error, when a gate
+    stopped it."""
+
+    def __init__(self, message: str, rejection: Rejection | None = None) -> None:
+        super().__init__(message)
+        self.rejection = rejection
+
+
+@dataclass(slots=True)
+class FlowResult:
+    """How a run ended.
+
+    Attributes:
+        run_id: the run.
+        status: ``done`` or ``failed``.
+        state: the last checkpointed state.
+        output: the last agent's answer (its parsed output when it has an output schema).
+        steps: the steps taken in this call (not those of an earlier, interrupted one).
+        error: why it failed.
+    """
+
+    run_id: str
+    status: Literal["done", "failed"]
+    state: Any
+    output: Any = None
+    steps: list[str] = field(default_factory=list[str])
+    error: str | None = None
+
+
+class FlowRunner:
+    """Runs (and resumes) the runs of one flow against one store."""
+
+    def __init__(
+        self,
+        flow: Flow,
+        repository: Repository,
+        store: Store,
+        *,
+        tools: Mapping[str, ToolRunner],
+        model: Callable[[AgentSpec], Model],
+        trace: Trace | None = None,
+        options: HostOptions | None = None,
+        worker: str | None = None,
+    ) -> None:
+        """
+        Args:
+            flow: the flow.
+            repository: its schemas (state, handoffs, outputs, tools).
+            store: where checkpoints and the journal go.
+            tools: every tool the flow's agents may call, by name.
+            model: the model of each agent.
+            trace: where hops go.
+            options: how each agent's host runs.
+            worker: this worker's name in claims (default: host and pid).
+
+        Raises:
+            ConfigError: the flow names a schema or tool that is not there.
+        """
+        self.flow = flow
+        self.repository = repository
+        self.store = store
+        self.tools = dict(tools)
+        self.model = model
+        self.trace = trace if trace is not None else Trace()
+        self.options = options or HostOptions()
+        self.worker = worker or f"{os.uname().nodename}:{os.getpid()}"
+        self._state = self._state_schema()
+        missing = sorted({t for a in flow.agents.values() for t in a.tools} - set(self.tools))
+        if missing:
+            from schemawire.errors import UsageError
+
+            raise UsageError(f"flow {flow.name}: no implementation for tools {', '.join(missing)}")
+
+    def _state_schema(self) -> tuple[ToolSpec, CompiledSchema] | None:
+        if self.flow.state is None:
+            return None
+        file = self.flow.schema(self.repository, self.flow.state)
+        return self.flow.spec(self.repository, self.flow.state), self.repository.validator(file)
+
+    # --- runs ----------------------------------------------------------------------------------
+
+    async def start(self, user_input: str, run_id: str | None = None) -> FlowResult:
+        """Start a run with the user's request and drive it to its end."""
+        run_id = run_id or uuid.uuid4().hex[:16]
+        spec = self._state[0] if self._state else None
+        first = Checkpoint(run_id, 0, {}, spec.schema_id if spec else None,
+                           spec.version if spec else None, self.flow.start, user_input)  # fmt: skip
+        self.store.create_run(run_id, self.flow.name, first)
+        return await self.resume(run_id)
+
+    async def resume(self, run_id: str) -> FlowResult:
+        """Drive a run on from its last checkpoint (after a crash, for one).
+
+        Raises:
+            StoreError: no such run, or another worker holds it.
+        """
+        if self.store.run(run_id) is None:
+            raise StoreError(f"no run {run_id}")
+        if not self.store.claim(run_id, self.worker):
+            raise StoreError(f"run {run_id} is being run by another worker")
+        try:
+            return await self._drive(run_id)
+        finally:
+            self.store.release(run_id, self.worker)
+
+    async def _drive(self, run_id: str) -> FlowResult:
+        checkpoint = self.store.latest(run_id)
+        assert checkpoint is not None
+        steps: list[str] = []
+        output: Any = checkpoint.next_input if checkpoint.node is None else None
+        try:
+            while checkpoint.node is not None:
+                steps.append(checkpoint.node)
+                checkpoint, output = await self._step(checkpoint)
+        except FlowError as error:
+            self.store.finish(run_id, "failed", str(error))
+            return FlowResult(run_id, "failed", checkpoint.state, None, steps, str(error))
+        self.store.finish(run_id, "done")
+        return FlowResult(run_id, "done", checkpoint.state, output, steps)
+
+    async def _step(self, checkpoint: Checkpoint) -> tuple[Checkpoint, Any]:
+        """Run the agent ``checkpoint`` points at; the next checkpoint, and the agent's answer."""
+        assert checkpoint.node is not None
+        agent = self.flow.agents[checkpoint.node]
+        step = checkpoint.step + 1
+        journaled = [JournaledTool(self.tools[name], self.store, checkpoint.run_id, step)
+                     for name in agent.tools]  # fmt: skip
+        answer = await self._run_agent(agent, journaled, checkpoint.next_input)
+        node, handed = self._hand_on(agent, answer)
+        state = self._next_state(checkpoint.state, journaled, answer)
+        spec = self._state[0] if self._state else None
+        next_checkpoint = Checkpoint(checkpoint.run_id, step, state,
+                                     spec.schema_id if spec else None,
+                                     spec.version if spec else None,
+                                     None if node == END else node, handed)  # fmt: skip
+        self.store.save(next_checkpoint, expected_step=checkpoint.step)
+        self.trace.record("host", "store", "checkpoint", "send", next_checkpoint.to_json())
+        return next_checkpoint, answer.output if answer.output is not None else answer.answer
+
+    async def _run_agent(
+        self, agent: AgentSpec, tools: list[JournaledTool], given: Any
+    ) -> RunResult:
+        contract = agent.handoff or agent.output
+        output = self.flow.spec(self.repository, contract) if contract else None
+        validator = (self.repository.validator(self.flow.schema(self.repository, contract))
+                     if contract else None)  # fmt: skip
+        options = HostOptions(strict=self.options.strict, max_turns=self.options.max_turns,
+                              retries_per_tool=self.options.retries_per_tool,
+                              system=agent.instructions,
+                              model_options=self.options.model_options,
+                              arguments=self.options.arguments,
+                              max_concurrency=self.options.max_concurrency)  # fmt: skip
+        host = Host(self.model(agent), tools, trace=self.trace, options=options, output=output,
+                    documents=self.repository.documents, output_validator=validator)  # fmt: skip
+        self.trace.record("host", f"agent:{agent.name}", "flow", "send", {"input": given})
+        result = await host.run(given if isinstance(given, str) else _handed(given))
+        if result.stopped != "answer":
+            raise FlowError(f"agent {agent.name} gave no answer ({result.stopped} after "
+                            f"{result.turns} turns)")  # fmt: skip
+        return result
+
+    def _hand_on(self, agent: AgentSpec, answer: RunResult) -> tuple[str, Any]:
+        """Where the run goes after ``agent``, and what it hands on."""
+        gate = self.flow.handoff_gate(self.repository, agent)
+        if gate is None:
+            return END, answer.output if answer.output is not None else answer.answer
+        decision = gate.check(answer.output)
+        self.trace.record(f"agent:{agent.name}", "host", "handoff", "check",
+                          {"handoff": answer.output,
+                           "route": decision.route.label if decision.route else None},
+                          verdict=decision.verdict.to_json())  # fmt: skip
+        if decision.route is None:
+            rejection = decision.verdict.rejection
+            line = rejection.violations[0].message if rejection else "refused"
+            raise FlowError(f"agent {agent.name}'s handoff was refused: {line}", rejection)
+        return decision.route.to, decision.verdict.value
+
+    def _next_state(self, state: Any, tools: list[JournaledTool], answer: RunResult) -> Any:
+        """The state after a step, checked against the state schema.
+
+        Raises:
+            FlowError: it breaks the schema (``state_invalid``); nothing is checkpointed.
+        """
+        if self._state is None:
+            return state
+        spec, validator = self._state
+        names = set((spec.input_schema.get("properties") or {}).keys())
+        updated = dict(state) if isinstance(state, dict) else {}
+        found = [value for tool in tools for value in tool.structured] + [answer.output]
+        for value in found:
+            if isinstance(value, dict):
+                updated.update({k: v for k, v in value.items() if k in names})
+        violations = validator.violations(updated)
+        if violations:
+            rejection = Rejection("state", "state_invalid", spec.name, spec.schema_id,
+                                  spec.version, violations, "Fix the flow or its tools: the "
+                                  "state must satisfy its schema after every step.")  # fmt: skip
+            first = violations[0]
+            raise FlowError(f"the state after this step breaks {spec.name}: "
+                            f"{first.pointer or '/'} {first.message}", rejection)  # fmt: skip
+        return updated
+
+
+def _handed(value: Any) -> str:
+    """What the next agent reads: the handoff object, as JSON."""
+    return f"Handed over (JSON):\n{dumps(value, indent=False)}"
+
+
+class JournaledTool:
+    """A tool whose calls are journaled in the store: a completed call is never run twice."""
+
+    def __init__(self, inner: ToolRunner, store: Store, run_id: str, step: int) -> None:
+        self.inner = inner
+        self.spec = inner.spec
+        self.validator = inner.validator
+        self.store, self.run_id, self.step = store, run_id, step
+        self.structured: list[Any] = []  # the structured results of this step, for the state
+
+    async def run(self, call_id: str, accepted: Verdict, trace: Trace) -> Verdict:
+        key = idempotency_key(self.run_id, self.step, self.spec.name, accepted.value)
+        entry = self.store.call(key)
+        if entry is not None and entry.status != "started":
+            trace.record("store", "host", "journal", "receive", {"key": key, "replayed": True,
+                         "tool": self.spec.name, "status": entry.status})  # fmt: skip
+            return self._keep(_replayed(self.spec.name, call_id, entry))
+        if entry is not None and not self.spec.input_schema.get("x-idempotent"):
+            return _interrupted(self.spec.name, call_id, key)
+        self.store.call_started(JournalEntry(key, self.run_id, self.step, self.spec.name,
+                                             accepted.value, "started"))  # fmt: skip
+        token = current_idempotency_key.set(key)
+        try:
+            verdict = await self.inner.run(call_id, accepted, trace)
+        finally:
+            current_idempotency_key.reset(token)
+        self.store.call_ended(key, "completed" if verdict.accepted else "failed",
+                              _stored(verdict.value))  # fmt: skip
+        return self._keep(verdict)
+
+    def _keep(self, verdict: Verdict) -> Verdict:
+        value: ToolResult = verdict.value
+        if verdict.accepted and value.structured is not None:
+            self.structured.append(value.structured)
+        return verdict
+
+
+def _stored(result: ToolResult) -> dict[str, Any]:
+    return {"content": result.content, "isError": result.is_error,
+            "structuredContent": result.structured}  # fmt: skip
+
+
+def _replayed(tool: str, call_id: str, entry: JournalEntry) -> Verdict:
+    stored = entry.result if isinstance(entry.result, dict) else {}
+    result = ToolResult(call_id, stored.get("content"), bool(stored.get("isError")),
+                        stored.get("structuredContent"))  # fmt: skip
+    return Verdict("results", tool, entry.status == "completed", result)
+
+
+def _interrupted(tool: str, call_id: str, key: str) -> Verdict:
+    line = (
+        f"an earlier attempt of this call was interrupted (journal key {key}); whether it "
+        f"took effect is unknown, and {tool} is not marked idempotent, so it is not repeated"
+    )
+    hint = "Tell the user the outcome is unknown; do not call it again."
+    rejection = Rejection("results", "tool_interrupted", tool, None, None,
+                          (Violation("", "tool", line),), hint)  # fmt: skip
+    return Verdict("results", tool, False, ToolResult(call_id, rejection.to_json(), True),
+                   rejection, (), False)  # fmt: skip

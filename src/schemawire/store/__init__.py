@@ -1,0 +1,59 @@
+"""Checkpoints that resume: every step's state, validated before it is written, and a journal
+of tool calls so that a resumed run never repeats a completed one.
+
+- `SqliteStore` (the default: one file, WAL) and `PostgresStore` (many workers, each claiming a
+  run with a session-level advisory lock that lapses with its connection).
+- `open_store(url)`: ``sqlite:PATH`` (``?synchronous=NORMAL`` to trade power-loss durability
+  for speed) or ``postgresql://...``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import parse_qs
+
+from schemawire.store.base import (
+    CallStatus,
+    Checkpoint,
+    JournalEntry,
+    RunInfo,
+    RunStatus,
+    Store,
+    StoreError,
+    idempotency_key,
+)
+from schemawire.store.sqlite import SqliteStore
+
+__all__ = [
+    "CallStatus",
+    "Checkpoint",
+    "JournalEntry",
+    "RunInfo",
+    "RunStatus",
+    "SqliteStore",
+    "Store",
+    "StoreError",
+    "idempotency_key",
+    "open_store",
+]
+
+DEFAULT_STORE = "sqlite:.schemawire/runs.db"
+
+
+def open_store(url: str = DEFAULT_STORE) -> Store:
+    """The store ``url`` names.
+
+    Raises:
+        StoreError: an unknown kind of store, or one that cannot be opened.
+    """
+    if url.startswith(("postgresql://", "postgres://")):
+        try:
+            from schemawire.store.postgres import PostgresStore
+        except ImportError as error:
+            raise StoreError(str(error)) from None
+        return PostgresStore(url)
+    if url.startswith("sqlite:"):
+        path, _, query = url.removeprefix("sqlite:").partition("?")
+        options = {k: v[-1] for k, v in parse_qs(query).items()}
+        return SqliteStore(Path(path), synchronous=options.get("synchronous", "FULL"))
+    raise StoreError(f"--store {url!r}: write sqlite:PATH or postgresql://...")

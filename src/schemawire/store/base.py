@@ -1,0 +1,208 @@
+"""What every checkpoint store keeps, and the interface each one implements.
+
+A run is a sequence of steps. After each step its state is checkpointed: ``{run_id, step,
+state, schema, version}``, the state already validated against the flow's state schema (a
+store never writes what the caller has not checked). Besides checkpoints, a store keeps a
+journal of tool calls: each call is recorded before it runs (``started``) and after
+(``completed`` or ``failed``), under an idempotency key, so that a resumed run can tell a call
+it has done from one it has not, and from one that was interrupted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+import orjson
+
+__all__ = [
+    "CallStatus",
+    "Checkpoint",
+    "JournalEntry",
+    "RunInfo",
+    "RunStatus",
+    "Store",
+    "StoreError",
+    "idempotency_key",
+]
+
+from schemawire.errors import SchemawireError
+
+RunStatus = Literal["running", "done", "failed"]
+CallStatus = Literal["started", "completed", "failed"]
+
+
+class StoreError(SchemawireError):
+    """A store that cannot be opened or written, or a run it does not have."""
+
+
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    """The state of a run after one step.
+
+    Attributes:
+        run_id: the run.
+        step: the step's number, from 1; step 0 is the run's input.
+        state: the state, valid against ``schema``.
+        schema: the ``$id`` of the state schema it was checked against.
+        version: that schema's ``x-version``.
+        node: the flow node the run goes to next (None once the run is over).
+        next_input: what that node starts from: the user's input, or the handoff object the
+            node before emitted (already through the handoff gate).
+        created: when it was written, in seconds since the epoch.
+    """
+
+    run_id: str
+    step: int
+    state: Any
+    schema: str | None
+    version: str | None
+    node: str | None
+    next_input: Any = None
+    created: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"run_id": self.run_id, "step": self.step, "state": self.state,
+                "schema": self.schema, "version": self.version, "node": self.node,
+                "next_input": self.next_input, "created": self.created}  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class JournalEntry:
+    """One tool call of a run, as the journal knows it.
+
+    Attributes:
+        key: the idempotency key (see `idempotency_key`).
+        run_id: the run.
+        step: the step the call belongs to.
+        tool: the tool's name.
+        arguments: the arguments it was called with (accepted by the argument gate).
+        status: ``started`` (recorded before the call; if it is still so, the call was
+            interrupted), ``completed`` or ``failed``.
+        result: the result as the model read it, once the call ended.
+    """
+
+    key: str
+    run_id: str
+    step: int
+    tool: str
+    arguments: Any
+    status: CallStatus
+    result: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class RunInfo:
+    """A run, as ``schemawire runs list`` shows it."""
+
+    run_id: str
+    flow: str
+    status: RunStatus
+    step: int
+    node: str | None
+    created: float
+    updated: float
+    error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"run_id": self.run_id, "flow": self.flow, "status": self.status,
+                "step": self.step, "node": self.node, "created": self.created,
+                "updated": self.updated, "error": self.error}  # fmt: skip
+
+
+class Store(Protocol):
+    """A checkpoint store. Every method is atomic: it happens wholly or not at all."""
+
+    def create_run(self, run_id: str, flow: str, first: Checkpoint) -> None:
+        """A new run, with its first checkpoint (step 0: the input).
+
+        Raises:
+            StoreError: a run with that id exists.
+        """
+        ...
+
+    def claim(self, run_id: str, worker: str) -> bool:
+        """Whether ``worker`` may run ``run_id`` now: no other live worker holds it. A claim
+        lasts until `release` or the worker's session ends (a crashed worker's claim lapses)."""
+        ...
+
+    def release(self, run_id: str, worker: str) -> None:
+        """Give up the claim."""
+        ...
+
+    def save(self, checkpoint: Checkpoint, *, expected_step: int) -> None:
+        """Write the checkpoint of step ``expected_step + 1``, if the run is still at
+        ``expected_step`` (so that two workers can never both write a step).
+
+        Raises:
+            StoreError: the run is not at ``expected_step`` (another worker moved it on).
+        """
+        ...
+
+    def latest(self, run_id: str) -> Checkpoint | None:
+        """The last checkpoint of a run."""
+        ...
+
+    def checkpoints(self, run_id: str) -> list[Checkpoint]:
+        """Every checkpoint of a run, in order."""
+        ...
+
+    def finish(self, run_id: str, status: RunStatus, error: str | None = None) -> None:
+        """Mark a run done or failed."""
+        ...
+
+    def run(self, run_id: str) -> RunInfo | None:
+        """One run."""
+        ...
+
+    def runs(self, status: RunStatus | None = None, limit: int = 100) -> list[RunInfo]:
+        """The newest runs first, optionally only those of one status."""
+        ...
+
+    def call_started(self, entry: JournalEntry) -> None:
+        """Record a call before it runs."""
+        ...
+
+    def call_ended(self, key: str, status: CallStatus, result: Any) -> None:
+        """Record how a call ended."""
+        ...
+
+    def journal(self, run_id: str) -> list[JournalEntry]:
+        """Every call of a run, in the order they started."""
+        ...
+
+    def call(self, key: str) -> JournalEntry | None:
+        """The call with this idempotency key, if it was recorded."""
+        ...
+
+    def close(self) -> None:
+        """Close the connection."""
+        ...
+
+
+def check_next(checkpoint: Checkpoint, expected_step: int) -> None:
+    """Refuse a checkpoint that is not the one after ``expected_step``.
+
+    Raises:
+        StoreError: its step is not ``expected_step + 1``.
+    """
+    if checkpoint.step != expected_step + 1:
+        raise StoreError(f"checkpoint of step {checkpoint.step} cannot follow step "
+                         f"{expected_step}")  # fmt: skip
+
+
+def idempotency_key(run_id: str, step: int, tool: str, arguments: Any) -> str:
+    """The key of a call: the same run, step, tool and arguments make the same key, so a
+    resumed run recognises a call it has already made, whatever id the model gave it."""
+    text = orjson.dumps([run_id, step, tool, arguments], option=orjson.OPT_SORT_KEYS)
+    return hashlib.sha256(text).hexdigest()[:32]
+
+
+def dumps(value: Any) -> str:
+    """JSON for a column."""
+    return orjson.dumps(value).decode("utf-8")
+
+
+def loads(text: str | bytes | None) -> Any:
+    return None if text is None else orjson.loads(text)

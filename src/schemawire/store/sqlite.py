@@ -1,0 +1,212 @@
+"""Checkpoints in SQLite: one file, write-ahead log, durable by default.
+
+Each write is one transaction (``BEGIN IMMEDIATE``), so a worker killed at any point leaves the
+file as it was before the write or after it, never between. ``synchronous=FULL`` (the default)
+makes a committed checkpoint survive a power loss, as LangGraph's SQLite saver does;
+``synchronous=NORMAL`` keeps it across a crash of the process only, faster.
+
+Claims are per process on one machine: a claim names the worker's pid, and a claim whose
+process is gone lapses.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+from schemawire.store.base import (
+    CallStatus,
+    Checkpoint,
+    JournalEntry,
+    RunInfo,
+    RunStatus,
+    StoreError,
+    check_next,
+    dumps,
+    loads,
+)
+
+__all__ = ["SqliteStore"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    run_id TEXT PRIMARY KEY, flow TEXT NOT NULL, status TEXT NOT NULL, step INTEGER NOT NULL,
+    node TEXT, created REAL NOT NULL, updated REAL NOT NULL, error TEXT);
+CREATE TABLE IF NOT EXISTS checkpoints (
+    run_id TEXT NOT NULL, step INTEGER NOT NULL, state TEXT NOT NULL, schema TEXT,
+    version TEXT, node TEXT, next_input TEXT, created REAL NOT NULL,
+    PRIMARY KEY (run_id, step));
+CREATE TABLE IF NOT EXISTS journal (
+    key TEXT PRIMARY KEY, seq INTEGER NOT NULL, run_id TEXT NOT NULL, step INTEGER NOT NULL,
+    tool TEXT NOT NULL, arguments TEXT NOT NULL, status TEXT NOT NULL, result TEXT);
+CREATE INDEX IF NOT EXISTS journal_run ON journal (run_id, seq);
+CREATE TABLE IF NOT EXISTS claims (
+    run_id TEXT PRIMARY KEY, worker TEXT NOT NULL, pid INTEGER NOT NULL, at REAL NOT NULL);
+"""
+_JOURNAL = "SELECT key, run_id, step, tool, arguments, status, result FROM journal"
+_SYNCHRONOUS = ("OFF", "NORMAL", "FULL", "EXTRA")
+
+
+class SqliteStore:
+    """A `Store` in one SQLite file."""
+
+    def __init__(self, path: str | Path, *, synchronous: str = "FULL") -> None:
+        """
+        Raises:
+            StoreError: the file cannot be opened or is not a schemawire store.
+        """
+        if synchronous.upper() not in _SYNCHRONOUS:
+            raise StoreError(f"synchronous must be one of {', '.join(_SYNCHRONOUS)}")
+        self.path = Path(path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute(f"PRAGMA synchronous={synchronous.upper()}")
+            self._db.executescript(_SCHEMA)
+        except (sqlite3.Error, OSError) as error:
+            raise StoreError(f"{self.path}: {error}") from None
+
+    # --- runs ----------------------------------------------------------------------------------
+
+    def create_run(self, run_id: str, flow: str, first: Checkpoint) -> None:
+        now = time.time()
+        with self._write():
+            try:
+                self._db.execute("INSERT INTO runs VALUES (?, ?, 'running', ?, ?, ?, ?, NULL)",
+                                 (run_id, flow, first.step, first.node, now, now))  # fmt: skip
+            except sqlite3.IntegrityError:
+                raise StoreError(f"run {run_id} exists") from None
+            self._insert(first, now)
+
+    def save(self, checkpoint: Checkpoint, *, expected_step: int) -> None:
+        check_next(checkpoint, expected_step)
+        now = time.time()
+        with self._write():
+            moved = self._db.execute(
+                "UPDATE runs SET step = ?, node = ?, updated = ? WHERE run_id = ? AND step = ?",
+                (checkpoint.step, checkpoint.node, now, checkpoint.run_id, expected_step),
+            ).rowcount
+            if moved != 1:
+                raise StoreError(f"run {checkpoint.run_id} is no longer at step {expected_step}")
+            self._insert(checkpoint, now)
+
+    def _insert(self, checkpoint: Checkpoint, now: float) -> None:
+        self._db.execute("INSERT INTO checkpoints VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                         (checkpoint.run_id, checkpoint.step, dumps(checkpoint.state),
+                          checkpoint.schema, checkpoint.version, checkpoint.node,
+                          dumps(checkpoint.next_input), now))  # fmt: skip
+
+    def latest(self, run_id: str) -> Checkpoint | None:
+        row = self._db.execute(
+            "SELECT * FROM checkpoints WHERE run_id = ? ORDER BY step DESC LIMIT 1", (run_id,)
+        ).fetchone()
+        return _checkpoint(row) if row else None
+
+    def checkpoints(self, run_id: str) -> list[Checkpoint]:
+        rows = self._db.execute(
+            "SELECT * FROM checkpoints WHERE run_id = ? ORDER BY step", (run_id,)
+        ).fetchall()
+        return [_checkpoint(row) for row in rows]
+
+    def finish(self, run_id: str, status: RunStatus, error: str | None = None) -> None:
+        with self._write():
+            self._db.execute("UPDATE runs SET status = ?, error = ?, updated = ? "
+                             "WHERE run_id = ?", (status, error, time.time(), run_id))  # fmt: skip
+
+    def run(self, run_id: str) -> RunInfo | None:
+        row = self._db.execute("SELECT * FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        return RunInfo(*row) if row else None
+
+    def runs(self, status: RunStatus | None = None, limit: int = 100) -> list[RunInfo]:
+        if status is None:
+            rows = self._db.execute("SELECT * FROM runs ORDER BY created DESC LIMIT ?", (limit,))
+        else:
+            rows = self._db.execute("SELECT * FROM runs WHERE status = ? ORDER BY created DESC "
+                                    "LIMIT ?", (status, limit))  # fmt: skip
+        return [RunInfo(*row) for row in rows.fetchall()]
+
+    # --- claims --------------------------------------------------------------------------------
+
+    def claim(self, run_id: str, worker: str) -> bool:
+        with self._write():
+            row = self._db.execute("SELECT worker, pid FROM claims WHERE run_id = ?",
+                                   (run_id,)).fetchone()  # fmt: skip
+            if row is not None and row[0] != worker and _alive(row[1]):
+                return False
+            self._db.execute("INSERT OR REPLACE INTO claims VALUES (?, ?, ?, ?)",
+                             (run_id, worker, os.getpid(), time.time()))  # fmt: skip
+            return True
+
+    def release(self, run_id: str, worker: str) -> None:
+        with self._write():
+            self._db.execute("DELETE FROM claims WHERE run_id = ? AND worker = ?",
+                             (run_id, worker))  # fmt: skip
+
+    # --- the journal of tool calls -------------------------------------------------------------
+
+    def call_started(self, entry: JournalEntry) -> None:
+        with self._write():
+            seq = self._db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM journal").fetchone()[0]
+            self._db.execute(
+                "INSERT OR REPLACE INTO journal VALUES (?, ?, ?, ?, ?, ?, 'started', NULL)",
+                (entry.key, seq, entry.run_id, entry.step, entry.tool, dumps(entry.arguments)),
+            )
+
+    def call_ended(self, key: str, status: CallStatus, result: Any) -> None:
+        with self._write():
+            self._db.execute("UPDATE journal SET status = ?, result = ? WHERE key = ?",
+                             (status, dumps(result), key))  # fmt: skip
+
+    def journal(self, run_id: str) -> list[JournalEntry]:
+        rows = self._db.execute(f"{_JOURNAL} WHERE run_id = ? ORDER BY seq", (run_id,))
+        return [_entry(row) for row in rows.fetchall()]
+
+    def call(self, key: str) -> JournalEntry | None:
+        row = self._db.execute(f"{_JOURNAL} WHERE key = ?", (key,)).fetchone()
+        return _entry(row) if row else None
+
+    def close(self) -> None:
+        self._db.close()
+
+    def _write(self) -> _Transaction:
+        return _Transaction(self._db)
+
+
+class _Transaction:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (or ``ROLLBACK`` on an exception)."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def __enter__(self) -> None:
+        self.db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, kind: type[BaseException] | None, *rest: object) -> None:
+        self.db.execute("ROLLBACK" if kind is not None else "COMMIT")
+
+
+def _checkpoint(row: tuple[Any, ...]) -> Checkpoint:
+    run_id, step, state, schema, version, node, next_input, created = row
+    return Checkpoint(run_id, step, loads(state), schema, version, node, loads(next_input),
+                      created)  # fmt: skip
+
+
+def _entry(row: tuple[Any, ...]) -> JournalEntry:
+    key, run_id, step, tool, arguments, status, result = row
+    return JournalEntry(key, run_id, step, tool, loads(arguments), status, loads(result))
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -1,0 +1,79 @@
+"""Eval tests: cases written in a temporary folder that run in the refund example, and the
+``schemawire eval`` command (registered here as app.py will register it)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from schemawire.cli.evals import EXAMPLES, eval_command
+from tests.conftest import EXAMPLES as EXAMPLE_REPOSITORIES
+
+REFUND = EXAMPLE_REPOSITORIES / "refund"
+FLOW = REFUND / "flows" / "refund.json"
+CASES = REFUND / "evals"
+REQUEST = "I was charged twice for order A-1042; please refund the 20."
+
+WriteCase = Callable[..., Path]
+
+
+@pytest.fixture(autouse=True)
+def _no_ledger(monkeypatch: pytest.MonkeyPatch) -> None:
+    """create_refund writes to REFUND_LEDGER when set (the workflow tests set it)."""
+    monkeypatch.delenv("REFUND_LEDGER", raising=False)
+
+
+@pytest.fixture
+def write_case(tmp_path: Path) -> WriteCase:
+    """Write a case (run in the refund example unless it names a repo) under ``tmp_path``."""
+
+    def write(document: dict[str, Any], name: str = "case.json") -> Path:
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"repo": str(REFUND), **document}, indent=2), encoding="utf-8")
+        return path
+
+    return write
+
+
+def flow_case(**expect: Any) -> dict[str, Any]:
+    """The happy path's case, expecting ``expect``."""
+    return {"flow": "flows/refund.json", "input": REQUEST, "expect": expect}
+
+
+def chat(content: str | None = None, *calls: tuple[str, dict[str, Any]]) -> dict[str, Any]:
+    """One Chat Completions response: an answer, or tool calls."""
+    tool_calls = [{"id": f"call_{i}", "type": "function",
+                   "function": {"name": name, "arguments": json.dumps(arguments)}}
+                  for i, (name, arguments) in enumerate(calls)]  # fmt: skip
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    if tool_calls:
+        message["tool_calls"] = tool_calls
+    return {"choices": [{"index": 0, "message": message,
+                         "finish_reason": "tool_calls" if calls else "stop"}]}  # fmt: skip
+
+
+def script(*responses: dict[str, Any]) -> dict[str, Any]:
+    return {"api": "openai.chat", "responses": list(responses)}
+
+
+def eval_app() -> typer.Typer:
+    """``schemawire`` with the eval command, as app.py registers it."""
+    from schemawire.cli.app import _examples, app
+
+    if any(command.name == "eval" for command in app.registered_commands):
+        return app
+    own = typer.Typer(rich_markup_mode="rich", no_args_is_help=True)
+    own.callback()(lambda: None)
+    own.command("eval", epilog=_examples(*EXAMPLES))(eval_command)
+    return own
+
+
+def invoke(*args: str) -> Any:
+    return CliRunner().invoke(eval_app(), list(args), catch_exceptions=False)

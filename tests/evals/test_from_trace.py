@@ -1,0 +1,93 @@
+"""A case from a recorded run: the responses of agents without their own script are written
+into the case, and a failed run is expected to fail."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from schemawire.errors import UsageError
+from schemawire.evals import case_from_trace, load_case, run_case
+from schemawire.host import model_from_spec, python_tools
+from schemawire.host.flow import AgentSpec, load_flow
+from schemawire.host.workflow import FlowRunner
+from schemawire.mcp.serve import load_implementations
+from schemawire.schema.repository import Repository
+from schemawire.store import SqliteStore
+from schemawire.trace import Trace
+from tests.evals.conftest import FLOW, REFUND, REQUEST
+
+
+def record(tmp_path: Path, triage_script: str) -> Path:
+    """A run of the refund flow whose triage plays ``triage_script`` (not the flow's own)."""
+    flow = load_flow(FLOW)
+    repository = Repository.load(REFUND)
+    tools = {r.spec.name: r for r in python_tools(repository, load_implementations(repository))}
+
+    def model(agent: AgentSpec) -> Any:
+        own = (FLOW.parent / (agent.model or "").removeprefix("script:")).resolve()
+        path = REFUND / "scripts" / triage_script if agent.name == "triage" else own
+        return model_from_spec(f"script:{path}")
+
+    path = tmp_path / "run.jsonl"
+    store = SqliteStore(tmp_path / "runs.db")
+    try:
+        with Trace(path=path) as trace:
+            runner = FlowRunner(flow, repository, store, tools=tools, model=model, trace=trace)
+            anyio.run(runner.start, REQUEST)
+    finally:
+        store.close()
+    return path
+
+
+def write(tmp_path: Path, document: dict[str, Any]) -> Path:
+    from schemawire._json import dumps
+
+    path = tmp_path / "evals" / "case.json"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(dumps(document), encoding="utf-8")
+    return path
+
+
+def test_an_agent_playing_another_script_is_written_inline(tmp_path: Path) -> None:
+    trace = record(tmp_path, "triage_unsure.json")
+    out = tmp_path / "evals" / "case.json"
+    recorded = case_from_trace(trace, flow=FLOW, out=out)
+    document = recorded.document
+    assert list(document["models"]) == ["triage"]
+    assert document["models"]["triage"]["api"] == "openai.chat"
+    assert any("agent triage's responses" in note for note in recorded.notes)
+    expect = document["expect"]
+    assert (expect["route"], expect["steps"], expect["calls"]) == ("end", ["triage"], [])
+    assert expect["output"]["equals"]["confidence"] == 0.4
+    assert run_case(write(tmp_path, document)).status == "passed"
+
+
+def test_a_failed_run_is_expected_to_fail_without_its_reason(tmp_path: Path) -> None:
+    trace = record(tmp_path, "triage_prose.json")
+    recorded = case_from_trace(trace, flow=FLOW, out=tmp_path / "evals" / "case.json")
+    expect = recorded.document["expect"]
+    assert (expect["status"], expect["steps"], expect["calls"]) == ("failed", ["triage"], [])
+    assert "route" not in expect
+    assert "output" not in expect
+    assert any("does not say why" in note for note in recorded.notes)
+    path = write(tmp_path, recorded.document)
+    assert load_case(path).name == "run"
+    assert run_case(path).status == "passed"
+
+
+def test_the_flow_is_found_when_the_repository_has_one_that_fits(tmp_path: Path) -> None:
+    trace = record(tmp_path, "triage.json")
+    recorded = case_from_trace(trace, repo=REFUND, out=tmp_path / "evals" / "case.json")
+    assert recorded.document["flow"] == "flows/refund.json"
+    assert any("does not name its flow" in note for note in recorded.notes)
+    assert run_case(write(tmp_path, recorded.document)).status == "passed"
+
+
+def test_without_a_flow_that_fits_it_asks_for_one(tmp_path: Path) -> None:
+    trace = record(tmp_path, "triage.json")
+    with pytest.raises(UsageError, match="give --flow"):
+        case_from_trace(trace, repo=tmp_path)

@@ -1,0 +1,86 @@
+"""Reading what a run did from its hops (the same reading for a live trace and a file)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from schemawire.evals import read_outcome
+from schemawire.evals.expect import same_json
+from schemawire.trace import Trace
+from tests.evals.conftest import chat
+
+
+def flow_hops(*route: Any, checkpoint: bool = True) -> Trace:
+    trace = Trace()
+    trace.record("host", "agent:triage", "flow", "send", {"input": "refund A-1042"})
+    trace.record("agent:triage", "host", "handoff", "check", {"handoff": {}, "route": route[0]})
+    if checkpoint:
+        trace.record("host", "store", "checkpoint", "send", {"step": 1, "state": {"a": 1},
+                     "node": route[1], "next_input": {}})  # fmt: skip
+    return trace
+
+
+def test_the_route_is_where_the_checkpoint_after_the_handoff_goes() -> None:
+    outcome = read_outcome(flow_hops("confident refund", "billing").hops)
+    assert (outcome.route, outcome.handoff, outcome.status) == ("billing", "routed", "failed")
+    assert read_outcome(flow_hops("end (fallback)", None).hops).route == "end"
+
+
+def test_without_a_checkpoint_the_route_is_named_by_the_flow() -> None:
+    hops = flow_hops("confident refund", checkpoint=False).hops
+    assert read_outcome(hops).route == "confident refund"
+    assert read_outcome(hops, {("triage", "confident refund"): "billing"}).route == "billing"
+
+
+def test_a_refused_handoff_has_no_route() -> None:
+    outcome = read_outcome(flow_hops(None, checkpoint=False).hops)
+    assert (outcome.route, outcome.handoff, outcome.status) == (None, "refused", "failed")
+
+
+def test_a_flow_whose_last_checkpoint_has_no_next_agent_is_done() -> None:
+    outcome = read_outcome(flow_hops("end (fallback)", None).hops)
+    assert (outcome.status, outcome.state, outcome.output) == ("done", {"a": 1}, {})
+    assert outcome.input == "refund A-1042"
+
+
+def test_python_and_mcp_calls_are_read_in_order() -> None:
+    trace = Trace()
+    trace.record("user", "host", "text", "receive", {"text": "q"})
+    trace.record("host", "python:a", "python", "send", {"call": "1", "tool": "a",
+                                                        "arguments": {"x": 1}})  # fmt: skip
+    trace.record("host", "mcp:s", "mcp", "send", {"jsonrpc": "2.0", "id": 1, "method":
+                 "tools/call", "params": {"name": "b", "arguments": {"y": 2}}})  # fmt: skip
+    trace.record("host", "mcp:s", "mcp", "send", {"method": "tools/list"})
+    outcome = read_outcome(trace.hops)
+    assert [(c.tool, c.arguments, c.via) for c in outcome.calls] == [
+        ("a", {"x": 1}, "python"), ("b", {"y": 2}, "mcp")]  # fmt: skip
+    assert outcome.input == "q"
+
+
+def test_one_agent_is_done_when_its_last_response_answers() -> None:
+    trace = Trace()
+    trace.record("host", "model:openai.chat", "openai.chat", "send", {"model": "m"})
+    trace.record("model:openai.chat", "host", "openai.chat", "receive", chat("hi"))
+    outcome = read_outcome(trace.hops)
+    assert (outcome.status, outcome.output, outcome.responses[0].model) == ("done", "hi", "m")
+    trace.record("model:openai.chat", "host", "openai.chat", "receive",
+                 chat(None, ("a", {})))  # fmt: skip
+    assert read_outcome(trace.hops).status == "failed"
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(JSON, JSON)
+def test_same_json_is_an_equivalence_that_tells_booleans_from_numbers(a: Any, b: Any) -> None:
+    assert same_json(a, a)
+    assert same_json(a, b) == same_json(b, a)
+    assert not same_json(True, 1)
+    assert same_json(20, 20.0)

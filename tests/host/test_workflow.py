@@ -1,0 +1,185 @@
+"""Flows: handoffs gated and routed by schemas, state checked before every checkpoint, and a
+journal that keeps a resumed run from repeating what it has done."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from schemawire.errors import ConfigError
+from schemawire.gates import HandoffGate, Route
+from schemawire.host.flow import flow_findings, load_flow
+from schemawire.schema.repository import Repository
+from schemawire.store import JournalEntry, SqliteStore, StoreError, idempotency_key
+from tests.host.flows import FLOW, REFUND, REQUEST, ledger_lines, refund_runner, use_ledger
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Any:
+    opened = SqliteStore(tmp_path / "runs.db")
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def ledger(tmp_path: Path) -> Path:
+    path = tmp_path / "ledger.txt"
+    use_ledger(path)
+    return path
+
+
+async def test_the_refund_flow_runs_to_its_end(store: Any, ledger: Path) -> None:
+    result = await refund_runner(store).start(REQUEST, run_id="r1")
+    assert (result.status, result.steps) == ("done", ["triage", "billing"])
+    assert result.state == {"intent": "refund", "order_id": "A-1042", "refund_id": "R-2001",
+                            "amount": 20.0}  # fmt: skip
+    assert [c.step for c in store.checkpoints("r1")] == [0, 1, 2]
+    assert [c.node for c in store.checkpoints("r1")] == ["triage", "billing", None]
+    assert [(e.tool, e.status) for e in store.journal("r1")] == [
+        ("lookup_order", "completed"), ("create_refund", "completed")]  # fmt: skip
+    assert len(ledger_lines(ledger)) == 1
+    assert store.run("r1").status == "done"
+
+
+def handoff_gate(**changes: Any) -> HandoffGate:
+    flow = load_flow(FLOW)
+    repository = Repository.load(REFUND)
+    agent = replace(flow.agents["triage"], **changes)
+    gate = flow.handoff_gate(repository, agent)
+    assert gate is not None
+    return gate
+
+
+HANDOFF = {"intent": "refund", "order_id": "A-1042", "confidence": 0.93, "from": "triage",
+           "to": "billing_agent"}  # fmt: skip
+
+
+def test_routes_are_schemas_and_the_first_match_wins() -> None:
+    gate = handoff_gate()
+    assert gate.check(HANDOFF).route.to == "billing"  # type: ignore[union-attr]
+    unsure = gate.check({**HANDOFF, "confidence": 0.4})
+    assert (unsure.route.to, unsure.route.fallback) == ("end", True)  # type: ignore[union-attr]
+
+
+def test_no_route_and_no_fallback_is_an_error_never_a_guess() -> None:
+    routes = (Route("billing", {"properties": {"intent": {"const": "refund"}}}),)
+    decision = handoff_gate(routes=routes).check({**HANDOFF, "intent": "exchange"})
+    assert decision.route is None
+    assert decision.verdict.rejection.code == "handoff_unrouted"  # type: ignore[union-attr]
+
+
+def test_a_handoff_that_breaks_its_schema_goes_nowhere() -> None:
+    decision = handoff_gate().check('{"intent": "refund", "order_id": "A-1042"}')
+    assert decision.route is None
+    rejection = decision.verdict.rejection
+    assert rejection is not None
+    assert rejection.code == "handoff_invalid"
+    assert {v.pointer for v in rejection.violations} == {"/confidence", "/from", "/to"}
+
+
+async def test_a_state_that_breaks_its_schema_stops_the_run_uncheckpointed(
+    store: Any, ledger: Path, tmp_path: Path
+) -> None:
+    # The same example, with a state schema that allows refunds of at most 10.
+    root = tmp_path / "refund"
+    shutil.copytree(REFUND, root)
+    state_file = root / "schemas" / "state" / "refund_flow.json"
+    state = json.loads(state_file.read_text())
+    state["properties"]["amount"] = {"allOf": [state["properties"]["amount"], {"maximum": 10}]}
+    state_file.write_text(json.dumps(state))
+    result = await refund_runner(store, root=root).start(REQUEST, run_id="r2")
+    assert result.status == "failed"
+    assert "breaks refund_flow: /amount must be less than or equal to 10" in (result.error or "")
+    assert [c.step for c in store.checkpoints("r2")] == [0, 1]  # step 2 was never written
+    assert store.run("r2").status == "failed"
+
+
+async def test_a_completed_call_is_answered_from_the_journal(store: Any, ledger: Path) -> None:
+    runner = refund_runner(store)
+    await runner.start(REQUEST, run_id="r3")
+    # Rewind the run to before billing, as if a worker died after create_refund completed.
+    first = store.checkpoints("r3")[1]
+    again = SqliteStore(store.path)
+    again._db.execute("DELETE FROM checkpoints WHERE run_id = 'r3' AND step = 2")
+    again._db.execute("UPDATE runs SET step = 1, node = 'billing', status = 'running' "
+                      "WHERE run_id = 'r3'")  # fmt: skip
+    again.close()
+    assert store.latest("r3") == first
+    result = await refund_runner(store).resume("r3")
+    assert result.status == "done"
+    assert len(ledger_lines(ledger)) == 1  # create_refund did not run again
+    assert result.state["refund_id"] == "R-2001"  # its journaled result still counts
+
+
+async def test_an_interrupted_call_is_not_repeated_unless_idempotent(
+    store: Any, ledger: Path
+) -> None:
+    runner = refund_runner(store)
+    from schemawire.store import Checkpoint
+
+    store.create_run("r4", "refund", Checkpoint("r4", 0, {}, None, None, "triage", REQUEST))
+    handoff = {**HANDOFF}
+    store.save(Checkpoint("r4", 1, {"intent": "refund", "order_id": "A-1042"}, None, None,
+                          "billing", handoff), expected_step=0)  # fmt: skip
+    for tool, arguments in [("lookup_order", {"order_id": "A-1042"}),
+                            ("create_refund", {"order_id": "A-1042", "amount": 20.0,
+                                               "reason": "duplicate"})]:  # fmt: skip
+        key = idempotency_key("r4", 2, tool, arguments)
+        store.call_started(JournalEntry(key, "r4", 2, tool, arguments, "started"))
+    result = await runner.resume("r4")
+    assert result.status == "done"
+    statuses = {e.tool: e.status for e in store.journal("r4")}
+    assert statuses == {"lookup_order": "completed", "create_refund": "started"}
+    assert ledger_lines(ledger) == []  # the interrupted refund was not run again
+    assert "refund_id" not in result.state
+
+
+async def test_two_workers_cannot_run_one_run(store: Any, ledger: Path) -> None:
+    from schemawire.store import Checkpoint
+
+    store.create_run("r5", "refund", Checkpoint("r5", 0, {}, None, None, "triage", REQUEST))
+    assert store.claim("r5", "other-worker")
+    with pytest.raises(StoreError, match="another worker"):
+        await refund_runner(store, worker="me").resume("r5")
+    store.release("r5", "other-worker")
+    assert (await refund_runner(store, worker="me").resume("r5")).status == "done"
+
+
+def test_a_flow_file_is_checked_against_the_flow_schema(tmp_path: Path) -> None:
+    bad = tmp_path / "flow.json"
+    bad.write_text(json.dumps({"name": "x", "start": "a", "agents": {
+        "a": {"handoff": "handoffs/h"}}}))  # fmt: skip
+    with pytest.raises(ConfigError, match="routes"):
+        load_flow(bad)
+    bad.write_text(json.dumps({"name": "x", "start": "nobody", "agents": {"a": {}}}))
+    with pytest.raises(ConfigError, match="no agent 'nobody'"):
+        load_flow(bad)
+
+
+def test_check_finds_what_is_wrong_with_a_flow(write_repo: Any) -> None:
+    assert list(flow_findings(Repository.load(REFUND))) == []
+    flow = json.loads(FLOW.read_text())
+    flow["agents"]["billing"]["tools"].append("teleport")
+    flow["state"] = "state/nowhere"
+    flow["agents"]["triage"]["routes"][0]["when"] = {
+        "properties": {"confidence": {"minimum": 0.99}}}  # fmt: skip
+    root = write_repo({"flows/refund.json": flow})
+    for path in (REFUND / "schemas").rglob("*.json"):
+        target = root / path.relative_to(REFUND)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(path.read_bytes())
+    for path in (REFUND / "fixtures").rglob("*.json"):
+        target = root / path.relative_to(REFUND)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(path.read_bytes())
+    messages = [f.message for f in flow_findings(Repository.load(root))]
+    assert any("no schema 'state/nowhere'" in m for m in messages)
+    assert any("no tool schema 'teleport'" in m for m in messages)
+    assert any("refund.json should reach route 'billing'" in m for m in messages)

@@ -1,0 +1,224 @@
+"""What every store does, the same on SQLite and on PostgreSQL (each test runs on both)."""
+
+from __future__ import annotations
+
+import pytest
+
+from schemawire.store import Checkpoint, JournalEntry, Store, StoreError, idempotency_key
+from tests.store.conftest import OpenStore
+
+STATE_SCHEMA = "https://example.com/schemas/state.json"
+
+
+def checkpoint(
+    run_id: str,
+    step: int,
+    state: object = None,
+    node: str | None = "next",
+    next_input: object = None,
+) -> Checkpoint:
+    return Checkpoint(run_id, step, {"step": step} if state is None else state, STATE_SCHEMA,
+                      "1.0.0", node, next_input)  # fmt: skip
+
+
+def started(store: Store, run_id: str, step: int, tool: str, arguments: object) -> str:
+    key = idempotency_key(run_id, step, tool, arguments)
+    store.call_started(JournalEntry(key, run_id, step, tool, arguments, "started"))
+    return key
+
+
+# --- runs and checkpoints ----------------------------------------------------------------------
+
+
+def test_a_new_run_is_running_at_its_input_checkpoint(store: Store) -> None:
+    store.create_run("r1", "refunds", checkpoint("r1", 0, {"order": 7}, "start", "refund #7"))
+
+    info = store.run("r1")
+    assert info is not None
+    assert (info.run_id, info.flow, info.status, info.step, info.node, info.error) == (
+        "r1", "refunds", "running", 0, "start", None)  # fmt: skip
+    assert info.created > 0
+    assert info.updated == info.created
+    latest = store.latest("r1")
+    assert latest is not None
+    assert (latest.step, latest.state, latest.schema, latest.version, latest.node,
+            latest.next_input) == (0, {"order": 7}, STATE_SCHEMA, "1.0.0", "start",
+                                   "refund #7")  # fmt: skip
+    assert latest.created == info.created
+    assert store.checkpoints("r1") == [latest]
+
+
+def test_save_moves_the_run_on_and_keeps_every_checkpoint_in_order(store: Store) -> None:
+    store.create_run("r1", "refunds", checkpoint("r1", 0))
+    store.save(checkpoint("r1", 1, node="check", next_input={"handoff": [1]}), expected_step=0)
+    store.save(checkpoint("r1", 2, node=None), expected_step=1)
+
+    assert [(c.step, c.state, c.node, c.next_input) for c in store.checkpoints("r1")] == [
+        (0, {"step": 0}, "next", None), (1, {"step": 1}, "check", {"handoff": [1]}),
+        (2, {"step": 2}, None, None)]  # fmt: skip
+    latest = store.latest("r1")
+    assert latest is not None
+    assert latest.step == 2
+    info = store.run("r1")
+    assert info is not None
+    assert (info.step, info.node) == (2, None)
+    assert info.updated >= info.created
+    assert info.updated == latest.created
+
+
+def test_a_second_run_with_the_same_id_is_refused_and_the_first_kept(store: Store) -> None:
+    store.create_run("r1", "refunds", checkpoint("r1", 0, {"first": True}))
+
+    with pytest.raises(StoreError):
+        store.create_run("r1", "other", checkpoint("r1", 0, {"first": False}))
+
+    info = store.run("r1")
+    assert info is not None
+    assert info.flow == "refunds"
+    assert [c.state for c in store.checkpoints("r1")] == [{"first": True}]
+
+
+def test_save_with_a_stale_expected_step_is_refused_and_writes_nothing(store: Store) -> None:
+    store.create_run("r1", "refunds", checkpoint("r1", 0))
+    store.save(checkpoint("r1", 1, {"by": "first"}), expected_step=0)
+
+    with pytest.raises(StoreError):
+        store.save(checkpoint("r1", 1, {"by": "second"}), expected_step=0)
+    with pytest.raises(StoreError):
+        store.save(checkpoint("r1", 2, {"by": "second"}), expected_step=0)
+
+    assert [(c.step, c.state) for c in store.checkpoints("r1")] == [
+        (0, {"step": 0}), (1, {"by": "first"})]  # fmt: skip
+    info = store.run("r1")
+    assert info is not None
+    assert info.step == 1
+
+
+def test_save_to_a_run_that_does_not_exist_is_refused(store: Store) -> None:
+    with pytest.raises(StoreError):
+        store.save(checkpoint("missing", 1), expected_step=0)
+    assert store.checkpoints("missing") == []
+
+
+def test_a_run_that_does_not_exist_has_no_info_checkpoints_or_calls(store: Store) -> None:
+    assert store.run("missing") is None
+    assert store.latest("missing") is None
+    assert store.checkpoints("missing") == []
+    assert store.journal("missing") == []
+    assert store.call("0" * 32) is None
+
+
+def test_finish_marks_a_run_done_or_failed_with_its_error(store: Store) -> None:
+    store.create_run("ok", "refunds", checkpoint("ok", 0))
+    store.create_run("bad", "refunds", checkpoint("bad", 0))
+
+    store.finish("ok", "done")
+    store.finish("bad", "failed", "the model gave up")
+
+    ok, bad = store.run("ok"), store.run("bad")
+    assert ok is not None
+    assert bad is not None
+    assert (ok.status, ok.error) == ("done", None)
+    assert (bad.status, bad.error) == ("failed", "the model gave up")
+    assert bad.updated >= bad.created
+
+
+def test_runs_lists_the_newest_first_by_status_and_up_to_a_limit(store: Store) -> None:
+    for run_id in ("r1", "r2", "r3"):
+        store.create_run(run_id, "refunds", checkpoint(run_id, 0))
+    store.finish("r2", "done")
+
+    assert [r.run_id for r in store.runs()] == ["r3", "r2", "r1"]
+    assert [r.run_id for r in store.runs("running")] == ["r3", "r1"]
+    assert [r.run_id for r in store.runs("done")] == ["r2"]
+    assert store.runs("failed") == []
+    assert [r.run_id for r in store.runs(limit=2)] == ["r3", "r2"]
+    assert store.runs()[1] == store.run("r2")
+
+
+def test_states_come_back_as_the_json_they_were(store: Store) -> None:
+    state = {"text": "é ☃ \u2028 \"quoted\"", "int": 2**63 - 1, "negative": -(2**63),
+             "float": 0.1, "whole float": 2.0, "flags": [True, False, None],
+             "nested": {"empty": {}, "list": [], "deep": [[{"a": [1, 2.5]}]]}}  # fmt: skip
+    store.create_run("r1", "refunds", checkpoint("r1", 0, state))
+    store.save(checkpoint("r1", 1, [1, "two", None]), expected_step=0)
+    store.save(checkpoint("r1", 2, "a bare string"), expected_step=1)
+
+    assert [c.state for c in store.checkpoints("r1")] == [state, [1, "two", None], "a bare string"]
+    assert isinstance(store.checkpoints("r1")[0].state["whole float"], float)
+
+
+# --- the journal -------------------------------------------------------------------------------
+
+
+def test_a_call_is_journaled_before_it_runs_and_again_when_it_ends(store: Store) -> None:
+    key = started(store, "r1", 1, "refund", {"order": 7, "amount": 12.5})
+
+    call = store.call(key)
+    assert call == JournalEntry(key, "r1", 1, "refund", {"order": 7, "amount": 12.5}, "started")
+
+    store.call_ended(key, "completed", {"refunded": True})
+    assert store.call(key) == JournalEntry(key, "r1", 1, "refund", {"order": 7, "amount": 12.5},
+                                           "completed", {"refunded": True})  # fmt: skip
+
+
+def test_the_journal_lists_a_runs_calls_in_the_order_they_started(store: Store) -> None:
+    first = started(store, "r1", 1, "lookup", {"order": 7})
+    second = started(store, "r1", 1, "refund", {"order": 7})
+    other = started(store, "r2", 1, "lookup", {"order": 8})
+    store.call_ended(first, "completed", "found")
+    store.call_ended(second, "failed", None)
+
+    journal = store.journal("r1")
+    assert [(e.key, e.tool, e.status, e.result) for e in journal] == [
+        (first, "lookup", "completed", "found"), (second, "refund", "failed", None)]  # fmt: skip
+    assert [e.key for e in store.journal("r2")] == [other]
+
+
+def test_a_call_started_again_is_started_afresh_at_the_end_of_the_journal(store: Store) -> None:
+    first = started(store, "r1", 1, "lookup", {"order": 7})
+    second = started(store, "r1", 1, "refund", {"order": 7})
+    store.call_ended(first, "completed", "found")
+
+    assert started(store, "r1", 1, "lookup", {"order": 7}) == first
+
+    assert [(e.key, e.status, e.result) for e in store.journal("r1")] == [
+        (second, "started", None), (first, "started", None)]  # fmt: skip
+
+
+# --- claims ------------------------------------------------------------------------------------
+
+
+def test_a_second_worker_cannot_claim_a_run_another_holds(open_stores: OpenStore) -> None:
+    first, second = open_stores(), open_stores()
+
+    assert first.claim("r1", "worker-1")
+    assert not second.claim("r1", "worker-2")
+    assert first.claim("r1", "worker-1"), "the holder may claim again"
+    assert not first.claim("r1", "worker-2"), "another worker on the same store may not"
+    assert second.claim("r2", "worker-2"), "claims are per run"
+
+
+def test_a_released_run_can_be_claimed_by_another_worker(open_stores: OpenStore) -> None:
+    first, second = open_stores(), open_stores()
+    assert first.claim("r1", "worker-1")
+
+    first.release("r1", "worker-1")
+
+    assert second.claim("r1", "worker-2")
+    assert not first.claim("r1", "worker-1")
+
+
+def test_only_the_holder_can_release_a_claim(open_stores: OpenStore) -> None:
+    first, second = open_stores(), open_stores()
+    assert first.claim("r1", "worker-1")
+
+    first.release("r1", "worker-2")
+    second.release("r1", "worker-2")
+
+    assert not second.claim("r1", "worker-2")
+
+
+def test_releasing_a_run_never_claimed_does_nothing(store: Store) -> None:
+    store.release("r1", "worker-1")
+    assert store.claim("r1", "worker-1")
