@@ -25,7 +25,7 @@ import contextvars
 import os
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from schemawire._json import dumps
@@ -198,12 +198,7 @@ class FlowRunner:
         output = self.flow.spec(self.repository, contract) if contract else None
         validator = (self.repository.validator(self.flow.schema(self.repository, contract))
                      if contract else None)  # fmt: skip
-        options = HostOptions(strict=self.options.strict, max_turns=self.options.max_turns,
-                              retries_per_tool=self.options.retries_per_tool,
-                              system=agent.instructions,
-                              model_options=self.options.model_options,
-                              arguments=self.options.arguments,
-                              max_concurrency=self.options.max_concurrency)  # fmt: skip
+        options = replace(self.options, system=agent.instructions)
         host = Host(self.model(agent), tools, trace=self.trace, options=options, output=output,
                     documents=self.repository.documents, output_validator=validator)  # fmt: skip
         self.trace.record("host", f"agent:{agent.name}", "flow", "send", {"input": given})
