@@ -11,7 +11,10 @@
    and fastjsonschema; the result gate on a 100 KB result; redaction recall on the test corpus.
 4. loop (`bench/loop.py`): the host loop's cost per tool call (scripted model, a no-op tool),
    200 calls one per turn and 50 in one turn, beside Pydantic AI and the OpenAI Agents SDK.
-5. mcp (`bench/mcp_calls.py`): 1,000 sequential echo calls to server-everything over stdio:
+5. checkpoints (`bench/checkpoints.py`): checkpoints/s of a 2 KB state, validation on and off,
+   on SQLite (synchronous FULL and NORMAL) and PostgreSQL (one writer, 10 threads), beside
+   LangGraph's SqliteSaver and PostgresSaver (in bench/.work/peers-venv).
+6. mcp (`bench/mcp_calls.py`): 1,000 sequential echo calls to server-everything over stdio:
    the SDK's bare ClientSession, schemawire's client (trace on and off), an SDK-only proxy,
    and schemawire's gating proxy.
 
@@ -23,14 +26,16 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from bench import check, gates, loop, mcp_calls, projection, redaction
+from bench import check, checkpoints, gates, loop, mcp_calls, projection, redaction
 
 WORK = Path(__file__).parent / ".work"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", choices=["check", "projection", "gates", "loop", "mcp"])
+    parser.add_argument(
+        "--only", choices=["check", "projection", "gates", "loop", "checkpoints", "mcp"]
+    )
     parser.add_argument("--tools", type=int, default=1000, help="check: generated tools")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--sample", type=int, default=20, help="tools timed for check-jsonschema")
@@ -49,6 +54,9 @@ def main() -> None:
         print()
     if options.only in (None, "loop"):
         loop.print_table(loop.run(WORK, rounds=3))
+        print()
+    if options.only in (None, "checkpoints"):
+        checkpoints.print_table(checkpoints.run(WORK, rounds=3))
         print()
     if options.only in (None, "mcp"):
         mcp_calls.print_table(mcp_calls.run(options.calls, rounds=3), options.calls)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -53,32 +55,27 @@ async def _start(flow_path: Path, question: str, store_url: str, model: str | No
         return await runner.start(question)
 
 
-class _runner:  # noqa: N801 - a context manager, read as `with _runner(...)`
+@contextmanager
+def _runner(flow_path: Path, store_url: str, model: str | None, repo: Path | None,
+            trace_path: Path | None, quiet: bool, options: Any) -> Iterator[Any]:  # fmt: skip
     """A `FlowRunner` for a flow file, with its store, tools, models and trace, closed after."""
+    from schemawire.host.flow import load_flow
+    from schemawire.host.workflow import FlowRunner
+    from schemawire.schema.repository import Repository
+    from schemawire.store import open_store
+    from schemawire.trace import Trace
 
-    def __init__(self, flow_path: Path, store_url: str, model: str | None, repo: Path | None,
-                 trace_path: Path | None, quiet: bool, options: Any) -> None:  # fmt: skip
-        from schemawire.host.flow import load_flow
-        from schemawire.host.workflow import FlowRunner
-        from schemawire.schema.repository import Repository
-        from schemawire.store import open_store
-        from schemawire.trace import Trace
-
-        flow = load_flow(flow_path)
-        repository = Repository.load(repo if repo is not None else flow_path.parent)
-        self.store = open_store(store_url)
-        path = trace_path or Path(".schemawire") / "traces" / f"{flow.name}.jsonl"
-        self.trace = Trace(path=path, on_hop=None if quiet else HopPrinter(stdout))
-        self.runner = FlowRunner(flow, repository, self.store, tools=_tools(repository),
-                                 model=_models(flow, model), trace=self.trace,
-                                 options=options)  # fmt: skip
-
-    def __enter__(self) -> Any:
-        return self.runner
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.trace.close()
-        self.store.close()
+    flow = load_flow(flow_path)
+    repository = Repository.load(repo if repo is not None else flow_path.parent)
+    store = open_store(store_url)
+    path = trace_path or Path(".schemawire") / "traces" / f"{flow.name}.jsonl"
+    trace = Trace(path=path, on_hop=None if quiet else HopPrinter(stdout))
+    try:
+        yield FlowRunner(flow, repository, store, tools=_tools(repository),
+                         model=_models(flow, model), trace=trace, options=options)  # fmt: skip
+    finally:
+        trace.close()
+        store.close()
 
 
 def _tools(repository: Any) -> dict[str, Any]:
