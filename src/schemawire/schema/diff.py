@@ -10,11 +10,14 @@ values they never handled. Which side counts depends on the file's `Role`: a too
 its code with its schema, so a tool's input breaks only its callers and its output only its
 readers; a handoff or state schema has a party on each side, so either direction breaks.
 
-Subschemas are compared keyword by keyword (a table of comparers), through ``$ref`` within a
-document and into the repository's other files; each difference is a `SchemaChange` with a
-stable code from `CHANGE_KINDS`. ``anyOf``, ``oneOf`` and ``allOf`` are compared as sets of
-branches, best effort; a ``pattern``, ``not`` or ``if``/``then``/``else`` that differs counts as
-a change both ways, since which one accepts more cannot be decided in general.
+This module owns the public surface: the results (`SchemaChange`, `SchemaDiff`,
+`RepositoryDiff`), the stable codes of `CHANGE_KINDS` with the side each breaks, roles and the
+severity they give a change, the ``x-version`` checks, reading an older state of a repository
+from git, and the entry points below. The structural comparison (two schemas walked side by
+side, keyword by keyword, through ``$ref`` within a document and into the repository's other
+files) lives in `schemawire.schema._compare`, which reports each difference by code and pointer;
+here it becomes a `SchemaChange`. A ``pattern``, ``not`` or ``if``/``then``/``else`` that
+differs counts as a change both ways, since which one accepts more cannot be decided in general.
 
     diff_schemas(old, new, role=...)     two schema documents: their changes
     diff_files(old_path, new_path)       two schema files, references resolved in their repository
@@ -25,27 +28,22 @@ a change both ways, since which one accepts more cannot be decided in general.
 
 from __future__ import annotations
 
-import json
 import posixpath
 import re
 import subprocess
 import tempfile
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urldefrag, urljoin
 
 from schemawire._json import load_file
-from schemawire._pointer import join, resolve
 from schemawire.errors import UsageError
-from schemawire.schema.dialect import DEFAULT_DIALECT, dialect_named
+from schemawire.schema._compare import ABSENT, At, differences, document_root
 from schemawire.schema.files import relpath
 from schemawire.schema.repository import Repository, SchemaFile
 from schemawire.schema.rules import Finding, rule
-from schemawire.schema.walk import iter_sites
 
 __all__ = [
     "ABSENT",
@@ -65,16 +63,6 @@ __all__ = [
     "role_of",
     "version_findings",
 ]
-
-
-class _Absent:
-    """The value of a keyword a schema does not have (``None`` is JSON ``null``)."""
-
-    def __repr__(self) -> str:
-        return "ABSENT"
-
-
-ABSENT: Any = _Absent()
 
 
 class Side(StrEnum):
@@ -273,8 +261,8 @@ def diff_schemas(
     ``old_documents`` and ``new_documents`` map URIs to the documents a ``$ref`` may name (a
     repository's `Repository.documents`); references within each schema always resolve.
     """
-    return _changes(_root(old, _PLACEHOLDER_OLD), _root(new, _PLACEHOLDER_NEW), role,
-                    old_documents or {}, new_documents or {})  # fmt: skip
+    return _changes(document_root(old, _PLACEHOLDER_OLD), document_root(new, _PLACEHOLDER_NEW),
+                    role, old_documents or {}, new_documents or {})  # fmt: skip
 
 
 _PLACEHOLDER_OLD = "https://schemawire.invalid/old.json"
@@ -282,15 +270,16 @@ _PLACEHOLDER_NEW = "https://schemawire.invalid/new.json"
 
 
 def _changes(
-    old: _At, new: _At, role: Role, old_documents: Mapping[str, Any],
+    old: At, new: At, role: Role, old_documents: Mapping[str, Any],
     new_documents: Mapping[str, Any],
 ) -> tuple[SchemaChange, ...]:  # fmt: skip
-    walk = _Walk(_Resolver({**old_documents, old.base: old.schema}),
-                 _Resolver({**new_documents, new.base: new.schema}))  # fmt: skip
-    walk.compare(old, new, "")
-    walk.compare_definitions(old, new)
+    found = differences(old, new, old_documents, new_documents, _is_annotation)
     return tuple(_classified(code, pointer, before, after, role)
-                 for code, pointer, before, after in walk.found)  # fmt: skip
+                 for code, pointer, before, after in found)  # fmt: skip
+
+
+def _is_annotation(code: str) -> bool:
+    return CHANGE_KINDS[code].annotation
 
 
 def _classified(code: str, pointer: str, old: Any, new: Any, role: Role) -> SchemaChange:
@@ -303,704 +292,6 @@ def _severity(kind: ChangeKind, role: Role) -> ChangeSeverity:
         return ChangeSeverity.ANNOTATION
     sides = {Side.PRODUCERS, Side.CONSUMERS} if kind.breaks is Side.BOTH else {kind.breaks}
     return ChangeSeverity.BREAKING if sides & role.guarded else ChangeSeverity.COMPATIBLE
-
-
-# --- walking two schemas side by side ------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class _At:
-    """One side of the comparison: a subschema and the base URI its references resolve against."""
-
-    schema: Any
-    base: str
-
-    def get(self, keyword: str) -> Any:
-        return self.schema.get(keyword, ABSENT) if isinstance(self.schema, dict) else ABSENT
-
-    def sub(self, schema: Any) -> _At:
-        identifier = schema.get("$id") if isinstance(schema, dict) else None
-        if isinstance(identifier, str) and not identifier.startswith("#"):
-            try:
-                return _At(schema, urldefrag(urljoin(self.base, identifier)).url)
-            except ValueError:  # not a URI: the repository rules report it
-                pass
-        return _At(schema, self.base)
-
-    def without(self, keyword: str) -> _At:
-        return _At({k: v for k, v in self.schema.items() if k != keyword}, self.base)
-
-
-def _root(document: Any, placeholder: str) -> _At:
-    return _At(document, placeholder).sub(document)
-
-
-class _Resolver:
-    """What a ``$ref`` names among some documents, by URI and JSON Pointer or anchor; nothing is
-    ever fetched."""
-
-    def __init__(self, documents: Mapping[str, Any]) -> None:
-        self._resources: dict[str, Any] = {}
-        self._anchors: dict[tuple[str, str], Any] = {}
-        for uri, document in documents.items():
-            self._index(uri, document)
-
-    def _index(self, uri: str, document: Any) -> None:
-        self._resources.setdefault(uri, document)
-        declared = document.get("$schema") if isinstance(document, dict) else None
-        dialect = dialect_named(declared if isinstance(declared, str) else None) or DEFAULT_DIALECT
-        for site in iter_sites(document, dialect, uri):
-            if isinstance(site.schema, dict):
-                if isinstance(site.schema.get("$id"), str):
-                    self._resources.setdefault(site.base_uri, site.schema)
-                anchor = site.schema.get("$anchor")
-                if isinstance(anchor, str):
-                    self._anchors.setdefault((site.base_uri, anchor), site.schema)
-
-    def target(self, at: _At) -> _At | None:
-        """What the ``$ref`` of ``at`` names, or None when it names nothing known."""
-        try:
-            url, fragment = urldefrag(urljoin(at.base, at.schema["$ref"]))
-        except (TypeError, ValueError):
-            return None
-        resource, fragment = self._resources.get(url), unquote(fragment)
-        if resource is None:
-            return None
-        if not fragment.startswith("/") and fragment:
-            found = self._anchors.get((url, fragment))
-            return None if found is None else _At(found, url)
-        try:
-            return _At(resource, url).sub(resolve(resource, fragment))
-        except KeyError:
-            return None
-
-
-_Found = tuple[str, str, Any, Any]
-
-
-class _Walk:
-    """Compares two schemas keyword by keyword and records what differs, subschema by subschema."""
-
-    def __init__(self, old: _Resolver, new: _Resolver) -> None:
-        self.old_refs, self.new_refs = old, new
-        self.found: list[_Found] = []
-        self._followed: set[tuple[int, int]] = set()
-        self._reached: set[int] = set()
-
-    def emit(self, code: str, pointer: str, old: Any = ABSENT, new: Any = ABSENT) -> None:
-        self.found.append((code, pointer, old, new))
-
-    def annotations_only(self, pairs: Iterable[tuple[_At, _At, str]]) -> bool:
-        """Compare each pair apart; when only annotations differ, record them and say so, else
-        record nothing (for keywords whose changes cannot be read as a narrowing or widening)."""
-        fork = _Walk(self.old_refs, self.new_refs)
-        fork._followed, fork._reached = self._followed, self._reached
-        for old, new, pointer in pairs:
-            fork.compare(old, new, pointer)
-        if all(CHANGE_KINDS[code].annotation for code, *_ in fork.found):
-            self.found.extend(fork.found)
-            return True
-        return False
-
-    def compare(self, old: _At, new: _At, pointer: str) -> None:
-        """Record how ``new`` differs from ``old``; both sit at ``pointer``."""
-        if old.schema is False or new.schema is False:
-            if old.schema is not new.schema:
-                code = "FALSE_SCHEMA_ADDED" if new.schema is False else "FALSE_SCHEMA_REMOVED"
-                self.emit(code, pointer, old.schema, new.schema)
-            return
-        old, new = _as_object(old), _as_object(new)
-        if "$ref" in old.schema or "$ref" in new.schema:
-            self._through_references(old, new, pointer)
-            return
-        old, new = _aligned_unions(old, new)
-        for keywords, comparer in _COMPARERS:
-            if any(k in old.schema or k in new.schema for k in keywords):
-                comparer(self, old, new, pointer)
-        _compare_annotations(self, old, new, pointer)
-
-    def _through_references(self, old: _At, new: _At, pointer: str) -> None:
-        old_target = self.old_refs.target(old) if "$ref" in old.schema else None
-        new_target = self.new_refs.target(new) if "$ref" in new.schema else None
-        if old_target is not None and new_target is not None:
-            self._follow(old_target, new_target, join(pointer, "$ref"))
-        elif old_target is not None and "$ref" not in new.schema:
-            self.compare(_inlined(old, old_target), new, pointer)
-            return
-        elif new_target is not None and "$ref" not in old.schema:
-            self.compare(old, _inlined(new, new_target), pointer)
-            return
-        elif old.get("$ref") != new.get("$ref") or (old_target is None) != (new_target is None):
-            self.emit("REF_CHANGED", join(pointer, "$ref"), old.get("$ref"), new.get("$ref"))
-        self.compare(old.without("$ref"), new.without("$ref"), pointer)
-
-    def _follow(self, old: _At, new: _At, pointer: str) -> None:
-        """Compare two targets once: a definition used in several places (or by itself) is
-        reported where it is first reached."""
-        pair = (id(old.schema), id(new.schema))
-        if pair in self._followed:
-            return
-        self._followed.add(pair)
-        self._reached.update(pair)
-        self.compare(old, new, pointer)
-
-    def compare_definitions(self, old: _At, new: _At) -> None:
-        """Compare the root ``$defs`` (and draft-07 ``definitions``) that no reference reached:
-        what a shared file offers to other files."""
-        for keyword in ("$defs", "definitions"):
-            before, after = _mapping(old, keyword), _mapping(new, keyword)
-            for name in _union(before, after):
-                where = join("", keyword, name)
-                if name not in before:
-                    self.emit("DEFINITION_ADDED", where, new=after[name])
-                elif name not in after:
-                    self.emit("DEFINITION_REMOVED", where, old=before[name])
-                elif not {id(before[name]), id(after[name])} & self._reached:
-                    self._follow(old.sub(before[name]), new.sub(after[name]), where)
-
-
-def _as_object(at: _At) -> _At:
-    """``true`` as the empty schema; anything that is not a schema object as the empty schema."""
-    return at if isinstance(at.schema, dict) else _At({}, at.base)
-
-
-def _inlined(at: _At, target: _At) -> _At:
-    """A schema with a ``$ref`` beside other keywords, read as one schema: the target's keywords
-    and its own (best effort: the two apply together)."""
-    if target.schema is False:
-        return target
-    merged = dict(target.schema) if isinstance(target.schema, dict) else {}
-    merged.update((k, v) for k, v in at.schema.items() if k != "$ref")
-    return _At(merged, target.base)
-
-
-def _aligned_unions(old: _At, new: _At) -> tuple[_At, _At]:
-    """A schema compared with a pure ``anyOf`` or ``oneOf`` (nothing else but annotations) is
-    read as a union of one branch, so that ``string`` becoming ``anyOf: [string, null]`` is one
-    alternative added, not a new type and a new combinator."""
-    for keyword in ("anyOf", "oneOf"):
-        if _pure_union(new, keyword) and _plain(old):
-            return _as_union(old, keyword), new
-        if _pure_union(old, keyword) and _plain(new):
-            return old, _as_union(new, keyword)
-    return old, new
-
-
-def _validating(at: _At) -> dict[str, Any]:
-    """The keywords of ``at`` that validate: no annotations, identifiers or definitions."""
-    return {k: v for k, v in at.schema.items() if k not in _INERT and not k.startswith("x-")}
-
-
-def _pure_union(at: _At, keyword: str) -> bool:
-    return isinstance(at.get(keyword), list) and _validating(at).keys() == {keyword}
-
-
-def _plain(at: _At) -> bool:
-    """Whether ``at`` validates something, without a combinator."""
-    keywords = _validating(at).keys()
-    return bool(keywords) and not keywords & {"anyOf", "oneOf", "allOf"}
-
-
-def _as_union(at: _At, keyword: str) -> _At:
-    validating = _validating(at)
-    rest = {k: v for k, v in at.schema.items() if k not in validating}
-    return _At({**rest, keyword: [validating]}, at.base)
-
-
-_INERT = frozenset({"title", "description", "default", "examples", "$comment", "deprecated",
-                    "readOnly", "writeOnly", "$id", "$schema", "$anchor", "$dynamicAnchor",
-                    "$defs", "definitions", "x-version"})  # fmt: skip
-
-
-# --- the comparers: one per group of keywords -----------------------------------------------------
-
-_Comparer = Callable[[_Walk, _At, _At, str], None]
-
-
-def _compare_type(walk: _Walk, old: _At, new: _At, pointer: str) -> None:
-    before, after = _types(old.get("type")), _types(new.get("type"))
-    if before != after:
-        code = "TYPE_NARROWED" if after < before else "TYPE_WIDENED" if after > before else None
-        walk.emit(code or "TYPE_CHANGED", join(pointer, "type"), old.get("type"), new.get("type"))
-
-
-_ANY_TYPE = frozenset({"null", "boolean", "object", "array", "number", "integer", "string"})
-
-
-def _types(value: Any) -> frozenset[str]:
-    """The types a ``type`` value accepts; a number type includes integers."""
-    names = [value] if isinstance(value, str) else value if isinstance(value, list) else None
-    if names is None:
-        return _ANY_TYPE
-    accepted = {name for name in names if isinstance(name, str)}
-    return frozenset(accepted | ({"integer"} if "number" in accepted else set()))
-
-
-def _compare_enum(walk: _Walk, old: _At, new: _At, pointer: str) -> None:
-    before, after, where = old.get("enum"), new.get("enum"), join(pointer, "enum")
-    if not isinstance(before, list) or not isinstance(after, list):
-        _compare_value(walk, where, before, after, ("ENUM_ADDED", "ENUM_REMOVED", "ENUM_ADDED"))
-        return
-    kept_before, kept_after = _by_value(before), _by_value(after)
-    for key, value in kept_before.items():
-        if key not in kept_after:
-            walk.emit("ENUM_VALUE_REMOVED", where, old=value)
-    for key, value in kept_after.items():
-        if key not in kept_before:
-            walk.emit("ENUM_VALUE_ADDED", where, new=value)
-
-
-def _by_value(values: list[Any]) -> dict[str, Any]:
-    return {_canonical(value): value for value in values}
-
-
-def _value_comparer(keyword: str, codes: tuple[str, str, str]) -> _Comparer:
-    """A comparer for a keyword whose value is compared as a whole: added, removed or changed."""
-
-    def compare(walk: _Walk, old: _At, new: _At, pointer: str) -> None:
-        _compare_value(walk, join(pointer, keyword), old.get(keyword), new.get(keyword), codes)
-
-    return compare
-
-
-def _compare_value(
-    walk: _Walk, where: str, before: Any, after: Any, codes: tuple[str, str, str]
-) -> None:
-    if _canonical(before) == _canonical(after):
-        return
-    added, removed, changed = codes
-    code = added if before is ABSENT else removed if after is ABSENT else changed
-    walk.emit(code, where, before, after)
-
-
-def _compare_dialect(walk: _Walk, old: _At, new: _At, pointer: str) -> None:
-    before, after = old.get("$schema"), new.get("$schema")
-    if _dialect_of(before) != _dialect_of(after) or (
-        _dialect_of(before) is None and before != after
-    ):
-        walk.emit("DIALECT_CHANGED", join(pointer, "$schema"), before, after)
-
-
-def _dialect_of(value: Any) -> str | None:
-    if value is ABSENT:
-        return DEFAULT_DIALECT.name
-    dialect = dialect_named(value) if isinstance(value, str) else None
-    return dialect.name if dialect else None
-
-
-# Keywords that bound one quantity, and the sign that makes a stricter bound a greater one.
-_BOUNDS: tuple[tuple[tuple[str, ...], int], ...] = (
-    (("minimum", "exclusiveMinimum"), 1),
-    (("maximum", "exclusiveMaximum"), -1),
-    (("minLength",), 1),
-    (("maxLength",), -1),
-    (("minItems",), 1),
-    (("maxItems",), -1),
-    (("minProperties",), 1),
-    (("maxProperties",), -1),
-    (("minContains",), 1),
-    (("maxContains",), -1),
-)
-# A lower count at or under its default bounds nothing.
-_NO_BOUND = {"minLength": 0, "minItems": 0, "minProperties": 0, "minContains": 1}
-
-
-@dataclass(frozen=True, slots=True)
-class _Bound:
-    keyword: str
-    value: Any
-    strictness: tuple[Any, int]  # greater accepts less
-
-
-def _compare_bounds(walk: _Walk, old: _At, new: _At, pointer: str) -> None:
-    for keywords, sign in _BOUNDS:
-        before, after = _tightest(old, keywords, sign), _tightest(new, keywords, sign)
-        if before is not None and after is not None and before.strictness != after.strictness:
-            tighter = after.strictness > before.strictness
-            _report_bound(walk, join(pointer, after.keyword), before, after, tighter=tighter)
-        elif before is None and after is not None:
-            _report_bound(walk, join(pointer, after.keyword), before, after, tighter=True)
-        elif after is None and before is not None:
-            _report_bound(walk, join(pointer, before.keyword), before, after, tighter=False)
-
-
-def _tightest(at: _At, keywords: tuple[str, ...], sign: int) -> _Bound | None:
-    bounds = [
-        _Bound(keyword, value, (sign * value, int(keyword.startswith("exclusive"))))
-        for keyword in keywords
-        if _is_number(value := at.get(keyword)) and value != _NO_BOUND.get(keyword)
-    ]
-    return max(bounds, key=lambda bound: bound.strictness, default=None)
-
-
-def _report_bound(
-    walk: _Walk, where: str, before: _Bound | None, after: _Bound | None, *, tighter: bool
-) -> None:
-    """Show plain numbers, or ``{keyword: value}`` when the keyword changed (a ``minimum`` that
-    became an ``exclusiveMinimum``)."""
-    if before is not None and after is not None and before.keyword != after.keyword:
-        old, new = {before.keyword: before.value}, {after.keyword: after.value}
-    else:
-        old, new = (before.value if before else ABSENT), (after.value if after else ABSENT)
-    walk.emit("BOUND_TIGHTENED" if tighter else "BOUND_LOOSENED", where, old, new)
-
-
-def _compare_multiple_of(walk: _Walk, old: _At, new: _At, pointer: str) -> None:
-    before, after = _fraction(old.get("multipleOf")), _fraction(new.get("multipleOf"))
-    if before == after:
-        return
-    if before is None or (after is not None and (after / before).denominator == 1):
-        code = "BOUND_TIGHTENED"  # every multiple of the new step is a multiple of the old one
-    elif after is None or (before / after).denominator == 1:
-        code = "BOUND_LOOSENED"
-    else:
-        code = "BOUND_CHANGED"
-    walk.emit(code, join(pointer, "multipleOf"), old.get("multipleOf"), new.get("multipleOf"))
-
-
-def _fraction(value: Any) -> Fraction | None:
-    return Fraction(str(value)) if _is_number(value) and value > 0 else None
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def _compare_unique_items(walk: _Walk, old: _At, new: _At, pointer: str) -> None:
-    before, after = old.get("uniqueItems") is True, new.get("uniqueItems") is True
-    if before != after:
-        code = "UNIQUE_ITEMS_ADDED" if after else "UNIQUE_ITEMS_REMOVED"
-        where = join(pointer, "uniqueItems")
-        walk.emit(code, where, old.get("uniqueItems"), new.get("uniqueItems"))
-
-
-def _compare_required(walk: _Walk, old: _At, new: _At, pointer: str) -> None:
-    before, after = _names(old.get("required")), _names(new.get("required"))
-    where = join(pointer, "required")
-    for name in before:
-        if name not in after:
-            walk.emit("REQUIRED_REMOVED", where, old=name)
-    for name in after:
-        if name not in before:
-            walk.emit("REQUIRED_ADDED", where, new=name)
-
-
-def _names(value: Any) -> list[str]:
-    names = [name for name in value if isinstance(name, str)] if isinstance(value, list) else []
-    return list(dict.fromkeys(names))
-
-
-def _members_comparer(keyword: str) -> _Comparer:
-    """A comparer for ``properties`` or ``patternProperties``: members present on both sides
-    are compared; one present on a side only is compared with what the other side's object
-    applies to it instead (``additionalProperties``, false when the object is closed)."""
-
-    def compare(walk: _Walk, old: _At, new: _At, pointer: str) -> None:
-        before, after = _mapping(old, keyword), _mapping(new, keyword)
-        for name in _union(before, after):
-            where = join(pointer, keyword, name)
-            if name in before and name in after:
-                walk.compare(old.sub(before[name]), new.sub(after[name]), where)
-            elif name in after:
-                _member_added(walk, old.sub(_fallback(old, keyword, name)), new.sub(after[name]),
-                              where)  # fmt: skip
-            else:
-                _member_removed(walk, old.sub(before[name]),
-                                new.sub(_fallback(new, keyword, name)), where)  # fmt: skip
-
-    return compare
-
-
-def _member_added(walk: _Walk, instead: _At, added: _At, where: str) -> None:
-    if instead.schema is False:
-        walk.emit("PROPERTY_ADDED", where, new=added.schema)
-        return
-    walk.emit("PROPERTY_DECLARED", where, new=added.schema)
-    walk.compare(instead, added, where)
-
-
-def _member_removed(walk: _Walk, removed: _At, instead: _At, where: str) -> None:
-    if instead.schema is False:
-        walk.emit("PROPERTY_REMOVED", where, old=removed.schema)
-        return
-    walk.emit("PROPERTY_UNDECLARED", where, old=removed.schema)
-    walk.compare(removed, instead, where)
-
-
-def _fallback(at: _At, keyword: str, name: str) -> Any:
-    """The schema ``at`` applies to a property ``name`` it does not list under ``keyword``."""
-    if keyword == "properties":
-        for pattern, schema in _mapping(at, "patternProperties").items():
-            try:
-                if re.search(pattern, name):
-                    return schema
-            except re.error:  # ECMA-262 syntax Python does not read: best effort
-                continue
-    for closing in ("additionalProperties", "unevaluatedProperties"):
-        if closing in at.schema:
-            return at.schema[closing]
-    return True
-
-
-def _closing_comparer(keyword: str) -> _Comparer:
-    """A comparer for ``additionalProperties`` or ``unevaluatedProperties``."""
-
-    def compare(walk: _Walk, old: _At, new: _At, pointer: str) -> None:
-        before, after = old.schema.get(keyword, True), new.schema.get(keyword, True)
-        where = join(pointer, keyword)
-        if (before is False) == (after is False):
-            walk.compare(old.sub(before), new.sub(after), where)
-        else:
-            closed = after is False
-            code = "ADDITIONAL_PROPERTIES_CLOSED" if closed else "ADDITIONAL_PROPERTIES_OPENED"
-            walk.emit(code, where, old.get(keyword), new.get(keyword))
-
-    return compare
-
-
-def _subschema_comparer(keyword: str) -> _Comparer:
-    """A comparer for a keyword holding one subschema that accepts anything when absent."""
-
-    def compare(walk: _Walk, old: _At, new: _At, pointer: str) -> None:
-        before, after = old.schema.get(keyword, True), new.schema.get(keyword, True)
-        walk.compare(old.sub(before), new.sub(after), join(pointer, keyword))
-
-    return compare
-
-
-def _compare_items(walk: _Walk, old: _At, new: _At, pointer: str) -> None:
-    """``prefixItems`` (or draft-07 ``items`` as a list) position by position, then the schema
-    of the items after them (``items``, or draft-07 ``additionalItems``)."""
-    before, after = _prefix(old), _prefix(new)
-    (_, old_rest), (new_rest_keyword, new_rest) = _rest(old), _rest(new)
-    prefix_keyword = "prefixItems" if "prefixItems" in {*old.schema, *new.schema} else "items"
-    for index in range(max(len(before), len(after))):
-        old_item = before[index] if index < len(before) else old_rest
-        new_item = after[index] if index < len(after) else new_rest
-        walk.compare(old.sub(old_item), new.sub(new_item), join(pointer, prefix_keyword, index))
-    walk.compare(old.sub(old_rest), new.sub(new_rest), join(pointer, new_rest_keyword))
-
-
-def _prefix(at: _At) -> list[Any]:
-    for keyword in ("prefixItems", "items"):
-        if isinstance(at.get(keyword), list):
-            return list(at.schema[keyword])
-    return []
-
-
-def _rest(at: _At) -> tuple[str, Any]:
-    if isinstance(at.get("items"), list):
-        return "additionalItems", at.schema.get("additionalItems", True)
-    return "items", at.schema.get("items", True)
-
-
-def _compare_contains(walk: _Walk, old: _At, new: _At, pointer: str) -> None:
-    before, after, where = old.get("contains"), new.get("contains"), join(pointer, "contains")
-    if before is ABSENT or after is ABSENT:
-        codes = ("CONTAINS_ADDED", "CONTAINS_REMOVED", "CONTAINS_ADDED")
-        _compare_value(walk, where, before, after, codes)
-    else:
-        walk.compare(old.sub(before), new.sub(after), where)
-
-
-def _compare_alternatives(walk: _Walk, old: _At, new: _At, pointer: str) -> None:
-    for keyword in ("anyOf", "oneOf"):
-        before, after, where = old.get(keyword), new.get(keyword), join(pointer, keyword)
-        if isinstance(before, list) and isinstance(after, list):
-            _compare_branches(walk, (old, new), where, (before, after), _ANY_OF_CODES)
-        elif isinstance(before, list) or isinstance(after, list):
-            _compare_value(walk, where, before, after, _COMBINATOR_CODES)
-
-
-_ANY_OF_CODES = ("ANY_OF_BRANCH_ADDED", "ANY_OF_BRANCH_REMOVED")
-_ALL_OF_CODES = ("ALL_OF_BRANCH_ADDED", "ALL_OF_BRANCH_REMOVED")
-_COMBINATOR_CODES = ("COMBINATOR_ADDED", "COMBINATOR_REMOVED", "COMBINATOR_ADDED")
-
-
-def _compare_all_of(walk: _Walk, old: _At, new: _At, pointer: str) -> None:
-    before, after = old.get("allOf"), new.get("allOf")
-    lists = (before if isinstance(before, list) else [], after if isinstance(after, list) else [])
-    _compare_branches(walk, (old, new), join(pointer, "allOf"), lists, _ALL_OF_CODES)
-
-
-def _compare_branches(
-    walk: _Walk, sides: tuple[_At, _At], where: str, branches: tuple[list[Any], list[Any]],
-    codes: tuple[str, str],
-) -> None:  # fmt: skip
-    (old, new), (before, after) = sides, branches
-    pairs, removed, added = _matched(before, after)
-    for i, j in pairs:
-        walk.compare(old.sub(before[i]), new.sub(after[j]), join(where, j))
-    for i in removed:
-        walk.emit(codes[1], join(where, i), old=before[i])
-    for j in added:
-        walk.emit(codes[0], join(where, j), new=after[j])
-
-
-_Pairing = tuple[list[tuple[int, int]], list[int], list[int]]
-
-
-def _matched(before: list[Any], after: list[Any]) -> _Pairing:
-    """Branches paired as a set: equal ones first, then ones equal but for annotations, then
-    ones of the same shape (type, ``$ref``, ``const``) in order; the rest were removed or
-    added."""
-    pairs: list[tuple[int, int]] = []
-    left, right = list(range(len(before))), list(range(len(after)))
-    for key in (_canonical, _essence, _shape):
-        for i in list(left):
-            j = next((j for j in right if key(after[j]) == key(before[i])), None)
-            if j is not None:
-                pairs.append((i, j))
-                left.remove(i)
-                right.remove(j)
-    return sorted(pairs, key=lambda pair: pair[1]), left, right
-
-
-def _essence(branch: Any) -> str:
-    """A branch without annotations at any depth (``true`` as ``{}``), as text: a key for
-    pairing only, which may also strip a value that looks like one (in an ``enum``)."""
-    return _canonical(_without_annotations(branch))
-
-
-def _without_annotations(value: Any) -> Any:
-    if value is True:
-        return {}
-    if isinstance(value, dict):
-        return {k: _without_annotations(v) for k, v in value.items()
-                if k not in _INERT and not k.startswith("x-")}  # fmt: skip
-    if isinstance(value, list):
-        return [_without_annotations(item) for item in value]
-    return value
-
-
-def _shape(branch: Any) -> str:
-    if not isinstance(branch, dict):
-        return _essence(branch)
-    return _canonical([branch.get(k) for k in ("type", "$ref")] + ["const" in branch])
-
-
-def _compare_not(walk: _Walk, old: _At, new: _At, pointer: str) -> None:
-    before, after, where = old.get("not"), new.get("not"), join(pointer, "not")
-    if before is ABSENT or after is ABSENT:
-        _compare_value(walk, where, before, after, ("NOT_ADDED", "NOT_REMOVED", "NOT_ADDED"))
-    elif not walk.annotations_only([(old.sub(before), new.sub(after), where)]):
-        walk.emit("NOT_CHANGED", where, before, after)
-
-
-def _compare_conditional(walk: _Walk, old: _At, new: _At, pointer: str) -> None:
-    before = {k: v for k, v in old.schema.items() if k in _CONDITIONAL}
-    after = {k: v for k, v in new.schema.items() if k in _CONDITIONAL}
-    pairs = [(old.sub(before.get(k, True)), new.sub(after.get(k, True)), join(pointer, k))
-             for k in _union(before, after)]  # fmt: skip
-    if before.keys() != after.keys() or not walk.annotations_only(pairs):
-        walk.emit("CONDITIONAL_CHANGED", join(pointer, "if"), before or ABSENT, after or ABSENT)
-
-
-_CONDITIONAL = frozenset({"if", "then", "else"})
-
-
-def _compare_dependencies(walk: _Walk, old: _At, new: _At, pointer: str) -> None:
-    for keyword in ("dependentRequired", "dependentSchemas", "dependencies"):
-        before, after = _mapping(old, keyword), _mapping(new, keyword)
-        for name in _union(before, after):
-            where = join(pointer, keyword, name)
-            old_value, new_value = before.get(name, ABSENT), after.get(name, ABSENT)
-            if isinstance(old_value, list) or isinstance(new_value, list):
-                _compare_dependent_names(walk, where, _names(old_value), _names(new_value))
-            elif old_value is ABSENT or new_value is ABSENT:
-                codes = ("DEPENDENCY_ADDED", "DEPENDENCY_REMOVED", "DEPENDENCY_ADDED")
-                _compare_value(walk, where, old_value, new_value, codes)
-            else:
-                walk.compare(old.sub(old_value), new.sub(new_value), where)
-
-
-def _compare_dependent_names(walk: _Walk, where: str, before: list[str], after: list[str]) -> None:
-    for name in before:
-        if name not in after:
-            walk.emit("DEPENDENCY_REMOVED", where, old=name)
-    for name in after:
-        if name not in before:
-            walk.emit("DEPENDENCY_ADDED", where, new=name)
-
-
-def _compare_annotations(walk: _Walk, old: _At, new: _At, pointer: str) -> None:
-    """Every other keyword: annotations, extensions and unknown keywords, which validators
-    ignore."""
-    for keyword in _union(old.schema, new.schema):
-        if keyword in _HANDLED:
-            continue
-        before, after = old.get(keyword), new.get(keyword)
-        if _canonical(before) != _canonical(after):
-            walk.emit("ANNOTATION_CHANGED", join(pointer, keyword), before, after)
-
-
-_ID_CODES = ("ID_CHANGED", "ID_CHANGED", "ID_CHANGED")
-_COMPARERS: tuple[tuple[frozenset[str], _Comparer], ...] = tuple(
-    (frozenset(keywords), comparer)
-    for keywords, comparer in (
-        (("$schema",), _compare_dialect),
-        (("$id",), _value_comparer("$id", _ID_CODES)),
-        (("$anchor",), _value_comparer("$anchor", _ID_CODES)),
-        (("$dynamicAnchor",), _value_comparer("$dynamicAnchor", _ID_CODES)),
-        (("$dynamicRef",), _value_comparer("$dynamicRef", ("REF_CHANGED",) * 3)),
-        (("type",), _compare_type),
-        (("enum",), _compare_enum),
-        (("const",), _value_comparer("const", ("CONST_ADDED", "CONST_REMOVED", "CONST_CHANGED"))),
-        (("pattern",), _value_comparer("pattern", ("PATTERN_ADDED", "PATTERN_REMOVED",
-                                                   "PATTERN_CHANGED"))),
-        (("format",), _value_comparer("format", ("FORMAT_ADDED", "FORMAT_REMOVED",
-                                                 "FORMAT_CHANGED"))),
-        (tuple(k for keywords, _ in _BOUNDS for k in keywords), _compare_bounds),
-        (("multipleOf",), _compare_multiple_of),
-        (("required",), _compare_required),
-        (("properties",), _members_comparer("properties")),
-        (("patternProperties",), _members_comparer("patternProperties")),
-        (("additionalProperties",), _closing_comparer("additionalProperties")),
-        (("unevaluatedProperties",), _closing_comparer("unevaluatedProperties")),
-        (("propertyNames",), _subschema_comparer("propertyNames")),
-        (("prefixItems", "items", "additionalItems"), _compare_items),
-        (("unevaluatedItems",), _subschema_comparer("unevaluatedItems")),
-        (("contains",), _compare_contains),
-        (("uniqueItems",), _compare_unique_items),
-        (("anyOf", "oneOf"), _compare_alternatives),
-        (("allOf",), _compare_all_of),
-        (("not",), _compare_not),
-        (tuple(_CONDITIONAL), _compare_conditional),
-        (("dependentRequired", "dependentSchemas", "dependencies"), _compare_dependencies),
-    )
-)  # fmt: skip
-# Keywords that are no change to the schema itself: the version is checked apart, definitions
-# are compared where they are used (or by `compare_definitions`), references are followed.
-_HANDLED = frozenset().union(*(keywords for keywords, _ in _COMPARERS)) | {
-    "x-version", "$defs", "definitions", "$ref",
-}  # fmt: skip
-
-
-def _mapping(at: _At, keyword: str) -> dict[str, Any]:
-    value = at.get(keyword)
-    return value if isinstance(value, dict) else {}
-
-
-def _union(before: Iterable[str], after: Iterable[str]) -> list[str]:
-    """The keys of both, in the order of ``before`` and then of ``after``."""
-    return list(dict.fromkeys([*before, *after]))
-
-
-def _canonical(value: Any) -> str:
-    """One text for JSON values that are equal (``1`` and ``1.0``; key order does not count)."""
-    if value is ABSENT:
-        return "<absent>"
-    return json.dumps(_normalised(value), sort_keys=True, ensure_ascii=False)
-
-
-def _normalised(value: Any) -> Any:
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, dict):
-        return {key: _normalised(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_normalised(item) for item in value]
-    return value
 
 
 # --- files, repositories, versions ---------------------------------------------------------------
@@ -1173,7 +464,7 @@ def _diff_file(
         return SchemaDiff(present.relpath, role, status, (change,), *versions)
     if not (old.usable and new.usable):
         return SchemaDiff(new.relpath, role, FileStatus.UNREADABLE, (), *versions)
-    changes = _changes(_At(old.document, old.uri), _At(new.document, new.uri), role,
+    changes = _changes(At(old.document, old.uri), At(new.document, new.uri), role,
                        old_documents, new_documents)  # fmt: skip
     status = FileStatus.CHANGED if changes else FileStatus.UNCHANGED
     return SchemaDiff(new.relpath, role, status, changes, *versions)
@@ -1194,7 +485,7 @@ def diff_files(old: str | Path, new: str | Path, *, role: Role | None = None) ->
     old_document, old_documents, old_uri, _ = _in_repository(old_path)
     new_document, new_documents, new_uri, new_role = _in_repository(new_path)
     role = role or new_role or _role_from_name(new_path)
-    changes = _changes(_At(old_document, old_uri), _At(new_document, new_uri), role,
+    changes = _changes(At(old_document, old_uri), At(new_document, new_uri), role,
                        {**new_documents, **old_documents}, new_documents)  # fmt: skip
     status = FileStatus.CHANGED if changes else FileStatus.UNCHANGED
     versions = (_version_of(old_document), _version_of(new_document))
@@ -1211,7 +502,7 @@ def _in_repository(path: Path) -> tuple[Any, dict[str, Any], str, Role | None]:
         repository.root) else None  # fmt: skip
     if found is not None and found.usable:
         return found.document, repository.documents, found.uri, role_of(found)
-    uri = _root(document, absolute.as_uri()).base
+    uri = document_root(document, absolute.as_uri()).base
     return document, repository.documents, uri, None
 
 
