@@ -192,11 +192,12 @@ def test_since_an_unknown_revision_exits_2(history: Path, rev: str) -> None:
     assert "git revision" in result.stderr or "names no commit" in result.stderr
 
 
-def test_since_outside_a_git_work_tree_exits_2(write_repo: WriteRepo) -> None:
+def test_since_outside_a_git_work_tree_exits_2(
+    write_repo: WriteRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = write_repo({"schemawire.toml": "", "schemas/tools/weather.json": weather()})
-    if subprocess.run(["git", "-C", str(root), "rev-parse"], capture_output=True,
-                      timeout=60, check=False).returncode == 0:  # fmt: skip
-        pytest.skip("the temporary directory lies inside a git work tree")
+    # git must not find a work tree above the temporary directory, wherever that lies
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(root.parent))
     result = invoke("diff", "--since", "HEAD", str(root))
     assert result.exit_code == 2
     assert "git rev-parse failed" in result.stderr
