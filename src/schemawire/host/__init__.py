@@ -5,13 +5,26 @@
 - Models: `HttpModel` (OpenAI Chat and Responses, Anthropic, Gemini, OpenAI-compatible servers)
   and `ScriptedModel` (recorded responses, offline); `model_from_spec` reads ``--model``.
 - Tools: `PythonTool` (a function) and `McpTool` (a tool of an MCP server).
+
+The names load on first use: `schemawire check` reads flows (`schemawire.host.flow`) without
+importing the loop, the model clients and the MCP SDK.
 """
 
 from __future__ import annotations
 
-from schemawire.host.loop import CallRecord, Host, HostOptions, RunResult
-from schemawire.host.models import HttpModel, Model, ModelError, ScriptedModel, model_from_spec
-from schemawire.host.tools import McpTool, PythonTool, ToolRunner, mcp_tools, python_tools
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from schemawire.host.loop import CallRecord, Host, HostOptions, RunResult
+    from schemawire.host.models import (
+        HttpModel,
+        Model,
+        ModelError,
+        ScriptedModel,
+        model_from_spec,
+    )
+    from schemawire.host.tools import McpTool, PythonTool, ToolRunner, mcp_tools, python_tools
 
 __all__ = [
     "CallRecord",
@@ -29,3 +42,19 @@ __all__ = [
     "model_from_spec",
     "python_tools",
 ]
+
+_HOMES = {
+    "loop": ("CallRecord", "Host", "HostOptions", "RunResult"),
+    "models": ("HttpModel", "Model", "ModelError", "ScriptedModel", "model_from_spec"),
+    "tools": ("McpTool", "PythonTool", "ToolRunner", "mcp_tools", "python_tools"),
+}
+_MODULE_OF = {name: module for module, names in _HOMES.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module 'schemawire.host' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"schemawire.host.{module}"), name)
+    globals()[name] = value
+    return value
