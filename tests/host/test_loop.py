@@ -211,3 +211,25 @@ async def test_every_boundary_is_a_hop(write_repo: WriteRepo) -> None:
     ]
     verdicts = [h.verdict["outcome"] for h in run_host.trace.hops if h.verdict]
     assert verdicts == ["rejected", "accepted", "accepted"]
+
+
+def test_two_tools_of_one_name_are_refused(write_repo: WriteRepo) -> None:
+    from schemawire.errors import UsageError
+
+    repository = desk_repository(write_repo)
+    runners = python_tools(repository, {"fast": Desk().fast})
+    with pytest.raises(UsageError, match="two tools are named 'fast'"):
+        Host(ScriptedModel("openai.chat", []), [*runners, *runners])
+
+
+async def test_a_tools_own_timeout_is_its_own_error(write_repo: WriteRepo) -> None:
+    def times_out(city: str) -> dict[str, Any]:
+        raise TimeoutError("the upstream API timed out")
+
+    repository = desk_repository(write_repo)
+    (runner,) = python_tools(repository, {"fast": times_out})
+    script = [calls(("c1", "fast", {"city": "a"})), says("sorry")]
+    model = ScriptedModel("openai.chat", script, name="m")
+    await Host(model, [runner]).run("go")
+    error = json.loads(tool_messages(model.requests[1])["c1"])["error"]
+    assert error["violations"][0]["message"] == "TimeoutError: the upstream API timed out"

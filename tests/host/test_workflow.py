@@ -183,3 +183,57 @@ def test_check_finds_what_is_wrong_with_a_flow(write_repo: Any) -> None:
     assert any("no schema 'state/nowhere'" in m for m in messages)
     assert any("no tool schema 'teleport'" in m for m in messages)
     assert any("refund.json should reach route 'billing'" in m for m in messages)
+
+
+async def test_a_flow_whose_routes_loop_stops_with_an_error(
+    store: Any, ledger: Path, tmp_path: Path
+) -> None:
+    root = tmp_path / "refund"
+    shutil.copytree(REFUND, root)
+    flow = json.loads(FLOW.read_text())
+    flow["agents"]["triage"]["routes"][0]["to"] = "triage"  # triage hands to itself
+    looping = root / "flows" / "loop.json"
+    looping.write_text(json.dumps(flow))
+    runner = refund_runner(store, load_flow(looping), root=root, max_steps=3)
+    result = await runner.start(REQUEST, run_id="r6")
+    assert result.status == "failed"
+    assert "took 3 steps without reaching its end: check its routes for a loop" in (
+        result.error or "")  # fmt: skip
+
+
+def test_a_fallback_route_must_come_last(tmp_path: Path) -> None:
+    flow = json.loads(FLOW.read_text())
+    routes = flow["agents"]["triage"]["routes"]
+    routes.reverse()
+    misplaced = tmp_path / "flow.json"
+    misplaced.write_text(json.dumps(flow))
+    with pytest.raises(ConfigError, match="routes/0: a fallback route must be the last"):
+        load_flow(misplaced)
+
+
+def test_the_same_arguments_make_the_same_key_however_numbers_are_written() -> None:
+    assert idempotency_key("r", 1, "t", {"amount": 20}) == idempotency_key(
+        "r", 1, "t", {"amount": 20.0})  # fmt: skip
+    assert idempotency_key("r", 1, "t", {"amount": 20}) != idempotency_key(
+        "r", 1, "t", {"amount": 20.5})  # fmt: skip
+
+
+async def test_the_same_call_twice_in_one_turn_runs_once(store: Any, ledger: Path) -> None:
+    from schemawire.store import Checkpoint
+    from tests.host.flows import refund_runner as runner_of
+
+    script_dir = REFUND / "scripts"
+    billing = json.loads((script_dir / "billing.json").read_text())
+    refund_call = billing["responses"][1]["choices"][0]["message"]["tool_calls"][0]
+    twice = {**refund_call, "id": "call_refund_again"}
+    billing["responses"][1]["choices"][0]["message"]["tool_calls"].append(twice)
+    runner = runner_of(store)
+    from schemawire.host import ScriptedModel
+
+    runner.model = lambda agent: ScriptedModel("openai.chat", billing["responses"])
+    store.create_run("r7", "refund", Checkpoint("r7", 0, {}, None, None, "triage", REQUEST))
+    store.save(Checkpoint("r7", 1, {"intent": "refund", "order_id": "A-1042"}, None, None,
+                          "billing", HANDOFF), expected_step=0)  # fmt: skip
+    result = await runner.resume("r7")
+    assert result.status == "done"
+    assert len(ledger_lines(ledger)) == 1  # create_refund ran once for the two calls

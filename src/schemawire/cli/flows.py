@@ -16,6 +16,7 @@ from rich.table import Table
 from schemawire.cli.hops import HopPrinter
 from schemawire.cli.output import EXIT_FINDINGS, guarded, print_json, stdout
 from schemawire.errors import UsageError
+from schemawire.store import DEFAULT_STORE
 
 __all__ = ["run_flow", "runs_app"]
 
@@ -27,7 +28,6 @@ Store = Annotated[
         help="Where runs are kept: sqlite:PATH or postgresql://...",
     ),
 ]
-DEFAULT_STORE = "sqlite:.schemawire/runs.db"
 
 runs_app = typer.Typer(
     name="runs",

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from schemawire.errors import UsageError
 from schemawire.gates.arguments import ArgumentGate, ArgumentOptions
 from schemawire.gates.verdict import Verdict
 from schemawire.schema.validator import CompiledSchema, compile_schema
@@ -77,8 +78,6 @@ class HandoffGate:
             SchemaError: a schema (the handoff's or a route's ``when``) does not compile.
             UsageError: a fallback route is not last, or there are two.
         """
-        from schemawire.errors import UsageError
-
         fallbacks = [i for i, route in enumerate(routes) if route.fallback]
         if len(fallbacks) > 1 or (fallbacks and fallbacks[0] != len(routes) - 1):
             raise UsageError(f"{spec.name}: one fallback route at most, and last")

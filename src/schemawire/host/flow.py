@@ -7,6 +7,7 @@ them (``handoffs/triage_to_billing``, or an ``$id``).
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -15,11 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from schemawire._json import load_file
-from schemawire.errors import ConfigError, ErrorCode, InputError
+from schemawire.errors import ConfigError, ErrorCode, InputError, UsageError
 from schemawire.gates import HandoffGate, Route
 from schemawire.schema.repository import Repository, SchemaFile
 from schemawire.schema.rules import Finding, rule
-from schemawire.schema.validator import compile_schema
+from schemawire.schema.validator import CompiledSchema, compile_schema
 from schemawire.types import ToolSpec
 
 __all__ = ["FLOW_SCHEMA", "AgentSpec", "Flow", "flow_findings", "load_flow"]
@@ -101,7 +102,7 @@ def load_flow(path: str | Path) -> Flow:
     """
     path = Path(path)
     document: Any = load_file(path)
-    violations = compile_schema(FLOW_SCHEMA, source="flow.schema.json").violations(document)
+    violations = _flow_validator().violations(document)
     if violations:
         first = violations[0]
         raise ConfigError(ErrorCode.CONFIG_INVALID, f"{first.pointer or '/'}: {first.message}",
@@ -114,6 +115,11 @@ def load_flow(path: str | Path) -> Flow:
     return flow
 
 
+@functools.cache
+def _flow_validator() -> CompiledSchema:
+    return compile_schema(FLOW_SCHEMA, source="flow.schema.json")
+
+
 def _agent(name: str, body: dict[str, Any]) -> AgentSpec:
     routes = tuple(Route(r["to"], r.get("when"), r.get("name")) for r in body.get("routes", ()))
     return AgentSpec(name, body.get("instructions"), body.get("model"),
@@ -122,7 +128,15 @@ def _agent(name: str, body: dict[str, Any]) -> AgentSpec:
 
 
 def _check_names(flow: Flow) -> None:
-    """Every agent a flow names (start, route targets) is defined, or is ``end``."""
+    """Every agent a flow names (start, route targets) is defined, or is ``end``; a fallback
+    route comes last."""
+    for agent in flow.agents.values():
+        for index, route in enumerate(agent.routes[:-1]):
+            if route.fallback:
+                pointer = f"/agents/{agent.name}/routes/{index}"
+                raise ConfigError(ErrorCode.CONFIG_INVALID, f"{pointer}: a fallback route must "
+                                  "be the last route: move it last", source=str(flow.path),
+                                  pointer=pointer)  # fmt: skip
     targets = [("/start", flow.start)] + [
         (f"/agents/{agent.name}/routes/{i}/to", route.to)
         for agent in flow.agents.values()
@@ -178,18 +192,25 @@ def _routes(
         return
     try:
         gate = flow.handoff_gate(repository, agent)
-    except InputError as error:
-        yield _finding(relpath, error.message, f"/agents/{agent.name}/routes")
+    except (InputError, UsageError) as error:
+        yield _finding(
+            relpath, getattr(error, "message", str(error)), f"/agents/{agent.name}/routes"
+        )
         return
     assert gate is not None
     file = flow.schema(repository, agent.handoff)
     fixtures = repository.root / repository.config.fixtures / "handoffs" / file.name / "valid"
     for expect in sorted(fixtures.glob("*.expect.json")):
-        declared = load_file(expect)
+        fixture = expect.with_name(expect.name.removesuffix(".expect.json") + ".json")
+        try:
+            declared, handoff = load_file(expect), load_file(fixture)
+        except (InputError, OSError) as error:
+            where = fixture.relative_to(repository.root).as_posix()
+            yield _finding(relpath, f"{where} cannot be read: {error}", f"/agents/{agent.name}")
+            continue
         if not isinstance(declared, dict) or "route" not in declared:
             continue
-        fixture = expect.with_name(expect.name.removesuffix(".expect.json") + ".json")
-        decision = gate.check(load_file(fixture))
+        decision = gate.check(handoff)
         reached = decision.route.to if decision.route else None
         if reached != declared["route"]:
             where = fixture.relative_to(repository.root).as_posix()

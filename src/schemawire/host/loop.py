@@ -26,6 +26,7 @@ from typing import Any, Literal
 
 import anyio
 
+from schemawire.errors import SchemawireError, UsageError
 from schemawire.gates import ArgumentGate, ArgumentOptions, Verdict
 from schemawire.host.models import Model
 from schemawire.host.tools import ToolRunner
@@ -175,6 +176,9 @@ class Host:
     def _prepare(self, tools: Sequence[ToolRunner], catalogue: Catalogue) -> dict[str, _Tool]:
         prepared: dict[str, _Tool] = {}
         for runner, projection in zip(tools, catalogue.projections, strict=True):
+            if runner.spec.name in prepared:
+                raise UsageError(f"two tools are named {runner.spec.name!r}: the model could "
+                                 "not tell them apart")  # fmt: skip
             mapping = projection.arguments
             restore = None if mapping.is_identity else mapping.restore
             gate = ArgumentGate(runner.spec, runner.validator, self.options.arguments, restore)
@@ -265,9 +269,12 @@ class Host:
         if len(accepted) == 1:  # the usual turn: no task group to set up
             await run(*accepted[0])
         else:
-            async with anyio.create_task_group() as group:
-                for item in accepted:
-                    group.start_soon(run, *item)
+            try:
+                async with anyio.create_task_group() as group:
+                    for item in accepted:
+                        group.start_soon(run, *item)
+            except* SchemawireError as failed:  # a store that cannot be written, for one
+                raise failed.exceptions[0] from None
         return [record for record in records if record is not None]
 
     def _gate(self, call: ToolCall, tool: _Tool | None, refusals: Counter[str]) -> Verdict:

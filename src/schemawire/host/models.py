@@ -35,7 +35,7 @@ __all__ = [
 ]
 
 _RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
-_MAX_RETRY_WAIT = 60.0  # a Retry-After beyond this is not waited for
+_MAX_RETRY_WAIT = 60.0  # a longer Retry-After is waited for only this long
 
 
 class ModelError(SchemawireError):
@@ -200,8 +200,10 @@ class HttpModel:
         async with _client(self._http, self.timeout) as http:
             for attempt in range(self.retries + 1):
                 try:
-                    response = await http.post(self.url, content=content, headers=self._headers())
-                except httpx2.TransportError as error:
+                    with anyio.fail_after(self.timeout):  # the whole request, however it trickles
+                        response = await http.post(self.url, content=content,
+                                                   headers=self._headers())  # fmt: skip
+                except (httpx2.TransportError, TimeoutError) as error:
                     if attempt == self.retries:
                         raise ModelError(f"{self.url}: {type(error).__name__}: {error}") from None
                     await anyio.sleep(_backoff(attempt, None))

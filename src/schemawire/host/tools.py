@@ -7,6 +7,7 @@ the model can read.
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import inspect
 from collections.abc import Callable, Mapping
@@ -24,7 +25,20 @@ from schemawire.schema.validator import CompiledSchema
 from schemawire.trace import Trace
 from schemawire.types import Rejection, ToolResult, ToolSpec, Violation
 
-__all__ = ["McpTool", "PythonTool", "ToolRunner", "mcp_tools", "python_tools"]
+__all__ = [
+    "McpTool",
+    "PythonTool",
+    "ToolRunner",
+    "current_idempotency_key",
+    "mcp_tools",
+    "python_tools",
+]
+
+current_idempotency_key: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "schemawire_idempotency_key", default=None
+)
+"""The idempotency key of the tool call being run, set by a workflow's journal, for tools that
+pass it on: a Python tool whose function takes ``idempotency_key`` receives it."""
 
 
 class ToolRunner(Protocol):
@@ -56,8 +70,6 @@ class PythonTool:
     def _arguments(self, accepted: dict[str, Any]) -> dict[str, Any]:
         """The keywords to call with: the arguments, and the call's idempotency key when the
         function takes one (a workflow's journal sets it)."""
-        from schemawire.host.workflow import current_idempotency_key
-
         key = current_idempotency_key.get()
         if key is not None and _takes_key(self.function):
             return {**accepted, "idempotency_key": key}
@@ -77,6 +89,7 @@ class PythonTool:
         return verdict
 
 
+@functools.lru_cache(maxsize=1024)
 def _takes_key(function: Callable[..., Any]) -> bool:
     try:
         return "idempotency_key" in inspect.signature(function).parameters
@@ -87,15 +100,15 @@ def _takes_key(function: Callable[..., Any]) -> bool:
 async def _outcome(function: Callable[..., Any], arguments: dict[str, Any], timeout: float) -> Any:
     """What the function returned, or the exception it raised, or a timeout."""
     try:
-        with anyio.fail_after(timeout):
+        with anyio.move_on_after(timeout) as limit:
             if inspect.iscoroutinefunction(function):
                 return await function(**arguments)
             return await anyio.to_thread.run_sync(functools.partial(function, **arguments),
                                                   abandon_on_cancel=True)  # fmt: skip
-    except TimeoutError:
-        return TimeoutError(f"the tool did not finish within {timeout:g} s")
-    except Exception as error:  # a failing tool is a result, not a crash
+    except Exception as error:  # a failing tool is a result, not a crash (its own timeouts too)
         return error
+    assert limit.cancelled_caught
+    return TimeoutError(f"the tool did not finish within {timeout:g} s")
 
 
 @dataclass(slots=True)

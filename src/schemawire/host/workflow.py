@@ -14,27 +14,29 @@ its final answer. After each step:
 
 Tool calls go through a journal: recorded before they run and after, under an idempotency key
 (run, step, tool, arguments). A resumed step re-runs its agent from the step's start; a call the
-journal has completed is answered from the journal, not run again; a call it recorded as started
-but never ended was interrupted: it is retried only when its tool is annotated idempotent
-(``x-idempotent: true``), and otherwise answered with ``tool_interrupted``.
+journal has completed is answered from the journal, not run again (a failed one too, unless its
+tool is idempotent); a call it recorded as started but never ended was interrupted: it is
+retried only when its tool is annotated idempotent (``x-idempotent: true``), and otherwise
+answered with ``tool_interrupted``. The same call twice in one turn runs once.
 """
 
 from __future__ import annotations
 
-import contextvars
 import os
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+import anyio
+
 from schemawire._json import dumps
-from schemawire.errors import SchemawireError
+from schemawire.errors import SchemawireError, UsageError
 from schemawire.gates import Verdict
 from schemawire.host.flow import END, AgentSpec, Flow
 from schemawire.host.loop import Host, HostOptions, RunResult
 from schemawire.host.models import Model
-from schemawire.host.tools import ToolRunner
+from schemawire.host.tools import ToolRunner, current_idempotency_key
 from schemawire.schema.repository import Repository
 from schemawire.schema.validator import CompiledSchema
 from schemawire.store.base import Checkpoint, JournalEntry, Store, StoreError, idempotency_key
@@ -42,12 +44,6 @@ from schemawire.trace import Trace
 from schemawire.types import Rejection, ToolResult, ToolSpec, Violation
 
 __all__ = ["FlowError", "FlowResult", "FlowRunner", "JournaledTool", "current_idempotency_key"]
-
-current_idempotency_key: contextvars.ContextVar[str | None] = contextvars.ContextVar(
-    "schemawire_idempotency_key", default=None
-)
-"""The idempotency key of the tool call being run, for tools that pass it on (a Python tool
-whose function takes ``idempotency_key`` receives it as that argument)."""
 
 
 class FlowError(SchemawireError):
@@ -95,6 +91,7 @@ class FlowRunner:
         trace: Trace | None = None,
         options: HostOptions | None = None,
         worker: str | None = None,
+        max_steps: int = 50,
     ) -> None:
         """
         Args:
@@ -106,9 +103,12 @@ class FlowRunner:
             trace: where hops go.
             options: how each agent's host runs.
             worker: this worker's name in claims (default: host and pid).
+            max_steps: steps one run may take: a flow whose routes loop stops there.
 
         Raises:
-            ConfigError: the flow names a schema or tool that is not there.
+            ConfigError: the flow names a schema that is not there, or a route out of place.
+            SchemaError: a schema or a route's ``when`` does not compile.
+            UsageError: the flow names a tool that ``tools`` does not implement.
         """
         self.flow = flow
         self.repository = repository
@@ -118,12 +118,23 @@ class FlowRunner:
         self.trace = trace if trace is not None else Trace()
         self.options = options or HostOptions()
         self.worker = worker or f"{os.uname().nodename}:{os.getpid()}"
+        self.max_steps = max_steps
         self._state = self._state_schema()
         missing = sorted({t for a in flow.agents.values() for t in a.tools} - set(self.tools))
         if missing:
-            from schemawire.errors import UsageError
-
             raise UsageError(f"flow {flow.name}: no implementation for tools {', '.join(missing)}")
+        # Every schema the flow names, resolved now: a missing one fails before any tool runs.
+        self._gates = {name: flow.handoff_gate(repository, agent)
+                       for name, agent in flow.agents.items()}  # fmt: skip
+        self._contracts = {name: self._contract(agent) for name, agent in flow.agents.items()}
+
+    def _contract(self, agent: AgentSpec) -> tuple[ToolSpec, CompiledSchema] | None:
+        """The schema of an agent's final answer (its handoff, or its output), compiled."""
+        reference = agent.handoff or agent.output
+        if reference is None:
+            return None
+        file = self.flow.schema(self.repository, reference)
+        return self.flow.spec(self.repository, reference), self.repository.validator(file)
 
     def _state_schema(self) -> tuple[ToolSpec, CompiledSchema] | None:
         if self.flow.state is None:
@@ -164,6 +175,10 @@ class FlowRunner:
         output: Any = checkpoint.next_input if checkpoint.node is None else None
         try:
             while checkpoint.node is not None:
+                if checkpoint.step >= self.max_steps:
+                    raise FlowError(f"flow {self.flow.name} took {checkpoint.step} steps without "
+                                    "reaching its end: check its routes for a loop, or raise "
+                                    "max_steps")  # fmt: skip
                 steps.append(checkpoint.node)
                 checkpoint, output = await self._step(checkpoint)
         except FlowError as error:
@@ -194,10 +209,8 @@ class FlowRunner:
     async def _run_agent(
         self, agent: AgentSpec, tools: list[JournaledTool], given: Any
     ) -> RunResult:
-        contract = agent.handoff or agent.output
-        output = self.flow.spec(self.repository, contract) if contract else None
-        validator = (self.repository.validator(self.flow.schema(self.repository, contract))
-                     if contract else None)  # fmt: skip
+        contract = self._contracts[agent.name]
+        output, validator = contract if contract is not None else (None, None)
         options = replace(self.options, system=agent.instructions)
         host = Host(self.model(agent), tools, trace=self.trace, options=options, output=output,
                     documents=self.repository.documents, output_validator=validator)  # fmt: skip
@@ -210,7 +223,7 @@ class FlowRunner:
 
     def _hand_on(self, agent: AgentSpec, answer: RunResult) -> tuple[str, Any]:
         """Where the run goes after ``agent``, and what it hands on."""
-        gate = self.flow.handoff_gate(self.repository, agent)
+        gate = self._gates[agent.name]
         if gate is None:
             return END, answer.output if answer.output is not None else answer.answer
         decision = gate.check(answer.output)
@@ -264,16 +277,29 @@ class JournaledTool:
         self.validator = inner.validator
         self.store, self.run_id, self.step = store, run_id, step
         self.structured: list[Any] = []  # the structured results of this step, for the state
+        self._running: dict[str, anyio.Event] = {}  # calls in flight, by key
+        self._idempotent = bool(self.spec.input_schema.get("x-idempotent"))
 
     async def run(self, call_id: str, accepted: Verdict, trace: Trace) -> Verdict:
         key = idempotency_key(self.run_id, self.step, self.spec.name, accepted.value)
+        if key in self._running:  # the same call twice in one turn: the second waits for the first
+            await self._running[key].wait()
         entry = self.store.call(key)
-        if entry is not None and entry.status != "started":
+        if entry is not None and (entry.status == "completed" or
+                                  (entry.status == "failed" and not self._idempotent)):  # fmt: skip
             trace.record("store", "host", "journal", "receive", {"key": key, "replayed": True,
                          "tool": self.spec.name, "status": entry.status})  # fmt: skip
             return self._keep(_replayed(self.spec.name, call_id, entry))
-        if entry is not None and not self.spec.input_schema.get("x-idempotent"):
+        if entry is not None and entry.status == "started" and not self._idempotent:
             return _interrupted(self.spec.name, call_id, key)
+        self._running[key] = anyio.Event()
+        try:
+            return self._keep(await self._call(key, call_id, accepted, trace))
+        finally:
+            self._running.pop(key).set()
+
+    async def _call(self, key: str, call_id: str, accepted: Verdict, trace: Trace) -> Verdict:
+        """Run the call, journaled before and after."""
         self.store.call_started(JournalEntry(key, self.run_id, self.step, self.spec.name,
                                              accepted.value, "started"))  # fmt: skip
         token = current_idempotency_key.set(key)
@@ -283,7 +309,7 @@ class JournaledTool:
             current_idempotency_key.reset(token)
         self.store.call_ended(key, "completed" if verdict.accepted else "failed",
                               _stored(verdict.value))  # fmt: skip
-        return self._keep(verdict)
+        return verdict
 
     def _keep(self, verdict: Verdict) -> Verdict:
         value: ToolResult = verdict.value

@@ -195,8 +195,21 @@ def check_next(checkpoint: Checkpoint, expected_step: int) -> None:
 def idempotency_key(run_id: str, step: int, tool: str, arguments: Any) -> str:
     """The key of a call: the same run, step, tool and arguments make the same key, so a
     resumed run recognises a call it has already made, whatever id the model gave it."""
-    text = orjson.dumps([run_id, step, tool, arguments], option=orjson.OPT_SORT_KEYS)
+    text = orjson.dumps([run_id, step, tool, _same_numbers(arguments)],
+                        option=orjson.OPT_SORT_KEYS)  # fmt: skip
     return hashlib.sha256(text).hexdigest()[:32]
+
+
+def _same_numbers(value: Any) -> Any:
+    """``value`` with whole floats as integers: JSON Schema holds 20 and 20.0 equal, and so
+    must the key (a model may write either when it calls again)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, list):
+        return [_same_numbers(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _same_numbers(item) for key, item in value.items()}
+    return value
 
 
 def dumps(value: Any) -> str:

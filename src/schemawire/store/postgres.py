@@ -134,10 +134,14 @@ WHERE status = 'running' AND NOT EXISTS (
 ORDER BY updated LIMIT 32"""
 # The server gives up on a silent client after 10 s idle + 3 probes 5 s apart; overridable with
 # the URL's own options, which come after these.
+# No statement may hold a worker longer than 30 s, and a silent peer is noticed in about 25 s
+# (the server's side here; the client's side is set on the connection below).
 _SESSION_OPTIONS = (
     "-c tcp_keepalives_idle=10 -c tcp_keepalives_interval=5 -c tcp_keepalives_count=3 "
-    "-c tcp_user_timeout=25000"
+    "-c tcp_user_timeout=25000 -c statement_timeout=30000"
 )
+_CLIENT_KEEPALIVES = {"keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 5,
+                      "keepalives_count": 3, "tcp_user_timeout": 25000}  # fmt: skip
 
 
 class PostgresStore:
@@ -159,6 +163,8 @@ class PostgresStore:
             raise StoreError(f"postgresql store: {error}") from None
         self._where = _describe(params)
         params.setdefault("connect_timeout", connect_timeout)
+        for name, value in _CLIENT_KEEPALIVES.items():
+            params.setdefault(name, value)
         params.setdefault("application_name", "schemawire")
         params["options"] = f"{_SESSION_OPTIONS} {params.get('options') or ''}".strip()
         self._held: dict[str, str] = {}  # run id -> the worker holding it through this store
@@ -259,11 +265,13 @@ class PostgresStore:
         """Give up the claim, if ``worker`` holds it through this store."""
         if self._held.get(run_id) != worker:
             return
-        del self._held[run_id]
         with self._translated():
-            self._db.execute("DELETE FROM claims WHERE run_id = %s AND pid = pg_backend_pid()",
-                             (run_id,))  # fmt: skip
-            self._db.execute(f"SELECT pg_advisory_unlock({_KEY})", self._key(run_id))
+            try:
+                self._db.execute("DELETE FROM claims WHERE run_id = %s AND pid = "
+                                 "pg_backend_pid()", (run_id,))  # fmt: skip
+            finally:  # the lock is the claim: give it up even if the bookkeeping failed
+                self._db.execute(f"SELECT pg_advisory_unlock({_KEY})", self._key(run_id))
+                del self._held[run_id]
 
     def _key(self, run_id: str) -> dict[str, Any]:
         return {"run_id": run_id, "seed": self._seed}

@@ -135,8 +135,8 @@ class SqliteStore:
         with self._write():
             row = self._db.execute("SELECT worker, pid FROM claims WHERE run_id = ?",
                                    (run_id,)).fetchone()  # fmt: skip
-            if row is not None and row[0] != worker and _alive(row[1]):
-                return False
+            if row is not None and (row[0], row[1]) != (worker, os.getpid()) and _alive(row[1]):
+                return False  # another live process holds it, whatever it calls itself
             self._db.execute("INSERT OR REPLACE INTO claims VALUES (?, ?, ?, ?)",
                              (run_id, worker, os.getpid(), time.time()))  # fmt: skip
             return True
@@ -150,7 +150,8 @@ class SqliteStore:
 
     def call_started(self, entry: JournalEntry) -> None:
         with self._write():
-            seq = self._db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM journal").fetchone()[0]
+            seq = self._db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM journal WHERE "
+                                   "run_id = ?", (entry.run_id,)).fetchone()[0]  # fmt: skip
             self._db.execute(
                 "INSERT OR REPLACE INTO journal VALUES (?, ?, ?, ?, ?, ?, 'started', NULL)",
                 (entry.key, seq, entry.run_id, entry.step, entry.tool, dumps(entry.arguments)),
@@ -173,20 +174,33 @@ class SqliteStore:
         self._db.close()
 
     def _write(self) -> _Transaction:
-        return _Transaction(self._db)
+        return _Transaction(self._db, self.path)
 
 
 class _Transaction:
-    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (or ``ROLLBACK`` on an exception)."""
+    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (or ``ROLLBACK`` on an exception); a database error
+    (locked, full, read-only, corrupt) becomes a `StoreError`, as in every store."""
 
-    def __init__(self, db: sqlite3.Connection) -> None:
+    def __init__(self, db: sqlite3.Connection, path: Path) -> None:
         self.db = db
+        self.path = path
 
     def __enter__(self) -> None:
-        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as error:
+            raise StoreError(f"{self.path}: {error}") from None
 
-    def __exit__(self, kind: type[BaseException] | None, *rest: object) -> None:
-        self.db.execute("ROLLBACK" if kind is not None else "COMMIT")
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 *rest: object) -> None:  # fmt: skip
+        try:
+            self.db.execute("ROLLBACK" if kind is not None else "COMMIT")
+        except sqlite3.Error as failed:
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            raise StoreError(f"{self.path}: {failed}") from None
+        if isinstance(error, sqlite3.Error):
+            raise StoreError(f"{self.path}: {error}") from None
 
 
 def _checkpoint(row: tuple[Any, ...]) -> Checkpoint:

@@ -346,6 +346,6 @@ class EntryCache:
             return kept[3]
         messages = render(entry, before, tools)
         if len(self._kept) >= self._size:
-            del self._kept[next(iter(self._kept))]
+            self._kept.pop(next(iter(self._kept)), None)  # another thread may have evicted it
         self._kept[key] = (entry, before, tools, messages)
         return messages
