@@ -47,6 +47,19 @@ def flow_case(**expect: Any) -> dict[str, Any]:
     return {"flow": "flows/refund.json", "input": REQUEST, "expect": expect}
 
 
+def flow_copy(folder: Path, edit: Callable[[dict[str, Any]], object]) -> Path:
+    """The refund flow, copied into ``folder`` as ``edit`` changes it (its scripts named by
+    absolute path, so that the copy plays them)."""
+    flow = json.loads(FLOW.read_text(encoding="utf-8"))
+    for agent in flow["agents"].values():
+        script = (FLOW.parent / agent["model"].removeprefix("script:")).resolve()
+        agent["model"] = f"script:{script}"
+    edit(flow)
+    path = folder / "flow.json"
+    path.write_text(json.dumps(flow, indent=2), encoding="utf-8")
+    return path
+
+
 def chat(content: str | None = None, *calls: tuple[str, dict[str, Any]]) -> dict[str, Any]:
     """One Chat Completions response: an answer, or tool calls."""
     tool_calls = [{"id": f"call_{i}", "type": "function",

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from schemawire.evals import RecordedCase
 from tests.evals.conftest import (
     CASES,
     FLOW,
@@ -152,3 +153,37 @@ def test_a_file_that_is_not_a_runs_trace_cannot_become_a_case(tmp_path: Path) ->
     result = invoke("eval", "--from-trace", str(trace))
     assert result.exit_code == 2
     assert "holds no user input" in result.output
+
+
+@pytest.mark.parametrize("option", [["--json"], ["--junit", "evals.xml"]])
+def test_from_trace_runs_no_case_so_json_and_junit_are_usage_errors(
+    tmp_path: Path, option: list[str]
+) -> None:
+    trace = tmp_path / "run.jsonl"
+    trace.write_text("")
+    out = tmp_path / "case.json"
+    result = invoke("eval", "--from-trace", str(trace), "--out", str(out), *option)
+    assert result.exit_code == 2
+    assert f"{option[0]}: not with --from-trace" in result.output
+    assert not out.exists()
+    assert not (tmp_path / "evals.xml").exists()
+
+
+@pytest.mark.parametrize("to_file", [True, False], ids=["out", "stdout"])
+def test_a_recorded_case_that_breaks_the_case_schema_is_never_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, to_file: bool
+) -> None:
+    import schemawire.evals
+
+    trace = tmp_path / "run.jsonl"
+    trace.write_text("")
+    out = tmp_path / "evals" / "case.json"
+    broken = {"input": "q", "model": "script:s.json", "expect": {"status": "maybe"}}
+    monkeypatch.setattr(schemawire.evals, "case_from_trace",
+                        lambda *_, **__: RecordedCase(broken, out))  # fmt: skip
+    result = invoke("eval", "--from-trace", str(trace), *(["--out", str(out)] if to_file else []))
+    assert result.exit_code == 2
+    assert "/expect/status" in result.output
+    assert "case.schema.json" in result.output
+    assert not out.exists()
+    assert '"input"' not in result.stdout

@@ -17,7 +17,7 @@ from schemawire.host.workflow import FlowRunner
 from schemawire.mcp.serve import load_implementations
 from schemawire.schema.repository import Repository
 from schemawire.store import SqliteStore
-from schemawire.trace import Trace
+from schemawire.trace import Trace, read_trace
 from tests.evals.conftest import FLOW, REFUND, REQUEST
 
 
@@ -41,6 +41,24 @@ def record(tmp_path: Path, triage_script: str) -> Path:
     finally:
         store.close()
     return path
+
+
+def test_of_a_trace_holding_several_runs_the_case_is_the_last(tmp_path: Path) -> None:
+    record(tmp_path, "triage.json")  # the happy path: triage, then billing
+    trace = record(tmp_path, "triage_unsure.json")  # appended to the same file
+    runs = list(dict.fromkeys(hop.run_id for hop in read_trace(trace)))
+    assert len(runs) == 2
+    recorded = case_from_trace(trace, flow=FLOW, out=tmp_path / "evals" / "case.json")
+    expect = recorded.document["expect"]
+    assert (expect["status"], expect["steps"], expect["route"], expect["calls"]) == (
+        "done", ["triage"], "end", [])  # fmt: skip
+    assert f"the trace holds 2 runs; the case is the last (run {runs[1]})" in recorded.notes
+    assert run_case(write(tmp_path, recorded.document)).status == "passed"
+
+
+def test_a_trace_of_one_run_says_nothing_of_runs(tmp_path: Path) -> None:
+    recorded = case_from_trace(record(tmp_path, "triage.json"), flow=FLOW)
+    assert not any(note.startswith("the trace holds") for note in recorded.notes)
 
 
 def write(tmp_path: Path, document: dict[str, Any]) -> Path:

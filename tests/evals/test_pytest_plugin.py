@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -62,6 +63,19 @@ def test_pytest_collects_only_the_cases_of_a_repository() -> None:
         "examples/refund/evals/happy_path.json::happy_path",
         "examples/refund/evals/unsure_triage.json::unsure_triage",
     ]
+
+
+def test_pytest_runs_the_cases_of_a_repository_set_up_in_pyproject(tmp_path: Path) -> None:
+    repository = tmp_path / "refund"
+    shutil.copytree(REFUND, repository, ignore=shutil.ignore_patterns("__pycache__"))
+    settings = repository / "schemawire.toml"
+    tables = re.sub(r"^\[", "[tool.schemawire.", settings.read_text(), flags=re.MULTILINE)
+    (repository / "pyproject.toml").write_text(f"[project]\nname = 'refund'\n\n{tables}")
+    settings.unlink()
+    result = run_pytest(str(repository), "-v", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "3 passed" in result.stdout
+    assert "evals/happy_path.json::happy_path PASSED" in result.stdout
 
 
 def test_a_json_file_named_on_the_command_line_is_collected(tmp_path: Path) -> None:

@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from schemawire.errors import ConfigError
 from schemawire.evals import CaseResult, run_case, run_cases
-from tests.evals.conftest import CASES, REQUEST, WriteCase, chat, flow_case, script
+from tests.evals.conftest import (
+    CASES,
+    REQUEST,
+    WriteCase,
+    chat,
+    flow_case,
+    flow_copy,
+    invoke,
+    script,
+)
 
 
 @pytest.mark.parametrize("path", sorted(CASES.glob("*.json")), ids=lambda p: p.stem)
@@ -176,10 +186,26 @@ def test_a_model_that_cannot_answer_fails_the_run_not_the_eval(write_case: Write
                                               "the script has 1 responses")  # fmt: skip
 
 
-def test_a_case_model_stands_in_for_agents_without_one(write_case: WriteCase) -> None:
-    case = {**flow_case(status="done", route="end"), "models": {"triage": "script:scripts/"
-            "triage_unsure.json"}, "model": "openai:never-asked"}  # fmt: skip
-    assert run_case(write_case(case)).status == "passed"
+def test_a_case_model_stands_in_for_agents_without_one(
+    write_case: WriteCase, tmp_path: Path
+) -> None:
+    flow = flow_copy(tmp_path, lambda flow: flow["agents"]["billing"].pop("model"))
+    case = {**flow_case(status="done", steps=["triage", "billing"]), "flow": str(flow),
+            "model": "script:scripts/billing.json"}  # fmt: skip
+    result = run_case(write_case(case))
+    assert result.status == "passed", [str(f) for f in result.failures]
+    assert result.outcome is not None
+    assert [(c.tool, c.agent) for c in result.outcome.calls] == [
+        ("lookup_order", "billing"), ("create_refund", "billing")]  # fmt: skip
+    assert result.outcome.state["refund_id"] == "R-2001"
+
+
+def test_without_a_model_for_an_agent_the_case_cannot_run(
+    write_case: WriteCase, tmp_path: Path
+) -> None:
+    flow = flow_copy(tmp_path, lambda flow: flow["agents"]["billing"].pop("model"))
+    with pytest.raises(ConfigError, match="agent billing names no model"):
+        run_case(write_case({**flow_case(status="done"), "flow": str(flow)}))
 
 
 # --- cases that cannot run ----------------------------------------------------------------------
@@ -211,6 +237,22 @@ def test_a_case_naming_what_is_not_there_cannot_run(
         run_case(write_case({**flow_case(status="done"), **change}))
     assert caught.value.pointer == pointer
     assert message in caught.value.message
+
+
+def test_a_flow_naming_a_missing_schema_makes_the_case_unusable_not_failed(
+    write_case: WriteCase, tmp_path: Path
+) -> None:
+    flow = flow_copy(tmp_path, lambda flow: flow.update(state="state/nowhere"))
+    path = write_case({**flow_case(status="failed"), "flow": str(flow)})
+    with pytest.raises(ConfigError) as caught:
+        run_case(path)
+    assert caught.value.pointer == "/flow"
+    assert "flow refund cannot run" in caught.value.message
+    assert "state/nowhere" in caught.value.message
+    (result,) = run_cases([path])
+    assert (result.status, result.outcome) == ("error", None)
+    assert "state/nowhere" in result.summary
+    assert invoke("eval", str(path)).exit_code == 2
 
 
 def test_a_single_agent_case_needs_a_model_and_known_tools(write_case: WriteCase) -> None:

@@ -65,6 +65,10 @@ def eval_command(
     if from_trace is not None:
         if paths:
             raise UsageError("--from-trace writes a case; give no case paths with it")
+        runs_only = [o for o, v in (("--json", json), ("--junit", junit)) if v]
+        if runs_only:
+            raise UsageError(f"{', '.join(runs_only)}: not with --from-trace, which writes a "
+                             "case and runs none")  # fmt: skip
         _write_case(from_trace, out=out, flow=flow, repo=repo, name=name)
         return
     given = [o for o, v in zip(_TRACE_ONLY, (out, flow, repo, name), strict=True) if v]
@@ -89,19 +93,19 @@ def eval_command(
 
 def _write_case(trace: Path, *, out: Path | None, flow: Path | None, repo: Path | None,
                 name: str | None) -> None:  # fmt: skip
-    from schemawire.evals import case_from_trace, load_case
+    from schemawire.evals import case_from_trace, check_case
 
     if out is not None and out.exists():
         raise UsageError(f"{out} exists: remove it, or give another --out")
     recorded = case_from_trace(trace, flow=flow, repo=repo, out=out, name=name)
     for note in recorded.notes:
         stderr.print(f"[yellow]note:[/] {escape(note)}")
+    check_case(recorded.document, recorded.path)  # only a case that can be run is written
     if out is None:
         print_json(recorded.document)
         return
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(dumps(recorded.document) + "\n", encoding="utf-8")
-    load_case(out)  # what was written is a case that can be run
     stdout.print(f"wrote {escape(str(out))}: run it with [bold]schemawire eval "
                  f"{escape(str(out))}[/]")  # fmt: skip
 
@@ -142,7 +146,7 @@ def _print_table(results: list[Any]) -> None:
 
 def _first_failure(result: Any) -> str:
     if result.status == "error":
-        return escape(next(iter((result.error or "").splitlines()), ""))
+        return escape(result.summary)
     if not result.failures:
         return ""
     first, more = result.failures[0], len(result.failures) - 1

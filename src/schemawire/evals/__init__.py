@@ -4,7 +4,7 @@ A case file (``evals/<name>.json``, checked against ``case.schema.json``) names 
 input, the model (a script, or a live model), and what to expect: the tool calls, the route,
 the status, the final output and the state. The layers, each on the one before:
 
-- `load_case` reads and checks a case file (`Case`);
+- `load_case` reads and checks a case file (`Case`; `check_case`, a case not yet written);
 - `read_outcome` reads what a run did from its hops (`Outcome`);
 - `check_expectations` compares the two (`Failure`: a sentence and a JSON Pointer);
 - `run_case` runs a case in a fresh store, with an in-memory trace (`CaseResult`);
@@ -15,7 +15,7 @@ the status, the final output and the state. The layers, each on the one before:
 
 from __future__ import annotations
 
-from schemawire.evals.case import CASE_SCHEMA, Case, load_case
+from schemawire.evals.case import CASE_SCHEMA, Case, check_case, load_case
 from schemawire.evals.discover import CASES_FOLDER, find_cases, is_case_file
 from schemawire.evals.expect import Failure, check_expectations
 from schemawire.evals.from_trace import RecordedCase, case_from_trace
@@ -34,6 +34,7 @@ __all__ = [
     "Outcome",
     "RecordedCase",
     "case_from_trace",
+    "check_case",
     "check_expectations",
     "find_cases",
     "is_case_file",

@@ -16,13 +16,13 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from schemawire._json import loads
+from schemawire._json import dumps, loads
 from schemawire._jsonpos import nearest_offset, pointer_offsets, position
 from schemawire.errors import ConfigError, ErrorCode
 from schemawire.schema.config import find_root
 from schemawire.schema.validator import CompiledSchema, compile_schema
 
-__all__ = ["CASE_SCHEMA", "Case", "load_case"]
+__all__ = ["CASE_SCHEMA", "Case", "check_case", "load_case"]
 
 CASE_SCHEMA: dict[str, Any] = json.loads(
     resources.files("schemawire.evals").joinpath("case.schema.json").read_text(encoding="utf-8")
@@ -104,7 +104,21 @@ def load_case(path: str | Path) -> Case:
     """
     path = Path(path)
     text = path.read_text(encoding="utf-8")
-    document: Any = loads(text, source=str(path))
+    return _checked(path, loads(text, source=str(path)), text)
+
+
+def check_case(document: Any, path: str | Path) -> Case:
+    """``document``, a case about to be written to ``path``, checked as `load_case` would check
+    the file (its lines are those of ``dumps(document)``, the text written).
+
+    Raises:
+        ConfigError: it breaks the case schema, mixes the keys of a flow case and of a
+            single-agent case, or names a ``repo`` that is not there.
+    """
+    return _checked(Path(path), document, dumps(document))
+
+
+def _checked(path: Path, document: Any, text: str) -> Case:
     violations = _validator().violations(document)
     if violations:
         first, *others = violations

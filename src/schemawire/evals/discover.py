@@ -1,4 +1,5 @@
-"""Where cases live: ``evals/*.json`` at the root of a repository.
+"""Where cases live: ``evals/*.json`` at the root of a repository (the folder with a
+``schemawire.toml``, or a ``pyproject.toml`` with ``[tool.schemawire]``: `find_root`).
 
 The same rule serves ``schemawire eval`` (with no paths) and the pytest plugin, so that both
 run the same cases and neither mistakes other JSON (fixtures, test data) for one.
@@ -10,7 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from schemawire.errors import UsageError
-from schemawire.schema.config import CONFIG_FILE, find_root
+from schemawire.schema.config import find_root
 
 __all__ = ["CASES_FOLDER", "find_cases", "is_case_file"]
 
@@ -19,10 +20,14 @@ CASES_FOLDER = "evals"
 
 def is_case_file(path: Path) -> bool:
     """Whether ``path`` is where a case lives: a ``.json`` file directly in a folder named
-    ``evals`` beside a ``schemawire.toml``."""
+    ``evals`` at the root of a repository, as `find_cases` finds them (the root is the nearest
+    folder with settings, `find_root`: the ``evals`` folder's must be the one beside it)."""
     folder = path.parent
-    return (path.suffix == ".json" and folder.name == CASES_FOLDER
-            and (folder.parent / CONFIG_FILE).is_file())  # fmt: skip
+    if path.suffix != ".json" or folder.name != CASES_FOLDER:
+        return False
+    # find_root returns its start when no folder has settings: starting in evals/ (not beside
+    # it) tells "the folder beside evals/ has settings" from "none has".
+    return find_root(folder) == folder.resolve().parent
 
 
 def find_cases(paths: Iterable[str | Path] = (), start: str | Path = ".") -> list[Path]:

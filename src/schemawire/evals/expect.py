@@ -207,7 +207,9 @@ _ORDERS: dict[str, Callable[[list[dict[str, Any]], list[ObservedCall]], Found]] 
 # --- output and state ---------------------------------------------------------------------------
 
 
-def _value_checks(what: str, key: str) -> Check:
+def _value_checks(key: str) -> Check:
+    """The checks of ``expect[key]`` (``output`` or ``state``) against the outcome's value."""
+
     def check(expect: Mapping[str, Any], outcome: Outcome, repository: Repository) -> Found:
         expected = expect[key]
         value = getattr(outcome, key)
@@ -215,7 +217,7 @@ def _value_checks(what: str, key: str) -> Check:
         parsed = _parsed(value)
         for name, check_one in _VALUE_CHECKS.items():
             if name in expected:
-                yield from check_one(what, base, expected[name], value, parsed, repository)
+                yield from check_one(key, base, expected[name], value, parsed, repository)
 
     return check
 
@@ -298,8 +300,8 @@ CHECKS: dict[str, Check] = {
     "steps": _steps,
     "route": _route,
     "calls": _calls,
-    "output": _value_checks("output", "output"),
-    "state": _value_checks("state", "state"),
+    "output": _value_checks("output"),
+    "state": _value_checks("state"),
 }
 """The checks of ``expect``, by key, in the order failures are reported."""
 

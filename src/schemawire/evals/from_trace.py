@@ -17,11 +17,15 @@ applied):
   uses the defaults and every ``[serve.tools]`` function;
 - MCP tools: their calls are expected, but a case runs the repository's Python functions only;
 - secrets: the trace holds payloads redacted, and so does the case.
+
+A trace file is appended to by every run that names it: the case is the last run in the file
+(hops are grouped by their run id).
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,6 +38,7 @@ from schemawire.host import ScriptedModel
 from schemawire.host.flow import Flow, load_flow
 from schemawire.schema.config import find_root
 from schemawire.trace import read_trace
+from schemawire.types import Hop
 
 __all__ = ["RecordedCase", "case_from_trace"]
 
@@ -46,10 +51,13 @@ class RecordedCase:
 
     Attributes:
         document: the case, as JSON.
+        path: where the case is to be written (``out``, or ``evals/<trace>.json`` of the
+            repository); the case's relative paths are relative to it.
         notes: what the trace could not say, and what the case does instead.
     """
 
     document: dict[str, Any]
+    path: Path
     notes: list[str] = field(default_factory=list[str])
 
 
@@ -61,7 +69,8 @@ def case_from_trace(
     out: str | Path | None = None,
     name: str | None = None,
 ) -> RecordedCase:
-    """The case that replays the run recorded in ``trace`` and expects what it did.
+    """The case that replays the run recorded in ``trace`` (the last one, when several runs
+    appended to it) and expects what it did.
 
     Args:
         trace: a trace file (JSON Lines, as ``schemawire run --trace`` writes).
@@ -76,11 +85,15 @@ def case_from_trace(
         JSONError: a line of the trace is not a hop.
     """
     trace = Path(trace)
-    hops = list(read_trace(trace))
+    runs = _runs(read_trace(trace))
+    hops = runs[-1] if runs else []
     probe = read_outcome(hops)
     if probe.input is None:
         raise UsageError(f"{trace}: the trace holds no user input: is it a run's trace?")
     notes: list[str] = []
+    if len(runs) > 1:
+        notes.append(f"the trace holds {len(runs)} runs; the case is the last (run "
+                     f"{hops[0].run_id})")  # fmt: skip
     document: dict[str, Any] = {"$schema": CASE_SCHEMA_ID, "name": name or trace.stem,
                                 "description": f"Recorded from {trace.name} by "
                                 "schemawire eval --from-trace."}  # fmt: skip
@@ -88,7 +101,8 @@ def case_from_trace(
         found = _flow(flow, repo, probe, notes)
         outcome = read_outcome(hops, route_targets(found))
         root = Path(repo).resolve() if repo is not None else find_root(found.path.parent)
-        document |= _place(root, out)
+        path = _path(root, out, trace)
+        document |= _place(root, path)
         document["flow"] = Path(os.path.relpath(found.path.resolve(), root)).as_posix()
         document["input"] = outcome.input
         models = _flow_models(found, outcome, notes)
@@ -97,7 +111,8 @@ def case_from_trace(
     else:
         outcome = probe
         root = find_root(repo if repo is not None else ".")
-        document |= _place(root, out)
+        path = _path(root, out, trace)
+        document |= _place(root, path)
         document["input"] = outcome.input
         document["model"] = _single_model(outcome)
         notes.append("the trace does not say which script or model answered: the responses "
@@ -105,7 +120,16 @@ def case_from_trace(
         notes.append("the system prompt, the options and the tools offered are not read from "
                      "the trace: the case offers every [serve.tools] function")  # fmt: skip
     document["expect"] = _expect(outcome, notes)
-    return RecordedCase(document, notes)
+    return RecordedCase(document, path, notes)
+
+
+def _runs(hops: Iterable[Hop]) -> list[list[Hop]]:
+    """The hops of each run, in the order the runs start (a trace file is appended to by every
+    run that names it)."""
+    runs: dict[str, list[Hop]] = {}
+    for hop in hops:
+        runs.setdefault(hop.run_id, []).append(hop)
+    return list(runs.values())
 
 
 # --- where things are ---------------------------------------------------------------------------
@@ -133,9 +157,14 @@ def _flow(given: str | Path | None, repo: str | Path | None, outcome: Outcome,
     return candidates[0]
 
 
-def _place(root: Path, out: str | Path | None) -> dict[str, Any]:
+def _path(root: Path, out: str | Path | None, trace: Path) -> Path:
+    """Where the case is to be written: ``out``, or ``evals/`` of the repository."""
+    return Path(out).resolve() if out is not None else root / CASES_FOLDER / f"{trace.stem}.json"
+
+
+def _place(root: Path, path: Path) -> dict[str, Any]:
     """``repo``, when the case will not sit inside the repository it runs in."""
-    folder = Path(out).resolve().parent if out is not None else root / CASES_FOLDER
+    folder = path.parent
     if find_root(folder) == root.resolve():
         return {}
     return {"repo": Path(os.path.relpath(root.resolve(), folder)).as_posix()}
@@ -194,24 +223,17 @@ def _expect(outcome: Outcome, notes: list[str]) -> dict[str, Any]:
         expect["steps"] = outcome.steps
         if outcome.handoff != "none":
             expect["route"] = outcome.route
-    agents = bool(outcome.steps)
-    expect["calls"] = [call.to_json() if agents else {"tool": call.tool,
-                                                      "arguments": call.arguments}
-                       for call in outcome.calls]  # fmt: skip
+    expect["calls"] = [call.to_json() for call in outcome.calls]
     expect["calls_order"] = "exact"
     if outcome.status == "done":
         expect["output"] = {"equals": outcome.output}
     else:
         notes.append("the run failed, and a trace does not say why: the case expects status "
                      "failed (add \"error\" to expect the reason)")  # fmt: skip
-    if agents and outcome.state is not None:
+    if outcome.steps and outcome.state is not None:
         expect["state"] = {"equals": outcome.state}
-    mcp = sorted({c.tool for c in outcome.calls} - _python_tools(outcome))
+    mcp = sorted({c.tool for c in outcome.calls if c.via == "mcp"})
     if mcp:
         notes.append(f"the run called MCP tools ({', '.join(mcp)}): a case runs only the "
                      "repository's [serve.tools] functions")  # fmt: skip
     return expect
-
-
-def _python_tools(outcome: Outcome) -> set[str]:
-    return {c.tool for c in outcome.calls if c.via == "python"}

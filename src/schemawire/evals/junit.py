@@ -54,7 +54,7 @@ def _testcase(suite: ET.Element, result: CaseResult) -> None:
             case,
             "error",
             type="UnusableCase",
-            message=_clean(next(iter((result.error or "").splitlines()), "")),
+            message=_clean(result.summary),
         )
         error.text = _clean(result.error or "")
 

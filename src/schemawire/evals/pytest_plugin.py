@@ -3,9 +3,10 @@
 Enable it with ``-p schemawire.evals.pytest_plugin`` (or the ``pytest11`` entry point). It
 collects:
 
-- ``evals/*.json`` beside a ``schemawire.toml``: the cases of a repository, by the same rule as
-  ``schemawire eval`` (`is_case_file`), so that other JSON (fixtures, test data) is never taken
-  for a case;
+- ``evals/*.json`` at the root of a repository (beside a ``schemawire.toml``, or a
+  ``pyproject.toml`` with ``[tool.schemawire]``): the cases of a repository, by the same rule
+  as ``schemawire eval`` (`is_case_file`), so that other JSON (fixtures, test data) is never
+  taken for a case;
 - any ``.json`` file named on the command line, wherever it is.
 
 A failing case reports each failure with where its expectation is written

@@ -23,7 +23,7 @@ from schemawire.evals.expect import Failure, check_expectations
 from schemawire.evals.outcome import Outcome, read_outcome, route_targets
 from schemawire.host import Host, HostOptions, Model, ScriptedModel, model_from_spec, python_tools
 from schemawire.host.flow import AgentSpec, Flow, load_flow
-from schemawire.host.tools import PythonTool
+from schemawire.host.tools import PythonTool, ToolRunner
 from schemawire.host.workflow import FlowRunner
 from schemawire.mcp.serve import load_implementations
 from schemawire.schema.repository import Repository
@@ -62,6 +62,12 @@ class CaseResult:
     @property
     def passed(self) -> bool:
         return self.status == "passed"
+
+    @property
+    def summary(self) -> str:
+        """Why the case could not be run, in one line: the first line of ``error`` (empty when
+        it ran)."""
+        return next(iter((self.error or "").splitlines()), "")
 
     def to_json(self) -> dict[str, Any]:
         """The result as JSON, for ``schemawire eval --json``."""
@@ -147,12 +153,12 @@ def _prepare_flow(case: Case, repository: Repository, flow_path: Path) -> Run:
             store = SqliteStore(Path(folder) / "runs.db")
             trace = Trace()
             try:
-                runner = FlowRunner(flow, repository, store, tools=tools,
-                                    model=lambda agent: models[agent.name](), trace=trace,
-                                    options=_options(case))  # fmt: skip
-                result = await runner.start(case.input)
-            except SchemawireError as error:  # the model could not answer, for one
-                return _broken(read_outcome(trace.hops, route_targets(flow)), error)
+                runner = _flow_runner(case, flow, repository=repository, store=store,
+                                      tools=tools, models=models, trace=trace)  # fmt: skip
+                try:
+                    result = await runner.start(case.input)
+                except SchemawireError as error:  # the model could not answer, for one
+                    return _broken(read_outcome(trace.hops, route_targets(flow)), error)
             finally:
                 store.close()
         outcome = read_outcome(trace.hops, route_targets(flow))
@@ -161,6 +167,23 @@ def _prepare_flow(case: Case, repository: Repository, flow_path: Path) -> Run:
         return outcome
 
     return run
+
+
+def _flow_runner(case: Case, flow: Flow, *, repository: Repository, store: SqliteStore,
+                 tools: Mapping[str, ToolRunner], models: Mapping[str, Callable[[], Model]],
+                 trace: Trace) -> FlowRunner:  # fmt: skip
+    """The flow's runner. A flow it cannot run (a schema that is not there, a tool without an
+    implementation) makes the case unusable, not its run failed.
+
+    Raises:
+        ConfigError: the flow names what the repository does not hold.
+    """
+    try:
+        return FlowRunner(flow, repository, store, tools=tools,
+                          model=lambda agent: models[agent.name](), trace=trace,
+                          options=_options(case))  # fmt: skip
+    except (InputError, UsageError) as error:
+        raise case.error("/flow", f"flow {flow.name} cannot run: {error}") from None
 
 
 def _prepare_single(case: Case, repository: Repository) -> Run:
