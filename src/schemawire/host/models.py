@@ -60,7 +60,8 @@ class Model(Protocol):
     """The model's name at the provider (for the request body)."""
 
     async def respond(self, body: dict[str, Any]) -> dict[str, Any]:
-        """The response to one request.
+        """The response to one request (``body`` shares objects with earlier requests' bodies:
+        do not change it).
 
         Raises:
             ModelError: the model could not answer.

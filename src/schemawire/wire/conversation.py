@@ -109,7 +109,8 @@ class WireFormat(Protocol):
     """The projection target its tools use, such as ``"openai.chat"``."""
 
     def body(self, request: Request) -> dict[str, Any]:
-        """The JSON body of the HTTP request."""
+        """The JSON body of the HTTP request. Its messages are shared with the bodies of earlier
+        requests (each entry is rendered once): read it, copy it, never change it."""
         ...
 
     def turn(self, body: Any, tools: Sequence[ToolRef]) -> AssistantTurn:
