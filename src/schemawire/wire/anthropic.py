@@ -93,9 +93,7 @@ WIRE: WireFormat = Messages()
 
 
 def _messages(request: Request) -> list[dict[str, Any]]:
-    messages: list[dict[str, Any]] = []
-    messages.extend(_RENDERED.render_all(request.conversation, request.tools, _entry))
-    return messages
+    return _RENDERED.render_all(request.conversation, request.tools, _entry)
 
 
 _RENDERED = EntryCache()

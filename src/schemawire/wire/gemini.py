@@ -125,9 +125,7 @@ def _generation_config(
 
 
 def _contents(request: Request) -> list[dict[str, Any]]:
-    contents: list[dict[str, Any]] = []
-    contents.extend(_RENDERED.render_all(request.conversation, request.tools, _entry))
-    return contents
+    return _RENDERED.render_all(request.conversation, request.tools, _entry)
 
 
 _RENDERED = EntryCache()

@@ -77,9 +77,7 @@ WIRE: WireFormat = Responses()
 
 
 def _input_items(request: Request) -> list[dict[str, Any]]:
-    items: list[dict[str, Any]] = []
-    items.extend(_RENDERED.render_all(request.conversation, request.tools, _entry))
-    return items
+    return _RENDERED.render_all(request.conversation, request.tools, _entry)
 
 
 _RENDERED = EntryCache()
