@@ -1,24 +1,67 @@
-"""The public API: one flat, sorted ``__all__`` that exports exactly the public names."""
+"""The public API: one flat, sorted ``__all__`` whose every name resolves, loaded on first use."""
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
+import subprocess
+import sys
+
+import pytest
 
 import schemawire
 
 
-def test_all_is_sorted_and_complete() -> None:
+def test_all_is_sorted_and_unique() -> None:
     assert schemawire.__all__ == sorted(schemawire.__all__, key=_isort_style)
-    submodules = {module.name for module in pkgutil.iter_modules(schemawire.__path__)}
-    # "@py_builtins"...: pytest rewrites the asserts of a package that ships a pytest plugin
-    public = {name for name in vars(schemawire) if not name.startswith(("_", "@"))} - submodules
-    assert set(schemawire.__all__) - {"__version__"} == public
+    assert len(set(schemawire.__all__)) == len(schemawire.__all__)
 
 
 def _isort_style(name: str) -> tuple[int, str]:
     # CONSTANTS, then Classes, then functions: the order ruff keeps (RUF022).
     return (0 if name.isupper() else 1 if name[0].isupper() else 2, name)
+
+
+def test_every_exported_name_resolves_to_its_home_modules_object() -> None:
+    for name in schemawire.__all__:
+        value = getattr(schemawire, name)
+        home = getattr(value, "__module__", None)
+        if isinstance(home, str) and home.startswith("schemawire."):
+            assert name in getattr(importlib.import_module(home), "__all__", ()), name
+
+
+def test_nothing_public_is_left_out_of_all() -> None:
+    for name in schemawire.__all__:
+        getattr(schemawire, name)
+    submodules = {module.name for module in pkgutil.iter_modules(schemawire.__path__)}
+    # "@py_builtins"...: pytest rewrites the asserts of a package that ships a pytest plugin
+    public = {name for name in vars(schemawire) if not name.startswith(("_", "@"))} - submodules
+    assert public == set(schemawire.__all__) - {"__version__"}
+    assert set(dir(schemawire)) >= set(schemawire.__all__)
+
+
+def test_an_unknown_name_is_an_attribute_error() -> None:
+    with pytest.raises(AttributeError, match="NoSuchThing"):
+        schemawire.NoSuchThing  # type: ignore[attr-defined]  # noqa: B018
+
+
+def test_no_exported_name_is_also_a_submodule() -> None:
+    # Importing a submodule binds its name on the package, which would replace the export.
+    submodules = {module.name for module in pkgutil.iter_modules(schemawire.__path__)}
+    assert not submodules & set(schemawire.__all__)
+
+
+def test_importing_the_package_loads_none_of_its_layers() -> None:
+    code = (
+        "import sys, schemawire\n"
+        "loaded = sorted(m for m in sys.modules if m.startswith('schemawire.'))\n"
+        "heavy = [m for m in ('mcp', 'httpx2', 'jsonschema_rs', 'anyio') if m in sys.modules]\n"
+        "print(loaded, heavy)"
+    )
+    printed = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    ).stdout
+    assert printed.strip() == "['schemawire._version'] []"
 
 
 def test_every_module_declares_what_it_exports() -> None:

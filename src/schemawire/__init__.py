@@ -1,43 +1,106 @@
 """schemawire: one JSON Schema per tool, handoff and state, checked in CI and enforced at every hop.
 
-The public API is flat: import what you need from ``schemawire``. Submodules whose names start
-with an underscore are private.
+Everything a caller needs is importable from here, in one line::
+
+    from schemawire import Host, Repository, python_tools
+
+Each name loads its module on first use, so ``import schemawire`` costs almost nothing and a
+program that only checks schemas never imports the agent loop, the model clients or the MCP SDK.
+Submodules whose names start with an underscore are private.
 """
 
-from schemawire._json import (
-    DEFAULT_LIMITS,
-    JSONLine,
-    JSONValue,
-    Limits,
-    dumps,
-    load_file,
-    loads,
-    loads_lines,
-)
+import importlib as _importlib
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+from typing import Any as _Any
+
 from schemawire._version import __version__
-from schemawire.check import CheckReport, check_repository
-from schemawire.errors import (
-    ConfigError,
-    ErrorCode,
-    InputError,
-    JSONError,
-    SchemaError,
-    SchemawireError,
-    UsageError,
-)
-from schemawire.schema.config import Config, LintConfig, load_config
-from schemawire.schema.dialect import Dialect
-from schemawire.schema.fixtures import FixtureReport, check_fixtures
-from schemawire.schema.lint import lint_repository
-from schemawire.schema.repository import Reference, Repository, SchemaFile
-from schemawire.schema.rules import RULES, Finding, Rule, Severity
-from schemawire.schema.sarif import to_sarif
-from schemawire.schema.validator import CompiledSchema, compile_schema
-from schemawire.types import ToolSpec, Violation
+
+if _TYPE_CHECKING:
+    from schemawire._json import (
+        DEFAULT_LIMITS,
+        JSONLine,
+        JSONValue,
+        Limits,
+        dumps,
+        load_file,
+        loads,
+        loads_lines,
+    )
+    from schemawire.check import CheckReport, check_repository
+    from schemawire.errors import (
+        ConfigError,
+        ErrorCode,
+        InputError,
+        JSONError,
+        SchemaError,
+        SchemawireError,
+        UsageError,
+    )
+    from schemawire.gates import (
+        CODES,
+        ArgumentGate,
+        ArgumentOptions,
+        Change,
+        HandoffDecision,
+        HandoffGate,
+        ResultGate,
+        ResultOptions,
+        Route,
+        ValueLimits,
+        Verdict,
+    )
+    from schemawire.host import (
+        CallRecord,
+        Host,
+        HostOptions,
+        HttpModel,
+        McpTool,
+        Model,
+        ModelError,
+        PythonTool,
+        RunResult,
+        ScriptedModel,
+        ToolRunner,
+        mcp_tools,
+        model_from_spec,
+        python_tools,
+    )
+    from schemawire.host.flow import Flow, load_flow
+    from schemawire.host.workflow import FlowResult, FlowRunner
+    from schemawire.mcp import HttpServer, McpCall, McpClient, ServerError, StdioServer
+    from schemawire.project import LOSS_CODES, TARGETS, Catalogue
+    from schemawire.schema.config import Config, LintConfig, load_config
+    from schemawire.schema.dialect import Dialect
+    from schemawire.schema.fixtures import FixtureReport, check_fixtures
+    from schemawire.schema.lint import lint_repository
+    from schemawire.schema.repository import Reference, Repository, SchemaFile
+    from schemawire.schema.rules import RULES, Finding, Rule, Severity
+    from schemawire.schema.sarif import to_sarif
+    from schemawire.schema.validator import CompiledSchema, compile_schema
+    from schemawire.store import Store, StoreError, open_store
+    from schemawire.trace import Trace, read_trace
+    from schemawire.types import (
+        Hop,
+        Loss,
+        Projection,
+        Rejection,
+        ToolCall,
+        ToolResult,
+        ToolSpec,
+        Violation,
+    )
 
 __all__ = [
+    "CODES",
     "DEFAULT_LIMITS",
+    "LOSS_CODES",
     "RULES",
+    "TARGETS",
+    "ArgumentGate",
+    "ArgumentOptions",
+    "CallRecord",
+    "Catalogue",
+    "Change",
     "CheckReport",
     "CompiledSchema",
     "Config",
@@ -46,21 +109,55 @@ __all__ = [
     "ErrorCode",
     "Finding",
     "FixtureReport",
+    "Flow",
+    "FlowResult",
+    "FlowRunner",
+    "HandoffDecision",
+    "HandoffGate",
+    "Hop",
+    "Host",
+    "HostOptions",
+    "HttpModel",
+    "HttpServer",
     "InputError",
     "JSONError",
     "JSONLine",
     "JSONValue",
     "Limits",
     "LintConfig",
+    "Loss",
+    "McpCall",
+    "McpClient",
+    "McpTool",
+    "Model",
+    "ModelError",
+    "Projection",
+    "PythonTool",
     "Reference",
+    "Rejection",
     "Repository",
+    "ResultGate",
+    "ResultOptions",
+    "Route",
     "Rule",
+    "RunResult",
     "SchemaError",
     "SchemaFile",
     "SchemawireError",
+    "ScriptedModel",
+    "ServerError",
     "Severity",
+    "StdioServer",
+    "Store",
+    "StoreError",
+    "ToolCall",
+    "ToolResult",
+    "ToolRunner",
     "ToolSpec",
+    "Trace",
     "UsageError",
+    "ValueLimits",
+    "Verdict",
     "Violation",
     "__version__",
     "check_fixtures",
@@ -70,7 +167,105 @@ __all__ = [
     "lint_repository",
     "load_config",
     "load_file",
+    "load_flow",
     "loads",
     "loads_lines",
+    "mcp_tools",
+    "model_from_spec",
+    "open_store",
+    "python_tools",
+    "read_trace",
     "to_sarif",
 ]
+
+# Where each public name lives: the module is imported the first time the name is asked for.
+_HOMES = {
+    "schemawire._json": (
+        "DEFAULT_LIMITS",
+        "JSONLine",
+        "JSONValue",
+        "Limits",
+        "dumps",
+        "load_file",
+        "loads",
+        "loads_lines",
+    ),
+    "schemawire.check": ("CheckReport", "check_repository"),
+    "schemawire.errors": (
+        "ConfigError",
+        "ErrorCode",
+        "InputError",
+        "JSONError",
+        "SchemaError",
+        "SchemawireError",
+        "UsageError",
+    ),
+    "schemawire.gates": (
+        "CODES",
+        "ArgumentGate",
+        "ArgumentOptions",
+        "Change",
+        "HandoffDecision",
+        "HandoffGate",
+        "ResultGate",
+        "ResultOptions",
+        "Route",
+        "ValueLimits",
+        "Verdict",
+    ),
+    "schemawire.host": (
+        "CallRecord",
+        "Host",
+        "HostOptions",
+        "HttpModel",
+        "McpTool",
+        "Model",
+        "ModelError",
+        "PythonTool",
+        "RunResult",
+        "ScriptedModel",
+        "ToolRunner",
+        "mcp_tools",
+        "model_from_spec",
+        "python_tools",
+    ),
+    "schemawire.host.flow": ("Flow", "load_flow"),
+    "schemawire.host.workflow": ("FlowResult", "FlowRunner"),
+    "schemawire.mcp": ("HttpServer", "McpCall", "McpClient", "ServerError", "StdioServer"),
+    # Not `project` itself: the name is the subpackage's (importing it rebinds the attribute).
+    "schemawire.project": ("LOSS_CODES", "TARGETS", "Catalogue"),
+    "schemawire.schema.config": ("Config", "LintConfig", "load_config"),
+    "schemawire.schema.dialect": ("Dialect",),
+    "schemawire.schema.fixtures": ("FixtureReport", "check_fixtures"),
+    "schemawire.schema.lint": ("lint_repository",),
+    "schemawire.schema.repository": ("Reference", "Repository", "SchemaFile"),
+    "schemawire.schema.rules": ("RULES", "Finding", "Rule", "Severity"),
+    "schemawire.schema.sarif": ("to_sarif",),
+    "schemawire.schema.validator": ("CompiledSchema", "compile_schema"),
+    "schemawire.store": ("Store", "StoreError", "open_store"),
+    "schemawire.trace": ("Trace", "read_trace"),
+    "schemawire.types": (
+        "Hop",
+        "Loss",
+        "Projection",
+        "Rejection",
+        "ToolCall",
+        "ToolResult",
+        "ToolSpec",
+        "Violation",
+    ),
+}
+_MODULE_OF = {name: module for module, names in _HOMES.items() for name in names}
+
+
+def __getattr__(name: str) -> _Any:
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module 'schemawire' has no attribute {name!r}")
+    value = getattr(_importlib.import_module(module), name)
+    globals()[name] = value  # the next lookup is a plain attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -10,7 +10,9 @@ import orjson
 import pytest
 
 from schemawire import Repository
+from schemawire.errors import UsageError
 from schemawire.gates import ArgumentGate, ArgumentOptions, ValueLimits, Verdict
+from schemawire.project import project_catalogue
 from schemawire.types import ToolSpec
 from tests.conftest import EXAMPLES
 
@@ -290,3 +292,39 @@ def test_verdicts_are_json_for_the_trace() -> None:
                      "detail": "the arguments were a JSON string holding JSON text; decoded "
                      "once"}],
     }  # fmt: skip
+
+
+def test_a_gate_that_knows_the_strict_projection_reads_null_as_absent() -> None:
+    repository = Repository.load(EXAMPLES / "support-desk")
+    served = repository.export("openai.chat", strict=True)
+    projection = served.find("get_weather")
+    gate = ArgumentGate.from_repository(repository, "get_weather", projection=projection)
+    verdict = gate.check('{"city": "Paris", "unit": null}')
+    assert verdict.accepted
+    assert verdict.value == {"city": "Paris"}
+
+
+def test_a_gate_without_the_projection_refuses_a_strict_models_null() -> None:
+    repository = Repository.load(EXAMPLES / "support-desk")
+    verdict = ArgumentGate.from_repository(repository, "get_weather").check(
+        '{"city": "Paris", "unit": null}'
+    )
+    assert verdict.rejection is not None
+    assert {v.pointer for v in verdict.rejection.violations} == {"/unit"}
+
+
+def test_a_gate_refuses_the_projection_of_another_tool() -> None:
+    repository = Repository.load(EXAMPLES / "support-desk")
+    other = repository.export("openai.chat", strict=True).find("create_refund")
+    with pytest.raises(UsageError, match="create_refund"):
+        ArgumentGate.from_repository(repository, "get_weather", projection=other)
+
+
+def test_a_catalogue_finds_a_tool_by_the_name_the_model_was_sent() -> None:
+    spec = ToolSpec("billing.refund", "Refund.", {"type": "object"})
+    served = project_catalogue([spec], "openai.chat")
+    projection = served.find(served.projections[0].projected_name)
+    assert projection.name == "billing.refund" != projection.projected_name
+    assert served.find("billing.refund") is projection
+    with pytest.raises(UsageError, match="no tool 'nope'"):
+        served.find("nope")

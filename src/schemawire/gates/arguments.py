@@ -20,7 +20,6 @@ goes back to the model instead. The tool is not called on a rejection, and the g
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +30,7 @@ from schemawire.gates._repair import Repaired, repair
 from schemawire.gates._values import ValueLimits, ValueProblem, oversized, plain_json, replaced
 from schemawire.gates.verdict import Change, Verdict
 from schemawire.schema.validator import CompiledSchema, compile_schema
-from schemawire.types import Rejection, ToolSpec, Violation
+from schemawire.types import Projection, Rejection, ToolSpec, Violation
 
 if TYPE_CHECKING:
     from schemawire.schema.repository import Repository
@@ -73,7 +72,8 @@ class ArgumentGate:
         spec: ToolSpec,
         validator: CompiledSchema | None = None,
         options: ArgumentOptions | None = None,
-        restore: Callable[[Any], Any] | None = None,
+        *,
+        projection: Projection | None = None,
     ) -> None:
         """
         Args:
@@ -81,16 +81,24 @@ class ArgumentGate:
             validator: the input schema compiled with its references (`Repository.validator`);
                 compiled from ``spec.input_schema`` when not given.
             options: how to read arguments; the defaults are safe.
-            restore: turns arguments sent under a projection back into the canonical shape
-                (`ArgumentMap.restore`: renamed keys, nulls for absent optional properties,
-                maps sent as key/value pairs), applied to an object before it is validated.
+            projection: the projection of ``spec`` the model was sent, when it was not the
+                canonical schema itself. Arguments sent under it are turned back into the
+                canonical shape before they are validated: keys it renamed, ``null`` for an
+                optional property a strict mode made required, maps it sent as key/value
+                pairs. Without it, a strict-mode model's ``"unit": null`` is refused.
 
         Raises:
             SchemaError: the input schema does not compile.
+            UsageError: ``projection`` is of another tool.
         """
+        if projection is not None and projection.name != spec.name:
+            raise UsageError(
+                f"the projection is of {projection.name!r}, not of the tool {spec.name!r}"
+            )
         self.spec = spec
         self.validator = validator or compile_schema(spec.input_schema, source=spec.name)
         self.options = options or ArgumentOptions()
+        self.projection = projection
         limits = self.options.limits
         self._parse_limits = Limits(
             max_bytes=limits.max_bytes,
@@ -102,7 +110,8 @@ class ArgumentGate:
         # max_items entries, needs at least that many bytes: shorter texts skip that walk.
         self._walk_from = min(limits.max_string, 2 * limits.max_items)
         self._is_valid = self.validator.is_valid
-        self._restore = restore
+        mapping = projection.arguments if projection is not None else None
+        self._restore = mapping.restore if mapping is not None and not mapping.is_identity else None
 
     @classmethod
     def from_repository(
@@ -110,19 +119,27 @@ class ArgumentGate:
         repository: Repository,
         tool: str,
         options: ArgumentOptions | None = None,
-        restore: Callable[[Any], Any] | None = None,
+        *,
+        projection: Projection | None = None,
     ) -> ArgumentGate:
         """The gate of ``tool`` (its name or ``$id``) in ``repository``.
 
+        Args:
+            repository: where the tool's schemas are.
+            tool: the tool's canonical name (or its ``$id``).
+            options: how to read arguments.
+            projection: the projection the model was sent (see `ArgumentGate`); from
+                ``repository.export(target, ...).find(name)``.
+
         Raises:
-            UsageError: no such tool.
+            UsageError: no such tool, or ``projection`` is of another tool.
             SchemaError: its input schema does not compile.
         """
         file = repository.find(tool)
         spec = next((s for s in repository.tools() if file and s.name == file.name), None)
         if file is None or spec is None:
             raise UsageError(f"no tool {tool!r} in {repository.root}")
-        return cls(spec, repository.validator(file), options, restore)
+        return cls(spec, repository.validator(file), options, projection=projection)
 
     def check(self, arguments: Any) -> Verdict:
         """The verdict on ``arguments``: a JSON text (str, bytes) or an already parsed value."""

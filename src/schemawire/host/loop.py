@@ -179,9 +179,9 @@ class Host:
             if runner.spec.name in prepared:
                 raise UsageError(f"two tools are named {runner.spec.name!r}: the model could "
                                  "not tell them apart")  # fmt: skip
-            mapping = projection.arguments
-            restore = None if mapping.is_identity else mapping.restore
-            gate = ArgumentGate(runner.spec, runner.validator, self.options.arguments, restore)
+            gate = ArgumentGate(
+                runner.spec, runner.validator, self.options.arguments, projection=projection
+            )
             ref = ToolRef(runner.spec.name, projection.projected_name, projection.payload)
             prepared[runner.spec.name] = _Tool(runner, gate, ref)
         return prepared
@@ -197,9 +197,8 @@ class Host:
         if target is None:
             return None, ArgumentGate(output, validator, self.options.arguments)
         projection = project(output, target, documents=documents)
-        mapping = projection.arguments
-        restore = None if mapping.is_identity else mapping.restore
-        return projection.payload, ArgumentGate(output, validator, self.options.arguments, restore)
+        gate = ArgumentGate(output, validator, self.options.arguments, projection=projection)
+        return projection.payload, gate
 
     # --- running -------------------------------------------------------------------------------
 

@@ -144,6 +144,19 @@ class Catalogue:
             p.blocked for p in self.projections
         )
 
+    def find(self, name: str) -> Projection:
+        """The projection of the tool the model calls ``name`` (the name it was sent, or the
+        canonical one): what a gate needs to read calls made under it.
+
+        Raises:
+            UsageError: no tool of this request goes by ``name``.
+        """
+        for projection in self.projections:
+            if name in (projection.projected_name, projection.name):
+                return projection
+        known = ", ".join(p.projected_name for p in self.projections) or "none"
+        raise UsageError(f"no tool {name!r} in this {self.target} request (its tools: {known})")
+
 
 def project(
     spec: ToolSpec,
