@@ -42,9 +42,12 @@ def main(
     """One JSON Schema per tool, handoff and state: checked in CI, enforced at every hop."""
 
 
-app.command(epilog=_examples("schemawire init", "schemawire init my-agent && cd my-agent"))(
-    repository.init
-)
+app.command(
+    epilog=_examples(
+        "schemawire init example   # the support desk: tools, fixtures, handoff, state",
+        "schemawire init --blank my-agent && cd my-agent",
+    )
+)(repository.init)
 app.command(
     epilog=_examples(
         "schemawire check",

@@ -41,28 +41,75 @@ FailOn = Annotated[
 @guarded
 def init(
     directory: Annotated[Path, typer.Argument(help="Where to create the repository.")] = Path("."),
+    blank: Annotated[
+        bool,
+        typer.Option(
+            "--blank", help="No example tools: the folders, settings, a one-agent flow and an eval."
+        ),
+    ] = False,
     force: Annotated[bool, typer.Option("--force", help="Overwrite files that exist.")] = False,
 ) -> None:
-    """Create a working example repository: schemas, fixtures and settings.
+    """Create a schema repository: a working example, or a blank one to fill in.
 
-    It holds the tools get_weather and create_refund (each with an output schema), the handoff
-    triage_to_billing, the state refund_flow and shared order definitions, with fixtures that
-    pass and fail.
+    The example holds the tools get_weather and create_refund (each with an output schema), the
+    handoff triage_to_billing, the state refund_flow and shared order definitions, with fixtures
+    that pass and fail. --blank holds no schema: the folders they go in, schemawire.toml, an
+    implementations module, a one-agent flow and an eval case that runs it offline.
     """
-    template = resources.files("schemawire") / "scaffold"
+    template = resources.files("schemawire") / ("blank" if blank else "scaffold")
     with resources.as_file(template) as source:
-        files = sorted(p.relative_to(source) for p in source.rglob("*")
-                       if p.is_file() and "__pycache__" not in p.parts)  # fmt: skip
-        clashes = [f for f in files if (directory / f).exists()]
-        if clashes and not force:
-            fail(f"{directory / clashes[0]} exists (and {len(clashes) - 1} more); "
-                 "use --force to overwrite")  # fmt: skip
-        for relative in files:
-            target = directory / relative
-            target.parent.mkdir(parents=True, exist_ok=True)
+        written = _write_template(source, directory, blank=blank, force=force)
+    stdout.print(f"created {written} files in {escape(str(directory))}")
+    stdout.print(_next_step(directory, blank))
+
+
+# The folders a blank repository starts with, empty: where each kind of file goes.
+_BLANK_FOLDERS = ("schemas/tools", "schemas/handoffs", "schemas/state", "schemas/common")
+
+
+def _write_template(source: Path, directory: Path, *, blank: bool, force: bool) -> int:
+    """Copy the template into ``directory``; how many files were written.
+
+    Raises:
+        typer.Exit: a file exists and ``force`` is not set (exit 2, with a message).
+    """
+    files = _template_files(source, blank)
+    clashes = [f for f in files if (directory / f).exists()]
+    if clashes and not force:
+        more = f" (and {len(clashes) - 1} more)" if len(clashes) > 1 else ""
+        fail(f"{directory / clashes[0]} exists{more}; use --force to overwrite")
+    for relative in files:
+        target = directory / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if (source / relative).is_file():
             shutil.copyfile(source / relative, target)
-    stdout.print(f"created {len(files)} files in {directory}")
-    stdout.print(f"next: [bold]schemawire check {directory}[/]")
+        else:
+            target.touch()  # a .gitkeep, so that git keeps the empty folder
+    return len(files)
+
+
+def _template_files(source: Path, blank: bool) -> list[Path]:
+    """The files to write, relative to the repository root: the template's, and for a blank
+    repository a ``.gitkeep`` in each empty folder."""
+    files = [
+        path.relative_to(source)
+        for path in source.rglob("*")
+        if path.is_file() and "__pycache__" not in path.parts
+    ]
+    if blank:
+        files += [Path(folder) / ".gitkeep" for folder in _BLANK_FOLDERS]
+    return sorted(files)
+
+
+def _next_step(directory: Path, blank: bool) -> str:
+    check = f"[bold]schemawire check {escape(str(directory))}[/]"
+    if not blank:
+        return f"next: {check}"
+    first = escape(str(directory / "schemas" / "tools" / "NAME.json"))
+    return (
+        f"next: write your first tool's input schema as {first} (a JSON Schema with an $id and "
+        f"an x-version; `schemawire init example` writes a full example to copy from), then {check}"
+    )
 
 
 @guarded
