@@ -90,8 +90,7 @@ def host(repository: Repository, desk: Desk, script: list[dict[str, Any]], **opt
     for runner in runners:
         runner.timeout = 0.5
     model = ScriptedModel("openai.chat", script, name="m")
-    return Host(model, runners, options=HostOptions(**options), trace=Trace(),
-                documents=repository.documents)  # fmt: skip
+    return Host(model, runners, options=HostOptions(**options), trace=Trace())
 
 
 async def test_parallel_calls_are_matched_by_id_in_the_models_order(write_repo: WriteRepo) -> None:

@@ -146,8 +146,7 @@ async def _run(model: Any, question: str, command: list[str], url: str | None, r
         path = trace_path or _default_trace_path()
         trace = stack.enter_context(Trace(path=path, on_hop=None if quiet else HopPrinter(stdout)))
         runners = await _tools(stack, repository, command, url, trace)
-        host = Host(model, runners, trace=trace, options=options,
-                    documents=repository.documents if repository else None)  # fmt: skip
+        host = Host(model, runners, repository=repository, trace=trace, options=options)
         return await host.run(question), path
     raise AssertionError("unreachable")  # pragma: no cover
 
@@ -245,8 +244,8 @@ async def _demo(model: Any, trace_path: Path | None) -> Path:
                 runners = await mcp_tools(client)
                 _step(2, "tools/list: the server's tools, checked against the repository's schemas")
                 _print_tools(runners)
-                host = Host(model, runners, trace=trace, options=HostOptions(strict=True),
-                            documents=repository.documents)  # fmt: skip
+                options = HostOptions(strict=True)
+                host = Host(model, runners, repository=repository, trace=trace, options=options)
                 _step(3, f"Project them to {host.wire.target}, strict: what the model is sent, "
                       "and what it cannot say")  # fmt: skip
                 _print_projection(host)

@@ -202,8 +202,7 @@ def _prepare_single(case: Case, repository: Repository) -> Run:
     async def run() -> Outcome:
         trace = Trace()
         options = _options(case, case.document.get("instructions"))
-        host = Host(make_model(), runners, trace=trace, options=options,
-                    documents=repository.documents)  # fmt: skip
+        host = Host(make_model(), runners, repository=repository, trace=trace, options=options)
         try:
             result = await host.run(case.input)
         except SchemawireError as error:

@@ -19,20 +19,25 @@ Every message that crosses a boundary is a hop of the trace, with its verdict.
 
 from __future__ import annotations
 
+import asyncio
+import functools
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 
 from schemawire.errors import SchemawireError, UsageError
 from schemawire.gates import ArgumentGate, ArgumentOptions, Verdict
-from schemawire.host.models import Model
+from schemawire.host._toolset import OfferedTool, Toolset, documents_of
+from schemawire.host.models import Model, model_from_spec
 from schemawire.host.tools import ToolRunner
 from schemawire.mcp._wire import record_verdicts
-from schemawire.project import TARGETS, Catalogue, project, project_catalogue
-from schemawire.schema.validator import CompiledSchema
+from schemawire.project import project
+from schemawire.schema.repository import Repository
+from schemawire.schema.validator import CompiledSchema, compile_schema
 from schemawire.trace import Trace
 from schemawire.types import Rejection, ToolCall, ToolResult, ToolSpec, Violation
 from schemawire.wire import (
@@ -40,10 +45,12 @@ from schemawire.wire import (
     Entry,
     Request,
     ToolOutputs,
-    ToolRef,
     UserText,
     wire_format,
 )
+
+if TYPE_CHECKING:
+    from schemawire.mcp import HttpServer, StdioServer
 
 __all__ = ["CallRecord", "Host", "HostOptions", "RunResult"]
 
@@ -116,99 +123,164 @@ class RunResult:
     calls: list[CallRecord]
 
 
-@dataclass(slots=True)
-class _Tool:
-    runner: ToolRunner
-    gate: ArgumentGate
-    ref: ToolRef
-
-
 class Host:
-    """Runs conversations between one model and a set of tools, every hop gated and traced."""
+    """Runs conversations between one model and a set of tools, every hop gated and traced.
+
+    Example:
+        >>> tools = python_tools(repository, {"get_weather": get_weather})  # doctest: +SKIP
+        >>> Host("openai:gpt-4.1-mini", tools).run_sync("上海今天多少度？").answer  # doctest: +SKIP
+    """
 
     def __init__(
         self,
-        model: Model,
-        tools: Sequence[ToolRunner],
+        model: Model | str,
+        tools: Sequence[ToolRunner] = (),
         *,
+        mcp: Sequence[StdioServer | HttpServer] = (),
+        repository: Repository | None = None,
         trace: Trace | None = None,
         options: HostOptions | None = None,
         output: ToolSpec | None = None,
-        documents: Mapping[str, Any] | None = None,
-        output_validator: CompiledSchema | None = None,
     ) -> None:
         """
         Args:
-            model: the model, scripted or over HTTP.
-            tools: what the model may call.
-            trace: where hops go (a fresh in-memory trace when not given).
-            options: turns, retries, strictness.
+            model: the model, as ``--model`` names it (``"openai:gpt-4.1-mini"``,
+                ``"anthropic:claude-sonnet-4-5"``, ``"script:FILE"``; see `model_from_spec`),
+                or a `Model` (an `HttpModel`, a `ScriptedModel`).
+            tools: what the model may call: `python_tools`, `mcp_tools`, `PythonTool`. Each
+                carries the repository its schemas come from.
+            mcp: MCP servers whose tools are offered too. The host connects to them for each
+                run, or once for a block of runs inside ``async with host:``; their JSON-RPC
+                goes to the host's trace.
+            repository: canonical schemas for the servers' tools (a tool the repository
+                defines is checked against its schema, not the server's), and where the output
+                schema's ``$ref``s resolve.
+            trace: where hops go. Default: the trace the MCP clients of ``tools`` share, if
+                they share one; else a new in-memory `Trace`.
+            options: turns, retries, strictness, the system prompt.
             output: the schema of the final answer (Structured Outputs), if any.
-            documents: schemas the tools' ``$ref``s name, by URI (`Repository.documents`).
-            output_validator: the output schema compiled with its references
-                (`Repository.validator`), when it has any.
 
         Raises:
-            UsageError: the model's API is unknown, or two tools share a name.
+            UsageError: the model cannot be named so, its API is unknown, two tools share a
+                name, or a schema has a ``$ref`` that nothing given resolves.
         """
-        self.model = model
-        self.wire = wire_format(model.api)
-        self.trace = trace if trace is not None else Trace()
+        self.model = model_from_spec(model) if isinstance(model, str) else model
+        self.wire = wire_format(self.model.api)
         self.options = options or HostOptions()
-        self.catalogue = self._project(tools, documents)
-        self.tools = self._prepare(tools, self.catalogue)
-        self._refs = tuple(tool.ref for tool in self.tools.values())  # one object: see EntryCache
+        self.repository = repository
+        self.trace = trace if trace is not None else _shared_trace(tools) or Trace()
         self.output = output
-        self._output_payload, self._output_gate = self._prepare_output(
-            output, documents, output_validator
-        )
+        self._given = tuple(tools)
+        self._servers = tuple(mcp)
+        self._connected: AsyncExitStack | None = None
+        self._offer(self._given)
+        self._output_payload, self._output_gate = self._prepare_output(output, repository)
         self._sent = _SentBodies()
 
     # --- preparing -----------------------------------------------------------------------------
 
-    def _project(self, tools: Sequence[ToolRunner], documents: Any) -> Catalogue:
-        options: dict[str, Any] = {}
-        if "strict" in TARGETS[self.wire.target].options:
-            options["strict"] = self.options.strict
-        specs = [t.spec for t in tools]
-        return project_catalogue(specs, self.wire.target, documents=documents, **options)
-
-    def _prepare(self, tools: Sequence[ToolRunner], catalogue: Catalogue) -> dict[str, _Tool]:
-        prepared: dict[str, _Tool] = {}
-        for runner, projection in zip(tools, catalogue.projections, strict=True):
-            if runner.spec.name in prepared:
-                raise UsageError(f"two tools are named {runner.spec.name!r}: the model could "
-                                 "not tell them apart")  # fmt: skip
-            gate = ArgumentGate(
-                runner.spec, runner.validator, self.options.arguments, projection=projection
-            )
-            ref = ToolRef(runner.spec.name, projection.projected_name, projection.payload)
-            prepared[runner.spec.name] = _Tool(runner, gate, ref)
-        return prepared
+    def _offer(self, runners: Sequence[ToolRunner]) -> None:
+        """Project ``runners`` for the model's API: what every request offers from now on."""
+        toolset = Toolset(
+            runners,
+            self.wire.target,
+            strict=self.options.strict,
+            arguments=self.options.arguments,
+            documents=documents_of(runners, self.repository),
+        )
+        self.catalogue = toolset.catalogue
+        self.tools = toolset.tools
+        self._refs = toolset.refs
 
     def _prepare_output(
-        self, output: ToolSpec | None, documents: Any, validator: CompiledSchema | None
+        self, output: ToolSpec | None, repository: Repository | None
     ) -> tuple[dict[str, Any] | None, ArgumentGate | None]:
         """The output schema as this API's Structured Outputs take it (None where it has none:
         the host checks the answer all the same), and the gate the answer passes."""
         if output is None:
             return None, None
+        validator = _schema_validator(output, repository)
         target = _OUTPUT_TARGETS.get(self.model.api)
         if target is None:
             return None, ArgumentGate(output, validator, self.options.arguments)
+        documents = repository.documents if repository is not None else None
         projection = project(output, target, documents=documents)
         gate = ArgumentGate(output, validator, self.options.arguments, projection=projection)
         return projection.payload, gate
 
+    # --- MCP servers ---------------------------------------------------------------------------
+
+    async def __aenter__(self) -> Host:
+        """Connect to the MCP servers (if any) for the runs inside the block.
+
+        Raises:
+            ServerError: a server cannot be started or reached, or cannot list its tools.
+        """
+        if self._connected is not None:
+            raise UsageError("the host is already connected: one `async with host:` at a time")
+        stack = AsyncExitStack()
+        try:
+            runners = await self._connect(stack)
+            self._offer([*self._given, *runners])
+        except BaseException:
+            await stack.aclose()
+            raise
+        self._connected = stack
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        stack, self._connected = self._connected, None
+        if stack is not None:
+            await stack.aclose()
+        self._offer(self._given)
+
+    async def _connect(self, stack: AsyncExitStack) -> list[ToolRunner]:
+        if not self._servers:
+            return []
+        from schemawire.host.tools import mcp_tools
+        from schemawire.mcp import McpClient
+
+        runners: list[ToolRunner] = []
+        for server in self._servers:
+            client = McpClient(
+                server,
+                repository=self.repository,
+                trace=self.trace,
+                arguments=self.options.arguments,
+            )
+            runners += await mcp_tools(await stack.enter_async_context(client))
+        return runners
+
     # --- running -------------------------------------------------------------------------------
 
+    def run_sync(self, user_input: str, *, history: Sequence[Entry] = ()) -> RunResult:
+        """`run`, for code that is not async: it starts an event loop for the run (and connects
+        to the MCP servers for it).
+
+        Raises:
+            UsageError: called from inside an event loop (``await host.run(...)`` there).
+            ModelError: the model could not answer.
+            ServerError: an MCP server cannot be started or reached.
+        """
+        if _in_event_loop():
+            raise UsageError("run_sync was called from async code: await host.run(...) instead")
+        return anyio.run(functools.partial(self.run, user_input, history=history))
+
     async def run(self, user_input: str, *, history: Sequence[Entry] = ()) -> RunResult:
-        """Run one request of the user to its answer (or to the turn limit).
+        """Run one request of the user to its answer (or to the turn limit). Outside
+        ``async with host:``, the MCP servers are connected for this run only.
 
         Raises:
             ModelError: the model could not answer.
             InputError: the model's response is not one of its API.
+            ServerError: an MCP server cannot be started or reached.
         """
+        if self._servers and self._connected is None:
+            async with self:
+                return await self._run(user_input, history)
+        return await self._run(user_input, history)
+
+    async def _run(self, user_input: str, history: Sequence[Entry]) -> RunResult:
         conversation: list[Entry] = [*history, UserText(user_input)]
         self.trace.record("user", "host", "text", "receive", {"text": user_input})
         calls: list[CallRecord] = []
@@ -249,7 +321,7 @@ class Host:
     ) -> list[CallRecord]:
         """Gate every call in the model's order, then run the accepted ones concurrently."""
         records: list[CallRecord | None] = [None] * len(tool_calls)
-        accepted: list[tuple[int, ToolCall, _Tool, Verdict]] = []
+        accepted: list[tuple[int, ToolCall, OfferedTool, Verdict]] = []
         for index, call in enumerate(tool_calls):
             tool = self.tools.get(call.name)
             verdict = self._gate(call, tool, refusals)
@@ -260,7 +332,7 @@ class Host:
                 records[index] = CallRecord(call, verdict, None)
         limiter = anyio.CapacityLimiter(self.options.max_concurrency)
 
-        async def run(index: int, call: ToolCall, tool: _Tool, verdict: Verdict) -> None:
+        async def run(index: int, call: ToolCall, tool: OfferedTool, verdict: Verdict) -> None:
             async with limiter:
                 result = await tool.runner.run(call.call_id, verdict, self.trace)
             records[index] = CallRecord(call, verdict, result)
@@ -276,7 +348,7 @@ class Host:
                 raise failed.exceptions[0] from None
         return [record for record in records if record is not None]
 
-    def _gate(self, call: ToolCall, tool: _Tool | None, refusals: Counter[str]) -> Verdict:
+    def _gate(self, call: ToolCall, tool: OfferedTool | None, refusals: Counter[str]) -> Verdict:
         """The argument gate's verdict on one call (unknown tools and spent budgets refused)."""
         if tool is None:
             known = ", ".join(self.tools)
@@ -295,6 +367,31 @@ class Host:
         if self._output_gate is None:
             return None
         return self._output_gate.check(text if text is not None else "")
+
+
+def _shared_trace(tools: Sequence[ToolRunner]) -> Trace | None:
+    """The trace the MCP clients behind ``tools`` record to, when they all record to one."""
+    traces = {id(t): t for t in (getattr(r, "trace", None) for r in tools) if t is not None}
+    return next(iter(traces.values())) if len(traces) == 1 else None
+
+
+def _schema_validator(spec: ToolSpec, repository: Repository | None) -> CompiledSchema | None:
+    """``spec``'s schema compiled with the references ``repository`` resolves (None without
+    one: the gate compiles the schema alone)."""
+    if repository is None:
+        return None
+    file = repository.find(spec.schema_id) if spec.schema_id else None
+    if file is not None:
+        return repository.validator(file)
+    return compile_schema(spec.input_schema, registry=repository.registry, source=spec.name)
+
+
+def _in_event_loop() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 _CONVERSATION_KEYS = ("messages", "input", "contents")  # where each API keeps the conversation

@@ -49,6 +49,9 @@ class ToolRunner(Protocol):
     validator: CompiledSchema | None
     """Its input schema compiled with its references, if the runner has it (else the host
     compiles ``spec.input_schema``)."""
+    repository: Repository | None
+    """The repository its schemas come from: where their ``$ref``s resolve (None: the schemas
+    stand alone)."""
 
     async def run(self, call_id: str, accepted: Verdict, trace: Trace) -> Verdict:
         """Run the tool with the arguments ``accepted`` holds; the result gate's verdict. The
@@ -59,13 +62,39 @@ class ToolRunner(Protocol):
 @dataclass(slots=True)
 class PythonTool:
     """A Python function as a tool: called with the arguments as keywords; a synchronous
-    function runs in a worker thread."""
+    function runs in a worker thread.
+
+    Build one from a repository with `python_tools`, or from a spec written in code::
+
+        PythonTool(ToolSpec("get_weather", schema), get_weather)
+
+    Attributes:
+        spec: the tool.
+        function: what runs it, called with the accepted arguments as keywords.
+        results: the gate its results pass (default: the spec's output schema, if any, with
+            the default budget and redaction).
+        repository: where the spec's ``$ref``s resolve, when it comes from a repository.
+        validator: the input schema compiled with its references (default: from
+            ``repository``, else from ``spec.input_schema``).
+        timeout: seconds a call may take before it is answered with ``tool_failed``.
+    """
 
     spec: ToolSpec
     function: Callable[..., Any]
-    results: ResultGate
+    results: ResultGate | None = None
+    repository: Repository | None = None
     validator: CompiledSchema | None = None
     timeout: float = 60.0
+
+    def __post_init__(self) -> None:
+        repository = self.repository
+        if self.validator is None and repository is not None:
+            file = repository.find(f"tools/{self.spec.name}")
+            self.validator = repository.validator(file) if file is not None else None
+        if self.results is None:
+            documents = repository.documents if repository is not None else None
+            validator = _output_validator(self.spec, repository)
+            self.results = ResultGate(self.spec, validator, documents=documents)
 
     def _arguments(self, accepted: dict[str, Any]) -> dict[str, Any]:
         """The keywords to call with: the arguments, and the call's idempotency key when the
@@ -76,17 +105,24 @@ class PythonTool:
         return accepted
 
     async def run(self, call_id: str, accepted: Verdict, trace: Trace) -> Verdict:
+        assert self.results is not None  # set in __post_init__
         label = f"python:{self.spec.name}"
-        trace.record("host", label, "python", "send", {"call": call_id, "tool": self.spec.name,
-                                                       "arguments": accepted.value},
-                     verdict=accepted.to_json())  # fmt: skip
+        sent = {"call": call_id, "tool": self.spec.name, "arguments": accepted.value}
+        trace.record("host", label, "python", "send", sent, verdict=accepted.to_json())
         outcome = await _outcome(self.function, self._arguments(accepted.value), self.timeout)
         verdict = self.results.check(outcome, call_id=call_id)
         value: ToolResult = verdict.value
-        trace.record(label, "host", "python", "receive",
-                     {"call": call_id, "content": value.content, "isError": value.is_error},
-                     verdict=verdict.to_json())  # fmt: skip
+        received = {"call": call_id, "content": value.content, "isError": value.is_error}
+        trace.record(label, "host", "python", "receive", received, verdict=verdict.to_json())
         return verdict
+
+
+def _output_validator(spec: ToolSpec, repository: Repository | None) -> CompiledSchema | None:
+    """The spec's output schema compiled with its references, when a repository holds it."""
+    if repository is None or spec.output_schema is None:
+        return None
+    file = repository.find(f"tools/{spec.name}.output")
+    return repository.validator(file) if file is not None else None
 
 
 @functools.lru_cache(maxsize=1024)
@@ -119,6 +155,12 @@ class McpTool:
     spec: ToolSpec
     client: McpClient
     validator: CompiledSchema | None = None
+    repository: Repository | None = None
+
+    @property
+    def trace(self) -> Trace:
+        """Where the client records the JSON-RPC of its calls."""
+        return self.client.trace
 
     async def run(self, call_id: str, accepted: Verdict, trace: Trace) -> Verdict:
         # The JSON-RPC hops are the client's (on its own trace); the verdicts go beside them.
@@ -143,7 +185,13 @@ def python_tools(
     functions: Mapping[str, Callable[..., Any]],
     results: ResultOptions | None = None,
 ) -> list[PythonTool]:
-    """The repository's tools that ``functions`` implement (tool name -> function).
+    """The repository's tools that ``functions`` implement (tool name -> function), each checked
+    against the repository's schemas (references resolved) and answered through its result gate.
+
+    Args:
+        repository: where the tools' schemas are.
+        functions: each tool's implementation, by the tool's name.
+        results: budget and redaction of the result gates (default: 32 KiB, redacted).
 
     Raises:
         UsageError: a function names a tool the repository does not have.
@@ -152,13 +200,15 @@ def python_tools(
     unknown = sorted(set(functions) - set(specs))
     if unknown:
         raise UsageError(f"no schema for tools {', '.join(unknown)} in {repository.root}")
-    runners = []
-    for name, function in functions.items():
-        file = repository.find(f"tools/{name}")
-        validator = repository.validator(file) if file is not None else None
-        gate = ResultGate.from_repository(repository, name, results)
-        runners.append(PythonTool(specs[name], function, gate, validator))
-    return runners
+    return [
+        PythonTool(
+            specs[name],
+            function,
+            ResultGate.from_repository(repository, name, results),
+            repository=repository,
+        )
+        for name, function in functions.items()
+    ]
 
 
 async def mcp_tools(client: McpClient) -> list[McpTool]:
@@ -172,9 +222,10 @@ async def mcp_tools(client: McpClient) -> list[McpTool]:
     for tool in await client.list_tools():
         if tool.spec is None:
             continue
+        repository = client.repository if tool.canonical else None
         validator = None
-        if tool.canonical and client.repository is not None:
-            file = client.repository.find(f"tools/{tool.name}")
-            validator = client.repository.validator(file) if file is not None else None
-        runners.append(McpTool(tool.spec, client, validator))
+        if repository is not None:
+            file = repository.find(f"tools/{tool.name}")
+            validator = repository.validator(file) if file is not None else None
+        runners.append(McpTool(tool.spec, client, validator, repository))
     return runners

@@ -209,11 +209,17 @@ class FlowRunner:
     async def _run_agent(
         self, agent: AgentSpec, tools: list[JournaledTool], given: Any
     ) -> RunResult:
-        contract = self._contracts[agent.name]
-        output, validator = contract if contract is not None else (None, None)
+        contract = self._contracts[agent.name]  # compiled up front: a flow fails before it runs
+        output = contract[0] if contract is not None else None
         options = replace(self.options, system=agent.instructions)
-        host = Host(self.model(agent), tools, trace=self.trace, options=options, output=output,
-                    documents=self.repository.documents, output_validator=validator)  # fmt: skip
+        host = Host(
+            self.model(agent),
+            tools,
+            repository=self.repository,
+            trace=self.trace,
+            options=options,
+            output=output,
+        )
         self.trace.record("host", f"agent:{agent.name}", "flow", "send", {"input": given})
         result = await host.run(given if isinstance(given, str) else _handed(given))
         if result.stopped != "answer":
@@ -275,6 +281,7 @@ class JournaledTool:
         self.inner = inner
         self.spec = inner.spec
         self.validator = inner.validator
+        self.repository = inner.repository
         self.store, self.run_id, self.step = store, run_id, step
         self.structured: list[Any] = []  # the structured results of this step, for the state
         self._running: dict[str, anyio.Event] = {}  # calls in flight, by key

@@ -1,0 +1,173 @@
+"""The host as its first caller meets it: a model named by a string, `run_sync`, MCP servers the
+host connects itself (one trace for everything), runners that carry their repository, and a
+Python tool whose result gate is there without being asked for."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from schemawire import (
+    Host,
+    McpClient,
+    PythonTool,
+    Repository,
+    ScriptedModel,
+    StdioServer,
+    ToolSpec,
+    Trace,
+    UsageError,
+    python_tools,
+)
+from tests.conftest import EXAMPLES
+
+SUPPORT_DESK = EXAMPLES / "support-desk"
+REFUND = {"order_id": "A-1042", "amount": 5, "reason": "late"}
+
+
+def calls(name: str, arguments: dict[str, Any], call_id: str = "call_1") -> dict[str, Any]:
+    call = {
+        "id": call_id,
+        "type": "function",
+        "function": {"name": name, "arguments": json.dumps(arguments)},
+    }
+    message = {"role": "assistant", "content": None, "tool_calls": [call]}
+    return {"choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}]}
+
+
+def says(text: str) -> dict[str, Any]:
+    message = {"role": "assistant", "content": text}
+    return {"choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}
+
+
+def script_file(tmp_path: Path, *responses: dict[str, Any]) -> Path:
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps({"api": "openai.chat", "responses": list(responses)}))
+    return path
+
+
+def refund(order_id: str, amount: float, reason: str) -> dict[str, Any]:
+    return {"refund_id": "R-1", "order_id": order_id, "amount": amount, "status": "pending"}
+
+
+def serve_support_desk() -> StdioServer:
+    return StdioServer(sys.executable, ("-m", "schemawire", "serve", str(SUPPORT_DESK)))
+
+
+def tool_results(request: dict[str, Any]) -> list[Any]:
+    return [json.loads(m["content"]) for m in request["messages"] if m["role"] == "tool"]
+
+
+def test_a_host_takes_the_model_as_a_string_and_runs_without_async(tmp_path: Path) -> None:
+    repository = Repository.load(SUPPORT_DESK)
+    script = script_file(tmp_path, calls("create_refund", REFUND), says("Refund R-1 filed."))
+    host = Host(f"script:{script}", python_tools(repository, {"create_refund": refund}))
+    result = host.run_sync("Refund 5 on A-1042, it came late.")
+    assert (result.stopped, result.answer) == ("answer", "Refund R-1 filed.")
+    assert result.calls[0].result is not None
+    assert result.calls[0].result.accepted
+
+
+def test_run_sync_inside_an_event_loop_says_to_await_run() -> None:
+    host = Host(ScriptedModel("openai.chat", [says("hi")]))
+
+    async def inside() -> None:
+        host.run_sync("hello")
+
+    with pytest.raises(UsageError, match=r"await host\.run"):
+        anyio.run(inside)
+
+
+def test_a_model_string_that_names_nothing_is_a_usage_error() -> None:
+    with pytest.raises(UsageError, match="PROVIDER:NAME"):
+        Host("gpt-4.1-mini")
+
+
+def test_the_host_connects_its_mcp_servers_for_a_run_and_traces_them_with_its_own_hops() -> None:
+    model = ScriptedModel("openai.chat", [calls("create_refund", REFUND), says("Filed.")])
+    repository = Repository.load(SUPPORT_DESK)
+    host = Host(model, mcp=[serve_support_desk()], repository=repository)
+    assert host.catalogue.projections == ()  # the servers' tools are listed once connected
+    result = host.run_sync("Refund 5 on A-1042, it came late.")
+    assert result.stopped == "answer"
+    assert tool_results(model.requests[1])[0]["status"] == "pending"
+    protocols = {hop.protocol for hop in host.trace.hops}
+    assert {"mcp", "openai.chat", "gate"} <= protocols  # one trace: the JSON-RPC is in it
+    assert host.catalogue.projections == ()  # disconnected after the run
+
+
+def test_inside_async_with_the_servers_are_connected_once_for_every_run() -> None:
+    responses = [calls("get_weather", {"city": "Paris"}), says("11.5"), says("still 11.5")]
+    host = Host(ScriptedModel("openai.chat", responses), mcp=[serve_support_desk()])
+
+    async def two_runs() -> list[str]:
+        async with host:
+            assert [p.name for p in host.catalogue.projections] == [
+                "get_weather",
+                "create_refund",
+            ]
+            first = await host.run("Weather in Paris?")
+            second = await host.run("And now?")
+        return [first.stopped, second.stopped]
+
+    assert anyio.run(two_runs) == ["answer", "answer"]
+    handshakes = [
+        hop
+        for hop in host.trace.hops
+        if hop.protocol == "mcp"
+        and isinstance(hop.payload, dict)
+        and hop.payload.get("method") in ("initialize", "server/discover")
+    ]
+    assert len(handshakes) == 1
+
+
+def test_a_host_given_an_mcp_clients_tools_records_to_the_clients_trace() -> None:
+    repository = Repository.load(SUPPORT_DESK)
+
+    async def run() -> tuple[Host, Trace]:
+        from schemawire import mcp_tools
+
+        async with McpClient(serve_support_desk(), repository=repository) as client:
+            model = ScriptedModel("openai.chat", [calls("get_weather", {"city": "x"}), says(".")])
+            host = Host(model, await mcp_tools(client))
+            await host.run("weather?")
+            return host, client.trace
+
+    host, client_trace = anyio.run(run)
+    assert host.trace is client_trace
+    assert [h.seq for h in host.trace.hops] == list(range(1, len(host.trace.hops) + 1))
+
+
+def test_a_python_tool_built_in_code_has_a_result_gate_of_its_own() -> None:
+    output = {"type": "object", "required": ["temp"], "properties": {"temp": {"type": "number"}}}
+    schema = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+    spec = ToolSpec("weather", "The weather.", schema, output)
+    tool = PythonTool(spec, lambda city: {"temp": "warm"})
+    model = ScriptedModel("openai.chat", [calls("weather", {"city": "Paris"}), says("?")])
+    Host(model, [tool]).run_sync("weather?")
+    (error,) = tool_results(model.requests[1])
+    assert error["error"]["code"] == "result_invalid"
+    assert error["error"]["violations"][0]["pointer"] == "/temp"
+
+
+def test_a_runner_from_a_repository_resolves_its_references_when_projected() -> None:
+    repository = Repository.load(SUPPORT_DESK)
+    host = Host(
+        ScriptedModel("openai.chat", []), python_tools(repository, {"create_refund": refund})
+    )
+    payload = json.dumps(host.catalogue.projections[0].payload)
+    assert "$ref" not in payload
+    assert '"order_id"' in payload
+
+
+def test_a_tool_whose_references_nothing_resolves_is_refused_before_any_request() -> None:
+    schema = {"type": "object", "properties": {"order": {"$ref": "common/order.json"}}}
+    spec = ToolSpec("lookup", "Look an order up.", schema)
+    runner = PythonTool(spec, lambda order: order, validator=None)
+    with pytest.raises(UsageError, match=r"\$ref at /properties/order"):
+        Host(ScriptedModel("openai.chat", []), [runner])
