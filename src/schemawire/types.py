@@ -58,23 +58,60 @@ class Violation:
 class ToolSpec:
     """A tool as the repository defines it: the single source of truth for every projection.
 
+    Everything else about the tool is read from its input schema, in one place, so that no
+    projection, gate or trace can say otherwise: write the description in the schema::
+
+        ToolSpec("get_weather", {"description": "The weather in a city.", "type": "object", ...})
+
+    A handoff or a state schema is a spec too (its input schema is the schema).
+
     Attributes:
         name: the tool's name, the file stem of its input schema.
-        description: what the tool does, for the model (the schema's ``description``).
         input_schema: the canonical input schema, exactly as in the file.
         output_schema: the canonical output schema (``<name>.output.json``), if any.
-        annotations: ``x-`` metadata of the input schema, without the ``x-`` prefix.
-        schema_id: the input schema's ``$id``.
-        version: the input schema's ``x-version``.
     """
 
     name: str
-    description: str
     input_schema: dict[str, Any]
     output_schema: dict[str, Any] | None = None
-    annotations: dict[str, Any] = field(default_factory=dict[str, Any])
-    schema_id: str | None = None
-    version: str | None = None
+
+    def __post_init__(self) -> None:
+        given: object = self.input_schema  # a caller may pass anything: say what it should be
+        if not isinstance(given, dict):
+            from schemawire.errors import UsageError
+
+            raise UsageError(
+                f"ToolSpec({self.name!r}, input_schema, output_schema): the input schema must be "
+                'a JSON object (a dict); a description goes in it, as its "description"'
+            )
+        output: object = self.output_schema
+        if output is not None and not isinstance(output, dict):
+            from schemawire.errors import UsageError
+
+            raise UsageError(f"the output schema of {self.name!r} must be a JSON object (a dict)")
+
+    @property
+    def description(self) -> str:
+        """What the tool does, for the model: the input schema's ``description``."""
+        value = self.input_schema.get("description")
+        return value if isinstance(value, str) else ""
+
+    @property
+    def annotations(self) -> dict[str, Any]:
+        """The input schema's ``x-`` keywords, without the ``x-`` prefix."""
+        return {k.removeprefix("x-"): v for k, v in self.input_schema.items() if k.startswith("x-")}
+
+    @property
+    def schema_id(self) -> str | None:
+        """The input schema's ``$id``."""
+        value = self.input_schema.get("$id")
+        return value if isinstance(value, str) else None
+
+    @property
+    def version(self) -> str | None:
+        """The input schema's ``x-version``."""
+        value = self.input_schema.get("x-version")
+        return value if isinstance(value, str) else None
 
 
 @dataclass(frozen=True, slots=True)

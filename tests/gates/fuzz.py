@@ -105,9 +105,9 @@ SEARCH_OUTPUT = {
         "required": ["title"]}}, "total": {"type": "integer", "minimum": 0, "maximum": 10**9}},
 }  # fmt: skip
 TOOLS = [
-    ToolSpec("create_refund", "Refund an order.", REFUND, REFUND_OUTPUT),
-    ToolSpec("search", "Search the index.", SEARCH, SEARCH_OUTPUT),
-    ToolSpec("free_form", "No output schema.", SEARCH),
+    ToolSpec("create_refund", REFUND, REFUND_OUTPUT),
+    ToolSpec("search", SEARCH, SEARCH_OUTPUT),
+    ToolSpec("free_form", SEARCH),
 ]
 TIGHT = ValueLimits(max_bytes=200, max_depth=4, max_string=16, max_items=4)
 ARGUMENT_OPTIONS = {

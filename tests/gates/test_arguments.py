@@ -191,7 +191,7 @@ def test_the_decodings_can_be_turned_off() -> None:
 def spec(properties: dict[str, Any], required: list[str]) -> ToolSpec:
     schema = {"type": "object", "properties": properties, "required": required,
               "additionalProperties": False}  # fmt: skip
-    return ToolSpec("t", "", schema)
+    return ToolSpec("t", schema)
 
 
 FILTERS = {"type": "object", "properties": {"status": {"enum": ["open", "closed"]}},
@@ -321,7 +321,7 @@ def test_a_gate_refuses_the_projection_of_another_tool() -> None:
 
 
 def test_a_catalogue_finds_a_tool_by_the_name_the_model_was_sent() -> None:
-    spec = ToolSpec("billing.refund", "Refund.", {"type": "object"})
+    spec = ToolSpec("billing.refund", {"type": "object"})
     served = project_catalogue([spec], "openai.chat")
     projection = served.find(served.projections[0].projected_name)
     assert projection.name == "billing.refund" != projection.projected_name

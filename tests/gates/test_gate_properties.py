@@ -53,7 +53,7 @@ HOSTILE = settings(max_examples=150, deadline=None, suppress_health_check=[Healt
 
 
 def _spec(input_schema: dict[str, Any], output_schema: dict[str, Any] | None = None) -> ToolSpec:
-    return ToolSpec("generated", "A generated tool.", input_schema, output_schema)
+    return ToolSpec("generated", input_schema, output_schema)
 
 
 @st.composite
@@ -202,8 +202,8 @@ REFUND_OUTPUT = {
                    "lines": {"type": "array", "items": {"type": "string"}}},
     "required": ["refund_id"],
 }  # fmt: skip
-SPEC = ToolSpec("create_refund", "Refund an order.", REFUND, REFUND_OUTPUT)
-FREE = ToolSpec("free", "No output schema.", REFUND)
+SPEC = ToolSpec("create_refund", REFUND, REFUND_OUTPUT)
+FREE = ToolSpec("free", REFUND)
 ARGUMENT_GATES = [
     ArgumentGate(SPEC),
     ArgumentGate(SPEC, options=ArgumentOptions(tolerant=True)),

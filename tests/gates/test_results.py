@@ -72,7 +72,7 @@ def test_json_inside_text_is_parsed_and_checked_when_the_tool_has_an_output_sche
 
 
 def test_a_tool_without_an_output_schema_passes_text_through() -> None:
-    gate = ResultGate(ToolSpec("echo", "", {"type": "object"}))
+    gate = ResultGate(ToolSpec("echo", {"type": "object"}))
     verdict = gate.check({"content": [text_block("hello")]})
     assert verdict.accepted
     assert verdict.conforms is None
@@ -124,7 +124,7 @@ SECRET_SCHEMA = {
 
 
 def secret_gate(**options: Any) -> ResultGate:
-    return ResultGate(ToolSpec("lookup", "", {"type": "object"}, SECRET_SCHEMA),
+    return ResultGate(ToolSpec("lookup", {"type": "object"}, SECRET_SCHEMA),
                       options=ResultOptions(**options))  # fmt: skip
 
 
@@ -148,7 +148,7 @@ def test_secrets_are_redacted_by_schema_mark_by_key_and_by_detector() -> None:
 
 
 def test_secrets_in_text_blocks_are_redacted_json_text_member_by_member() -> None:
-    gate = ResultGate(ToolSpec("shell", "", {"type": "object"}))
+    gate = ResultGate(ToolSpec("shell", {"type": "object"}))
     result = {"content": [text_block('{"password": "hunter22", "ok": true}'),
                           text_block("export GITHUB_TOKEN=ghp_" + "A1b2" * 9)]}  # fmt: skip
     verdict = gate.check(result)
@@ -169,7 +169,7 @@ def test_a_large_result_is_cut_to_the_budget_as_valid_json_keeping_required_memb
     schema = {"type": "object", "required": ["count", "rows"],
               "properties": {"count": {"type": "integer"}, "rows": {"type": "array"},
                              "summary": {"type": "string"}}}  # fmt: skip
-    gate = ResultGate(ToolSpec("rows", "", {"type": "object"}, schema),
+    gate = ResultGate(ToolSpec("rows", {"type": "object"}, schema),
                       options=ResultOptions(max_bytes=4000))  # fmt: skip
     result = {"count": 400, "rows": rows, "summary": "y" * 20_000}
     verdict = gate.check(result)
@@ -189,7 +189,7 @@ def test_a_large_result_is_cut_to_the_budget_as_valid_json_keeping_required_memb
 def test_a_cut_that_breaks_the_output_schema_is_reported_as_not_conforming() -> None:
     schema = {"type": "object", "properties": {"ids": {"type": "array",
               "items": {"type": "integer"}}}}  # fmt: skip
-    gate = ResultGate(ToolSpec("ids", "", {"type": "object"}, schema),
+    gate = ResultGate(ToolSpec("ids", {"type": "object"}, schema),
                       options=ResultOptions(max_bytes=200))  # fmt: skip
     verdict = gate.check({"ids": list(range(1000))})
     assert verdict.accepted
@@ -198,7 +198,7 @@ def test_a_cut_that_breaks_the_output_schema_is_reported_as_not_conforming() -> 
 
 
 def test_a_text_result_over_budget_is_cut_with_a_marker() -> None:
-    gate = ResultGate(ToolSpec("read_file", "", {"type": "object"}),
+    gate = ResultGate(ToolSpec("read_file", {"type": "object"}),
                       options=ResultOptions(max_bytes=100))  # fmt: skip
     verdict = gate.check({"content": [text_block("z" * 1000)]})
     (block,) = verdict.value.content

@@ -146,7 +146,7 @@ def test_a_host_given_an_mcp_clients_tools_records_to_the_clients_trace() -> Non
 def test_a_python_tool_built_in_code_has_a_result_gate_of_its_own() -> None:
     output = {"type": "object", "required": ["temp"], "properties": {"temp": {"type": "number"}}}
     schema = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
-    spec = ToolSpec("weather", "The weather.", schema, output)
+    spec = ToolSpec("weather", schema, output)
     tool = PythonTool(spec, lambda city: {"temp": "warm"})
     model = ScriptedModel("openai.chat", [calls("weather", {"city": "Paris"}), says("?")])
     Host(model, [tool]).run_sync("weather?")
@@ -167,7 +167,7 @@ def test_a_runner_from_a_repository_resolves_its_references_when_projected() -> 
 
 def test_a_tool_whose_references_nothing_resolves_is_refused_before_any_request() -> None:
     schema = {"type": "object", "properties": {"order": {"$ref": "common/order.json"}}}
-    spec = ToolSpec("lookup", "Look an order up.", schema)
+    spec = ToolSpec("lookup", schema)
     runner = PythonTool(spec, lambda order: order, validator=None)
     with pytest.raises(UsageError, match=r"\$ref at /properties/order"):
         Host(ScriptedModel("openai.chat", []), [runner])

@@ -161,7 +161,7 @@ async def test_the_final_answer_is_held_to_the_output_schema(write_repo: WriteRe
     repository = desk_repository(write_repo)
     schema = {"type": "object", "properties": {"temp": {"type": "integer"}},
               "required": ["temp"], "additionalProperties": False}  # fmt: skip
-    output = ToolSpec("answer", "", schema)
+    output = ToolSpec("answer", schema)
     script = [says('{"temp": "warm"}'), says('{"temp": 18}')]
     model = ScriptedModel("openai.chat", script, name="m")
     run_host = Host(model, python_tools(repository, {"fast": Desk().fast}), output=output)
@@ -184,7 +184,7 @@ async def test_a_null_for_an_optional_output_member_stands_for_absent(
     model = ScriptedModel("openai.chat", [says('{"temp": 18, "note": null}')], name="m")
     repository = desk_repository(write_repo)
     run_host = Host(model, python_tools(repository, {"fast": Desk().fast}),
-                    output=ToolSpec("answer", "", schema))  # fmt: skip
+                    output=ToolSpec("answer", schema))  # fmt: skip
     result = await run_host.run("how warm?")
     assert (result.stopped, result.output) == ("answer", {"temp": 18})
     sent = model.requests[0]["response_format"]["json_schema"]["schema"]

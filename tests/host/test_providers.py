@@ -28,7 +28,7 @@ pytestmark = pytest.mark.anyio
 
 CITY = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"],
         "additionalProperties": False}  # fmt: skip
-SPECS = {name: ToolSpec(name, f"The {name} tool.", CITY) for name in ("weather", "ledger", "slow")}
+SPECS = {name: ToolSpec(name, CITY) for name in ("weather", "ledger", "slow")}
 # (call id, tool, arguments as the model writes them); the last ones are wrong on purpose
 CALLS = [("c1", "weather", {"city": "Paris"}), ("c2", "ledger", {"city": "Oslo"}),
          ("c3", "slow", {"city": "Rome"}), ("c4", "nowhere", {"city": "Nice"}),

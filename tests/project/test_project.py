@@ -47,10 +47,14 @@ def variant_id(variant: tuple[str, dict[str, Any]]) -> str:
 
 def mcp_specs(server: str) -> list[ToolSpec]:
     tools = json.loads((MCP_TOOLS / f"{server}.json").read_text(encoding="utf-8"))["tools"]
-    return [ToolSpec(name=t["name"], description=t.get("description", ""),
-                     input_schema={**t["inputSchema"], **({"description": t["description"]}
-                                                          if "description" in t else {})},
-                     output_schema=t.get("outputSchema")) for t in tools]  # fmt: skip
+    return [ToolSpec(t["name"], _described(t), t.get("outputSchema")) for t in tools]
+
+
+def _described(tool: dict[str, Any]) -> dict[str, Any]:
+    """A listed tool's input schema, with the tool's description in it (where a spec's is)."""
+    if "description" not in tool:
+        return dict(tool["inputSchema"])
+    return {**tool["inputSchema"], "description": tool["description"]}
 
 
 def example_specs(target: str) -> tuple[Repository, list[ToolSpec]]:
@@ -103,14 +107,14 @@ def test_mcp_server_payloads_match_their_snapshots(
 @given(tool_schemas())
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_generated_schemas_keep_or_report_every_keyword(schema: dict[str, Any]) -> None:
-    spec = ToolSpec(name="generated.tool", description="", input_schema=schema)
+    spec = ToolSpec(name="generated.tool", input_schema=schema)
     for target, options in VARIANTS:
         projection = project(spec, target, origins=True, **options)
         assert unaccounted(projection, spec, output=False) == [], (target, options)
 
 
 def test_unknown_targets_and_options_are_usage_errors() -> None:
-    spec = ToolSpec(name="t", description="", input_schema={"type": "object"})
+    spec = ToolSpec(name="t", input_schema={"type": "object"})
     with pytest.raises(UsageError, match="unknown target"):
         project(spec, "openai.chatgpt")
     with pytest.raises(UsageError, match="takes no option"):
@@ -141,7 +145,7 @@ def test_the_agent_card_follows_a2a_rules() -> None:
 @given(tool_schemas())
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_generated_projections_follow_their_targets_rules(schema: dict[str, Any]) -> None:
-    spec = ToolSpec(name="generated.tool", description="", input_schema=schema)
+    spec = ToolSpec(name="generated.tool", input_schema=schema)
     for target, options in VARIANTS:
         if target == "a2a":
             continue

@@ -58,7 +58,7 @@ def test_real_mcp_tools_come_back() -> None:
             (canonical,) = import_mcp([{"name": spec.name, "inputSchema": spec.input_schema,
                                         **({"outputSchema": spec.output_schema}
                                            if spec.output_schema else {})}])  # fmt: skip
-            tool = ToolSpec(canonical.name, "", canonical.schema, canonical.output_schema)
+            tool = ToolSpec(canonical.name, canonical.schema, canonical.output_schema)
             assert project(tool, "mcp").lossless, spec.name
             assert round_trip(tool) == [], spec.name
 
@@ -72,4 +72,4 @@ def test_generated_tools_come_back_from_every_lossless_export(schema: dict[str, 
         "x-version": "1.0.0",
         **schema,
     }
-    assert round_trip(ToolSpec("t", "", document)) == []
+    assert round_trip(ToolSpec("t", document)) == []

@@ -19,7 +19,7 @@ CITY = {"type": "string", "description": "A city."}
 
 def spec(properties: dict[str, Any], name: str = "t", **schema: Any) -> ToolSpec:
     document = {"type": "object", "properties": properties, **schema}
-    return ToolSpec(name=name, description="", input_schema=document)
+    return ToolSpec(name=name, input_schema=document)
 
 
 def codes(projection: Projection) -> list[str]:
@@ -91,7 +91,7 @@ def test_a_free_form_object_is_a_map_too_and_closing_an_open_object_is_reported(
 
 
 def test_a_free_form_root_can_only_be_closed_and_says_so() -> None:
-    projection = project(ToolSpec("t", "", {"type": "object"}), "openai.chat", strict=True)
+    projection = project(ToolSpec("t", {"type": "object"}), "openai.chat", strict=True)
     assert parameters(projection)["additionalProperties"] is False
     assert [(loss.code, loss.pointer) for loss in projection.losses] == [("MAP_CLOSED", "")]
 
@@ -124,7 +124,6 @@ def test_references_to_other_documents_are_inlined() -> None:
     money = {"$id": "https://x.test/money.json", "$defs": {"amount": {"type": "number"}}}
     tool = ToolSpec(
         "pay",
-        "",
         {
             "$id": "https://x.test/pay.json",
             "type": "object",
@@ -176,7 +175,7 @@ def test_every_real_tool_projects_to_every_target_within_its_rules() -> None:
     assert len(tools) > 3000
     problems = []
     for imported in tools:
-        tool = ToolSpec(imported.name, imported.schema.get("description", ""), imported.schema)
+        tool = ToolSpec(imported.name, imported.schema)
         for target, options in (("openai.chat", {"strict": True}), ("openai.responses", {}),
                                 ("anthropic", {"strict": True}), ("gemini", {}),
                                 ("gemini", {"openapi": True}), ("mcp", {})):  # fmt: skip

@@ -42,7 +42,6 @@ ORDER_ID = {"type": "string", "pattern": "^A-[0-9]{4,}$", "description": "Order 
 SPECS = (
     ToolSpec(
         "get_weather",
-        "Current weather in a city.",
         _object(
             "Current weather in a city.",
             {
@@ -54,12 +53,10 @@ SPECS = (
     ),
     ToolSpec(
         "lookup_order",
-        "Where an order is.",
         _object("Where an order is.", {"order_id": ORDER_ID}, ["order_id"]),
     ),
     ToolSpec(
         "billing.refund",
-        "Refund part of an order.",
         _object(
             "Refund part of an order.",
             {"order_id": ORDER_ID, "amount": {"type": "number", "exclusiveMinimum": 0}},
@@ -69,7 +66,6 @@ SPECS = (
 )
 ANSWER = ToolSpec(
     "answer",
-    "The final answer.",
     _object("The final answer.", {"summary": {"type": "string"}}, ["summary"]),
 )
 ARGUMENTS = (

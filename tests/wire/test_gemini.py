@@ -132,7 +132,7 @@ def test_structured_output_and_generation_options_go_to_generation_config(
 
 
 def test_a_renamed_tool_is_declared_under_its_wire_name_and_mapped_back() -> None:
-    spec = ToolSpec("3d-print", "Print a model.", {"type": "object", "properties": {}})
+    spec = ToolSpec("3d-print", {"type": "object", "properties": {}})
     projection = project(spec, API)
     tools = (ToolRef(spec.name, projection.projected_name, projection.payload),)
     assert projection.projected_name == "_3d-print"

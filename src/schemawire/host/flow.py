@@ -80,9 +80,7 @@ class Flow:
     def spec(self, repository: Repository, reference: str) -> ToolSpec:
         """A schema the flow names, as a spec for a gate."""
         file = self.schema(repository, reference)
-        document = file.document
-        description = document.get("description", "") if isinstance(document, dict) else ""
-        return ToolSpec(file.name, description, document, None, {}, file.schema_id, file.version)
+        return ToolSpec(file.name, file.document)
 
     def handoff_gate(self, repository: Repository, agent: AgentSpec) -> HandoffGate | None:
         """The gate of an agent's handoff, or None when it ends the flow."""

@@ -79,16 +79,12 @@ def gates_for(
 
 def _server_spec(entry: dict[str, Any], server: str) -> ToolSpec:
     (imported,) = import_mcp([entry], id_base=f"mcp://{_host_label(server)}/")
-    description = entry.get("description")
     output = imported.output_schema
+    # Without the importer's placeholder x-version: the server gives none, and it would mislead.
     return ToolSpec(
-        name=imported.name,
-        description=description if isinstance(description, str) else "",
-        input_schema=_unversioned(imported.schema),
-        output_schema=_unversioned(output) if output is not None else None,
-        annotations={k.removeprefix("x-"): v for k, v in imported.annotations.items()},
-        schema_id=imported.schema.get("$id"),
-        version=None,  # the server says none; the importer's placeholder would mislead
+        imported.name,
+        _unversioned(imported.schema),
+        _unversioned(output) if output is not None else None,
     )
 
 

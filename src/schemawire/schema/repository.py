@@ -465,14 +465,5 @@ def _reference_problem(
 
 
 def _tool_spec(file: SchemaFile, output: SchemaFile | None) -> ToolSpec:
-    document: dict[str, Any] = file.document
-    description = document.get("description")
-    return ToolSpec(
-        name=file.name,
-        description=description if isinstance(description, str) else "",
-        input_schema=document,
-        output_schema=output.document if output is not None and output.usable else None,
-        annotations={k.removeprefix("x-"): v for k, v in document.items() if k.startswith("x-")},
-        schema_id=file.schema_id,
-        version=file.version,
-    )
+    output_schema = output.document if output is not None and output.usable else None
+    return ToolSpec(file.name, file.document, output_schema)
