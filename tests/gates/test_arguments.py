@@ -14,7 +14,7 @@ from schemawire.errors import UsageError
 from schemawire.gates import ArgumentGate, ArgumentOptions, ValueLimits, Verdict
 from schemawire.project import project_catalogue
 from schemawire.types import ToolSpec
-from tests.conftest import EXAMPLES
+from tests.conftest import EXAMPLES, WriteRepo, tool_schema
 
 VALID = {"order_id": "A-1042", "amount": 25.5, "reason": "late"}
 LIMITS = ValueLimits(max_bytes=4096, max_depth=8, max_string=64, max_items=16)
@@ -328,3 +328,38 @@ def test_a_catalogue_finds_a_tool_by_the_name_the_model_was_sent() -> None:
     assert served.find("billing.refund") is projection
     with pytest.raises(UsageError, match="no tool 'nope'"):
         served.find("nope")
+
+
+def test_an_integral_float_is_handed_on_as_an_int_where_the_schema_says_integer() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "limit": {"type": "integer"},
+            "pages": {"type": "array", "items": {"type": ["integer", "null"]}},
+            "ratio": {"type": "number"},
+        },
+    }
+    gate = ArgumentGate(ToolSpec("search", schema))
+    verdict = gate.check('{"limit": 5.0, "pages": [1.0, 2e0, null], "ratio": 2.0}')
+    assert verdict.accepted
+    assert verdict.value == {"limit": 5, "pages": [1, 2, None], "ratio": 2.0}
+    assert [type(verdict.value["limit"]), type(verdict.value["ratio"])] == [int, float]
+    assert all(type(page) is int for page in verdict.value["pages"][:2])
+
+
+def test_an_integer_behind_a_reference_to_another_file_is_an_int_too(
+    write_repo: WriteRepo,
+) -> None:
+    common = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://example.com/schemas/common/paging.json",
+        "x-version": "1.0.0",
+        "$defs": {"limit": {"type": "integer", "minimum": 1}},
+    }
+    limit = {"$ref": "../common/paging.json#/$defs/limit"}
+    tool = tool_schema("search", properties={"limit": limit}, required=["limit"])
+    root = write_repo({"schemas/common/paging.json": common, "schemas/tools/search.json": tool})
+    gate = ArgumentGate.from_repository(Repository.load(root), "search")
+    value = gate.check({"limit": 5.0}).value
+    assert value == {"limit": 5}
+    assert type(value["limit"]) is int

@@ -171,3 +171,11 @@ def test_a_tool_whose_references_nothing_resolves_is_refused_before_any_request(
     runner = PythonTool(spec, lambda order: order, validator=None)
     with pytest.raises(UsageError, match=r"\$ref at /properties/order"):
         Host(ScriptedModel("openai.chat", []), [runner])
+
+
+def test_a_python_tool_gets_an_int_where_the_model_wrote_an_integral_float() -> None:
+    schema = {"type": "object", "properties": {"limit": {"type": "integer"}}, "required": ["limit"]}
+    tool = PythonTool(ToolSpec("first", schema), lambda limit: list(range(limit)))
+    model = ScriptedModel("openai.chat", [calls("first", {"limit": 3.0}), says("0, 1, 2")])
+    Host(model, [tool]).run_sync("the first three")
+    assert tool_results(model.requests[1]) == [[0, 1, 2]]

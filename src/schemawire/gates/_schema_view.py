@@ -1,5 +1,6 @@
-"""What an output schema says about each place in a result: which members it requires (kept when
-a result is cut to size) and which values it marks secret (``x-redact``, ``writeOnly``).
+"""What a schema says about each place in a value: which members it requires (kept when a result
+is cut to size), which values it marks secret (``x-redact``, ``writeOnly``), which it types
+``integer``.
 
 A value may sit under several subschemas at once (``allOf``, the branches of ``anyOf``/``oneOf``,
 ``$ref``): a place is required or secret if any of them says so. References are followed inside
@@ -8,6 +9,7 @@ the schema and into the other documents given (a repository's schemas, by URI).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -32,17 +34,20 @@ class _Located:
 
 
 class SchemaView:
-    """An output schema, read place by place along a result's pointers."""
+    """A schema, read place by place along a value's pointers."""
 
     def __init__(self, schema: Any, documents: Mapping[str, Any] | None = None) -> None:
         base = schema.get("$id", "") if isinstance(schema, dict) else ""
         self._root = _Located(schema, base if isinstance(base, str) else "", schema)
         self._documents = documents or {}
-        # Whether any schema here marks a value secret: most do not, and then no place is asked.
-        texts = [dumps(schema, indent=False)] + [
-            dumps(d, indent=False) for d in self._documents.values()
-        ]
-        self.has_marks = any(f'"{keyword}"' in text for text in texts for keyword in _MARKS)
+
+    @functools.cached_property
+    def has_marks(self) -> bool:
+        """Whether any schema here marks a value secret: most do not, and then no place is
+        asked."""
+        texts = [dumps(self._root.schema, indent=False)]
+        texts += [dumps(document, indent=False) for document in self._documents.values()]
+        return any(f'"{keyword}"' in text for text in texts for keyword in _MARKS)
 
     def required(self, pointer: str) -> frozenset[str]:
         """The member names required of the object at ``pointer``."""
@@ -64,6 +69,14 @@ class SchemaView:
                     if schema.get(keyword) is True:
                         return keyword
         return None
+
+    def says_integer(self, pointer: str) -> bool:
+        """Whether a subschema at ``pointer`` types its value ``integer``."""
+        for located in self._at(pointer):
+            declared = located.schema.get("type") if isinstance(located.schema, dict) else None
+            if declared == "integer" or (isinstance(declared, list) and "integer" in declared):
+                return True
+        return False
 
     def _at(self, pointer: str) -> list[_Located]:
         places = list(self._expand(self._root))

@@ -20,12 +20,14 @@ goes back to the model instead. The tool is not called on a rejection, and the g
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from schemawire._json import Limits, loads
 from schemawire._pointer import resolve
 from schemawire.errors import ErrorCode, JSONError, SchemawireError, UsageError
+from schemawire.gates._integers import IntegerPlaces
 from schemawire.gates._repair import Repaired, repair
 from schemawire.gates._values import ValueLimits, ValueProblem, oversized, plain_json, replaced
 from schemawire.gates.verdict import Change, Verdict
@@ -74,6 +76,7 @@ class ArgumentGate:
         options: ArgumentOptions | None = None,
         *,
         projection: Projection | None = None,
+        documents: Mapping[str, Any] | None = None,
     ) -> None:
         """
         Args:
@@ -86,6 +89,9 @@ class ArgumentGate:
                 canonical shape before they are validated: keys it renamed, ``null`` for an
                 optional property a strict mode made required, maps it sent as key/value
                 pairs. Without it, a strict-mode model's ``"unit": null`` is refused.
+            documents: the schemas the input schema's ``$ref``s name, by URI
+                (`Repository.documents`): where it types a value ``integer``, an integral
+                float (``5.0``) is handed on as ``5``.
 
         Raises:
             SchemaError: the input schema does not compile.
@@ -112,6 +118,7 @@ class ArgumentGate:
         self._is_valid = self.validator.is_valid
         mapping = projection.arguments if projection is not None else None
         self._restore = mapping.restore if mapping is not None and not mapping.is_identity else None
+        self._integers = IntegerPlaces.of(spec.input_schema, documents)
 
     @classmethod
     def from_repository(
@@ -139,7 +146,8 @@ class ArgumentGate:
         spec = next((s for s in repository.tools() if file and s.name == file.name), None)
         if file is None or spec is None:
             raise UsageError(f"no tool {tool!r} in {repository.root}")
-        return cls(spec, repository.validator(file), options, projection=projection)
+        validator = repository.validator(file)
+        return cls(spec, validator, options, projection=projection, documents=repository.documents)
 
     def check(self, arguments: Any) -> Verdict:
         """The verdict on ``arguments``: a JSON text (str, bytes) or an already parsed value."""
@@ -175,6 +183,8 @@ class ArgumentGate:
             value, violations = self._decode_and_validate(value, changes)
             if violations:
                 return self._reject("arguments_invalid", violations, changes)
+        if self._integers is not None:
+            value = self._integers.apply(value)
         return Verdict("arguments", self.spec.name, True, value, None, tuple(changes), True)
 
     def _read(self, arguments: Any, changes: list[Change]) -> tuple[Any, ValueProblem | None]:

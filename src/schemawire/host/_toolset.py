@@ -54,7 +54,7 @@ class Toolset:
         self.catalogue: Catalogue = project_catalogue(specs, target, documents=documents, **options)
         _refuse_unresolved(self.catalogue)
         self.tools = {
-            runner.spec.name: _offered(runner, projection, arguments)
+            runner.spec.name: _offered(runner, projection, arguments, documents)
             for runner, projection in zip(runners, self.catalogue.projections, strict=True)
         }
         # One tuple for every request: the wire modules render an entry once per tool list.
@@ -73,9 +73,14 @@ def documents_of(
 
 
 def _offered(
-    runner: ToolRunner, projection: Projection, arguments: ArgumentOptions | None
+    runner: ToolRunner,
+    projection: Projection,
+    arguments: ArgumentOptions | None,
+    documents: Mapping[str, Any],
 ) -> OfferedTool:
-    gate = ArgumentGate(runner.spec, runner.validator, arguments, projection=projection)
+    gate = ArgumentGate(
+        runner.spec, runner.validator, arguments, projection=projection, documents=documents
+    )
     ref = ToolRef(runner.spec.name, projection.projected_name, projection.payload)
     return OfferedTool(runner, gate, ref)
 
