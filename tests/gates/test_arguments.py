@@ -8,6 +8,8 @@ from typing import Any
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from schemawire import Repository
 from schemawire.errors import UsageError
@@ -363,3 +365,44 @@ def test_an_integer_behind_a_reference_to_another_file_is_an_int_too(
     value = gate.check({"limit": 5.0}).value
     assert value == {"limit": 5}
     assert type(value["limit"]) is int
+
+
+PAGED = {
+    "type": "object",
+    "properties": {
+        "limit": {"type": "integer"},
+        "ids": {"type": "array", "items": {"type": "integer"}},
+        "weight": {"type": "number"},
+        "nested": {"type": "object", "properties": {"n": {"type": ["integer", "string"]}}},
+    },
+}
+
+
+def _integral_float_or_int(draw_integer: int, as_float: bool) -> Any:
+    return float(draw_integer) if as_float else draw_integer
+
+
+@given(
+    limit=st.integers(-(2**40), 2**40),
+    ids=st.lists(st.tuples(st.integers(-1000, 1000), st.booleans()), max_size=5),
+    weight=st.floats(allow_nan=False, allow_infinity=False, width=32),
+    as_float=st.booleans(),
+)
+@settings(max_examples=200, deadline=None)
+def test_integral_floats_become_ints_only_where_integers_go_and_stay_equal(
+    limit: int, ids: list[tuple[int, bool]], weight: float, as_float: bool
+) -> None:
+    arguments = {
+        "limit": _integral_float_or_int(limit, as_float),
+        "ids": [_integral_float_or_int(i, f) for i, f in ids],
+        "weight": weight,
+        "nested": {"n": _integral_float_or_int(limit, as_float)},
+    }
+    verdict = ArgumentGate(ToolSpec("page", PAGED)).check(orjson.dumps(arguments))
+    assert verdict.accepted
+    assert verdict.value == arguments  # the same numbers: 5 == 5.0
+    value = verdict.value
+    assert type(value["limit"]) is int
+    assert type(value["nested"]["n"]) is int
+    assert all(type(i) is int for i in value["ids"])
+    assert type(value["weight"]) is float  # number: left as the model wrote it
