@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 import schemawire.gates
 from schemawire import Repository
+from schemawire._json import dumps
 from schemawire.gates import (
     REJECTION_META,
     McpResult,
@@ -277,7 +278,7 @@ is_rejection = compile_schema(REJECTION_SCHEMA).is_valid
 def served(verdict: Verdict, *, meta: Any = "marked") -> McpResult:
     """The error result a schemawire server sends for a refused ``verdict``."""
     assert verdict.rejection is not None
-    text = orjson.dumps(verdict.value.content).decode()
+    text = dumps(verdict.value.content, indent=False)  # as `schemawire serve` writes it
     marked = rejection_meta(verdict.rejection) if meta == "marked" else meta
     return McpResult([text_block(text)], True, None, marked)
 
@@ -318,6 +319,14 @@ def test_an_error_result_not_marked_as_a_rejection_is_one_line(meta: Any) -> Non
     (violation,) = verdict.rejection.violations
     assert "\n" not in violation.message
     assert len(violation.message) <= 300
+
+
+def test_a_passed_on_rejection_may_quote_an_integer_beyond_64_bits() -> None:
+    gate = ResultGate(ToolSpec("count", "", {"type": "object"}, {"type": "string"}))
+    original = gate.check(McpResult([text_block(str(2**70))]))
+    assert original.value.content["error"]["violations"][0]["got"] == 2**70
+    verdict = ResultGate(ToolSpec("count", "", {"type": "object"})).check(served(original))
+    assert verdict.value.content == original.value.content
 
 
 def test_a_marked_result_whose_text_is_not_a_rejection_is_one_line() -> None:

@@ -19,7 +19,7 @@ import functools
 from importlib import resources
 from typing import Any
 
-from schemawire._json import loads
+from schemawire._json import Limits, loads
 from schemawire.errors import JSONError
 from schemawire.gates.truncate import size_of, truncate
 from schemawire.gates.verdict import Change
@@ -33,6 +33,8 @@ REJECTION_META = "dev.schemawire/rejection"
 
 _OMITTED = "violations_omitted"
 _VIOLATION_MEMBERS = frozenset({"pointer", "keyword", "message", "expected", "got"})
+# A violation may quote any value a result held, integers beyond 64 bits too.
+_TEXT_LIMITS = Limits(big_integers="exact")
 
 
 def rejection_meta(rejection: Rejection) -> dict[str, Any]:
@@ -50,7 +52,7 @@ def carried_rejection(text: str, meta: Any) -> tuple[dict[str, Any], Rejection] 
     if not text.lstrip().startswith("{"):
         return None
     try:
-        shown: Any = loads(text, source="<rejection>")
+        shown: Any = loads(text, limits=_TEXT_LIMITS, source="<rejection>")
     except JSONError:  # not JSON, so not ours
         return None
     if not _rejection_schema().is_valid(shown) or shown["error"]["code"] != mark.get("code"):
