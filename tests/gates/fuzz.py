@@ -39,7 +39,14 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from schemawire.gates import ArgumentGate, ArgumentOptions, ResultGate, ResultOptions, ValueLimits
+from schemawire.gates import (
+    ArgumentGate,
+    ArgumentOptions,
+    McpResult,
+    ResultGate,
+    ResultOptions,
+    ValueLimits,
+)
 from schemawire.types import ToolResult, ToolSpec
 from tests.gates.strategies import (
     CHANGE_KINDS,
@@ -380,7 +387,7 @@ def random_result(rng: random.Random, spec: ToolSpec) -> Any:
         return ToolResult("c1", content, rng.random() < 0.2, structured)
     if roll < 0.7:
         image = {"type": "image", "data": "AAAA", "mimeType": "image/png"}
-        return {"content": [block, image] * rng.randint(1, 2), "isError": rng.random() < 0.2}
+        return McpResult([block, image] * rng.randint(1, 2), rng.random() < 0.2)
     if roll < 0.8:
         message = rng.choice([text, "Traceback (most recent call last):\n  x\nKeyError: 'a'", ""])
         return rng.choice([RuntimeError, ValueError, KeyError, OSError])(message)

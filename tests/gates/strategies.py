@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 
 from schemawire._json import dumps
-from schemawire.gates import ArgumentGate, ResultGate
+from schemawire.gates import ArgumentGate, McpResult, ResultGate
 from schemawire.gates.verdict import CODES, Change, ChangeKind, Verdict
 from schemawire.schema.validator import CompiledSchema, compile_schema
 from schemawire.types import Rejection, ToolResult, ToolSpec, Violation
@@ -492,12 +492,7 @@ def hostile_results() -> st.SearchStrategy[Any]:
     return st.one_of(
         values,
         st.builds(ToolResult, st.text(max_size=4), values | blocks, st.booleans(), values),
-        st.builds(
-            lambda c, e, s: {"content": c, "isError": e, "structuredContent": s},
-            blocks,
-            values,
-            values,
-        ),
+        st.builds(McpResult, blocks | values, st.booleans(), values, values),
         st.builds(RuntimeError, text),
         st.builds(ValueError, text, values),
     )

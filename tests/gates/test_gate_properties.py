@@ -22,7 +22,14 @@ import pytest
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
-from schemawire.gates import ArgumentGate, ArgumentOptions, ResultGate, ResultOptions, ValueLimits
+from schemawire.gates import (
+    ArgumentGate,
+    ArgumentOptions,
+    McpResult,
+    ResultGate,
+    ResultOptions,
+    ValueLimits,
+)
 from schemawire.schema.validator import compile_schema
 from schemawire.types import ToolResult, ToolSpec
 from tests.gates.strategies import (
@@ -239,7 +246,7 @@ def test_hostile_python_values_never_make_a_gate_raise(value: Any) -> None:
 @given(hostile_texts())
 def test_random_text_and_bytes_never_make_a_gate_raise(text: str | bytes) -> None:
     _check_every_gate(text)
-    wrapped = {"content": [{"type": "text", "text": text}], "isError": False}
+    wrapped = McpResult([{"type": "text", "text": text}])
     for gate in RESULT_GATES:
         _assert_sound(gate, wrapped, gate.check(wrapped))
 
@@ -384,7 +391,7 @@ def _result(form: str, instance: Any) -> Any:
         return ToolResult("c1", None, False, instance)
     if form == "mcp":
         text = {"type": "text", "text": json.dumps(instance)}
-        return {"content": [text], "structuredContent": instance, "isError": False}
+        return McpResult([text], False, instance)
     return instance  # a local tool's return value: both the content and the structured result
 
 

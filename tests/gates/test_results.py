@@ -4,13 +4,27 @@ or a mismatch is an error the model can read, never an exception."""
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+import schemawire.gates
 from schemawire import Repository
-from schemawire.gates import ResultGate, ResultOptions
+from schemawire._json import dumps
+from schemawire.gates import (
+    REJECTION_META,
+    McpResult,
+    ResultGate,
+    ResultOptions,
+    Verdict,
+    rejection_meta,
+)
+from schemawire.gates._rejection import cut_rejection
+from schemawire.schema.validator import compile_schema
 from schemawire.types import ToolResult, ToolSpec
 from tests.conftest import EXAMPLES
 
@@ -36,8 +50,13 @@ def test_a_valid_structured_result_passes_as_it_is() -> None:
 
 
 def test_an_mcp_call_tool_result_is_read_as_mcp_sends_it() -> None:
-    result = {"content": [text_block(orjson.dumps(REFUND).decode())],
-              "structuredContent": REFUND, "isError": False}  # fmt: skip
+    result = McpResult.from_json(
+        {
+            "content": [text_block(orjson.dumps(REFUND).decode())],
+            "structuredContent": REFUND,
+            "isError": False,
+        }
+    )
     verdict = refund_gate().check(result)
     assert verdict.accepted
     assert verdict.value.structured == REFUND
@@ -60,20 +79,20 @@ def test_a_result_that_breaks_the_output_schema_becomes_an_error_the_model_reads
 
 
 def test_json_inside_text_is_parsed_and_checked_when_the_tool_has_an_output_schema() -> None:
-    good = refund_gate().check({"content": [text_block(orjson.dumps(REFUND).decode())]})
+    good = refund_gate().check(McpResult([text_block(orjson.dumps(REFUND).decode())]))
     assert good.accepted
     assert good.value.structured == REFUND
-    bad = refund_gate().check({"content": [text_block('{"refund_id": "nope"}')]})
+    bad = refund_gate().check(McpResult([text_block('{"refund_id": "nope"}')]))
     assert bad.rejection is not None
     assert bad.rejection.code == "result_invalid"
-    prose = refund_gate().check({"content": [text_block("Refund created.")]})
+    prose = refund_gate().check(McpResult([text_block("Refund created.")]))
     assert prose.rejection is not None
     assert prose.rejection.violations[0].message.startswith("the tool has an output schema")
 
 
 def test_a_tool_without_an_output_schema_passes_text_through() -> None:
     gate = ResultGate(ToolSpec("echo", {"type": "object"}))
-    verdict = gate.check({"content": [text_block("hello")]})
+    verdict = gate.check(McpResult([text_block("hello")]))
     assert verdict.accepted
     assert verdict.conforms is None
     assert verdict.value.content == [text_block("hello")]
@@ -89,7 +108,7 @@ sqlite3.OperationalError: database is locked"""
     (ValueError("amount must be positive\nat line 2 of the internals"),
      "ValueError: amount must be positive"),
     (KeyError("order"), "KeyError: 'order'"),
-    ({"content": [text_block(TRACEBACK)], "isError": True},
+    (McpResult([text_block(TRACEBACK)], is_error=True),
      "sqlite3.OperationalError: database is locked"),
     (ToolResult("c", "first line\nsecond line", is_error=True), "first line"),
     (RuntimeError("connect to postgres://app:s3cr3tpass@db:5432 failed"),
@@ -149,8 +168,12 @@ def test_secrets_are_redacted_by_schema_mark_by_key_and_by_detector() -> None:
 
 def test_secrets_in_text_blocks_are_redacted_json_text_member_by_member() -> None:
     gate = ResultGate(ToolSpec("shell", {"type": "object"}))
-    result = {"content": [text_block('{"password": "hunter22", "ok": true}'),
-                          text_block("export GITHUB_TOKEN=ghp_" + "A1b2" * 9)]}  # fmt: skip
+    result = McpResult(
+        [
+            text_block('{"password": "hunter22", "ok": true}'),
+            text_block("export GITHUB_TOKEN=ghp_" + "A1b2" * 9),
+        ]
+    )
     verdict = gate.check(result)
     assert verdict.value.content == [
         text_block('{"password":"[REDACTED:password]","ok":true}'),
@@ -200,8 +223,210 @@ def test_a_cut_that_breaks_the_output_schema_is_reported_as_not_conforming() -> 
 def test_a_text_result_over_budget_is_cut_with_a_marker() -> None:
     gate = ResultGate(ToolSpec("read_file", {"type": "object"}),
                       options=ResultOptions(max_bytes=100))  # fmt: skip
-    verdict = gate.check({"content": [text_block("z" * 1000)]})
+    verdict = gate.check(McpResult([text_block("z" * 1000)]))
     (block,) = verdict.value.content
     assert len(orjson.dumps(block["text"])) <= 100
     assert block["text"].startswith("zzz")
     assert block["text"].endswith("of 1000 characters]")
+
+
+# --- what a result is: said by its type, never guessed from a dict's shape -------------------
+
+ENVELOPE_SCHEMA = {
+    "type": "object",
+    "properties": {"content": {"type": "array"}, "isError": {"type": "boolean"}},
+    "required": ["content", "isError"],
+    "additionalProperties": False,
+}
+
+
+@pytest.mark.parametrize("is_error", [False, True])
+def test_a_local_value_shaped_like_an_mcp_result_is_validated_as_that_value(
+    is_error: bool,
+) -> None:
+    gate = ResultGate(ToolSpec("render", {"type": "object"}, ENVELOPE_SCHEMA))
+    value = {"content": [text_block("hello")], "isError": is_error}
+    verdict = gate.check(value, call_id="c1")
+    assert verdict.accepted, verdict.rejection
+    assert verdict.value == ToolResult("c1", value, False, value)
+    assert verdict.conforms is True
+
+
+@pytest.mark.parametrize(
+    ("content", "pointer"),
+    [
+        ("just text", "/content"),
+        ({"type": "text"}, "/content"),
+        ([text_block("a"), 5], "/content/1"),
+    ],
+)
+def test_an_mcp_result_without_content_blocks_is_malformed(content: Any, pointer: str) -> None:
+    verdict = ResultGate(ToolSpec("echo", {"type": "object"})).check(McpResult(content))
+    assert verdict.rejection is not None
+    assert verdict.rejection.code == "result_malformed"
+    assert [v.pointer for v in verdict.rejection.violations] == [pointer]
+
+
+# --- rejections across hops ------------------------------------------------------------------
+
+REJECTION_SCHEMA = orjson.loads(
+    (Path(schemawire.gates.__file__).parent / "rejection.schema.json").read_bytes()
+)
+is_rejection = compile_schema(REJECTION_SCHEMA).is_valid
+
+
+def served(verdict: Verdict, *, meta: Any = "marked") -> McpResult:
+    """The error result a schemawire server sends for a refused ``verdict``."""
+    assert verdict.rejection is not None
+    text = dumps(verdict.value.content, indent=False)  # as `schemawire serve` writes it
+    marked = rejection_meta(verdict.rejection) if meta == "marked" else meta
+    return McpResult([text_block(text)], True, None, marked)
+
+
+def a_servers_rejection() -> Verdict:
+    """What the support desk's server answers when create_refund returns the wrong shape."""
+    return refund_gate().check({"status": "ok"})
+
+
+def test_a_marked_rejection_from_a_server_is_passed_on_whole() -> None:
+    original = a_servers_rejection()
+    assert original.rejection is not None
+    # The client checks the call against the server's listed schema, not the repository's.
+    listed = ToolSpec("create_refund", {"type": "object"}, {"type": "object"})
+    verdict = ResultGate(listed).check(served(original), call_id="c9")
+    assert verdict.rejection is not None
+    assert verdict.rejection.code == "result_invalid"
+    assert verdict.value == ToolResult("c9", original.value.content, True, None)
+    assert verdict.rejection.to_json() == original.rejection.to_json()
+    assert verdict.rejection.gate == "results"
+
+
+@pytest.mark.parametrize(
+    "meta",
+    [
+        None,  # a foreign server's error that happens to be our JSON: not guessed
+        {REJECTION_META: {"gate": "results", "code": "tool_failed"}},  # the codes disagree
+        {REJECTION_META: "results"},
+        {"other/key": {"gate": "results", "code": "result_invalid"}},
+    ],
+)
+def test_an_error_result_not_marked_as_a_rejection_is_one_line(meta: Any) -> None:
+    verdict = ResultGate(ToolSpec("create_refund", {"type": "object"})).check(
+        served(a_servers_rejection(), meta=meta)
+    )
+    assert verdict.rejection is not None
+    assert verdict.rejection.code == "tool_failed"
+    (violation,) = verdict.rejection.violations
+    assert "\n" not in violation.message
+    assert len(violation.message) <= 300
+
+
+def test_a_passed_on_rejection_may_quote_an_integer_beyond_64_bits() -> None:
+    gate = ResultGate(ToolSpec("count", {"type": "object"}, {"type": "string"}))
+    original = gate.check(McpResult([text_block(str(2**70))]))
+    assert original.value.content["error"]["violations"][0]["got"] == 2**70
+    verdict = ResultGate(ToolSpec("count", {"type": "object"})).check(served(original))
+    assert verdict.value.content == original.value.content
+
+
+def test_a_marked_result_whose_text_is_not_a_rejection_is_one_line() -> None:
+    meta = {REJECTION_META: {"gate": "results", "code": "result_invalid"}}
+    texts = ["Refund failed: the bank is down", '{"error": {"code": "result_invalid"}}']
+    for text in texts:
+        result = McpResult([text_block(text)], True, None, meta)
+        verdict = refund_gate().check(result)
+        assert verdict.rejection is not None
+        assert verdict.rejection.code == "tool_failed"
+
+
+def many_fields_gate(budget: int) -> ResultGate:
+    properties = {f"field_{i:03}": {"type": "integer"} for i in range(80)}
+    schema = {
+        "$id": "https://example.com/wide.output.json",
+        "type": "object",
+        "properties": properties,
+    }
+    return ResultGate(ToolSpec("wide", {"type": "object"}, schema), options=ResultOptions(budget))
+
+
+def test_a_rejection_over_budget_leaves_violations_out_from_the_end_and_says_how_many() -> None:
+    gate = many_fields_gate(2000)
+    verdict = gate.check({f"field_{i:03}": "not a number" for i in range(80)})
+    shown = verdict.value.content
+    assert is_rejection(shown), shown
+    assert len(orjson.dumps(shown)) <= 2000
+    error = shown["error"]
+    assert error["code"] == "result_invalid"
+    kept = [v["pointer"] for v in error["violations"]]
+    assert kept == [f"/field_{i:03}" for i in range(len(kept))]
+    assert error["violations_omitted"] == 80 - len(kept)
+    assert list(error) == [
+        "code",
+        "tool",
+        "schema",
+        "version",
+        "violations",
+        "violations_omitted",
+        "hint",
+    ]
+    assert verdict.truncated
+
+
+def test_a_passed_on_rejection_is_cut_to_the_next_budget_and_stays_a_rejection() -> None:
+    original = many_fields_gate(32 * 1024).check({f"field_{i:03}": "x" for i in range(80)})
+    assert original.rejection is not None
+    verdict = many_fields_gate(1500).check(served(original))
+    shown = verdict.value.content
+    assert is_rejection(shown)
+    assert len(orjson.dumps(shown)) <= 1500
+    assert (
+        shown["error"]["violations"]
+        == original.value.content["error"]["violations"][: len(shown["error"]["violations"])]
+    )
+    again = many_fields_gate(1000).check(served(verdict))  # cut twice: the counts add up
+    error = again.value.content["error"]
+    assert len(error["violations"]) + error["violations_omitted"] == 80
+
+
+violation_texts = st.text(max_size=300) | st.integers(-(2**63), 2**63 - 1)
+violations_json = st.lists(
+    st.fixed_dictionaries(
+        {
+            "pointer": st.text(alphabet="abc/", max_size=12),
+            "keyword": st.sampled_from(["type", "enum", "required"]),
+            "message": st.text(max_size=400),
+            "expected": violation_texts | st.none(),
+            "got": violation_texts | st.lists(st.integers(-1000, 1000), max_size=50),
+        }
+    ),
+    min_size=1,
+    max_size=60,
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(violations=violations_json, hint=st.text(max_size=300), budget=st.integers(1, 20_000))
+def test_a_rejection_cut_to_any_budget_is_still_a_rejection(
+    violations: list[dict[str, Any]], hint: str, budget: int
+) -> None:
+    shown = {
+        "error": {
+            "code": "result_invalid",
+            "tool": "t",
+            "schema": None,
+            "version": None,
+            "violations": violations,
+            "hint": hint,
+        }
+    }
+    cut, changes = cut_rejection(shown, budget)
+    assert is_rejection(cut)
+    error = cut["error"]
+    assert len(error["violations"]) + error.get("violations_omitted", 0) == len(violations)
+    kept_pointers = [v["pointer"] for v in error["violations"]]
+    assert kept_pointers == [v["pointer"] for v in violations[: len(kept_pointers)]]
+    size = len(orjson.dumps(cut))
+    if budget >= 4000:  # room for the skeleton and one violation's cut strings
+        assert size <= budget
+    if size <= budget and len(orjson.dumps(shown)) <= budget:
+        assert (cut, changes) == (shown, [])

@@ -1,18 +1,25 @@
 """Real MCP servers for the tests: the npm reference servers (installed by `make test` into
-tests/peers) and `servers/scripted.py`, a server that misbehaves on purpose."""
+tests/peers), `servers/scripted.py`, a server that misbehaves on purpose, and
+`servers/sdk_values.py`, an SDK server whose tools return what is not an object."""
 
 from __future__ import annotations
 
 import shutil
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
+from mcp.server.lowlevel import Server
 
 from schemawire.mcp import StdioServer
+from schemawire.mcp._http import HttpOptions, http_app, running
 
 PEERS = Path(__file__).parents[1] / "peers" / "node_modules" / ".bin"
 SCRIPTED = Path(__file__).parent / "servers" / "scripted.py"
+SDK_VALUES = Path(__file__).parent / "servers" / "sdk_values.py"  # not numbers.py: a stdlib name
 
 
 def peer(name: str, *args: str, env: dict[str, str] | None = None) -> StdioServer:
@@ -48,3 +55,16 @@ def memory(tmp_path: Path) -> StdioServer:
 def scripted(*args: str) -> StdioServer:
     """The misbehaving server; ``--version`` sets the protocol version it answers."""
     return StdioServer(sys.executable, (str(SCRIPTED), *args))
+
+
+def numbers() -> StdioServer:
+    """The official SDK's `MCPServer` with tools that return a list and a number."""
+    return StdioServer(sys.executable, (str(SDK_VALUES),), name="numbers")
+
+
+@asynccontextmanager
+async def serving(server: Server[Any], options: HttpOptions | None = None) -> AsyncIterator[str]:
+    """``server`` over Streamable HTTP on 127.0.0.1 (a free port) while the block runs: its URL."""
+    options = options or HttpOptions(port=0)
+    async with running(http_app(server, options), options) as listening:
+        yield f"http://127.0.0.1:{listening.port}/mcp"

@@ -6,13 +6,16 @@ Every assertion about what was (or was not) sent reads the recorded wire: the ho
 from __future__ import annotations
 
 import json
+import sys
+import typing
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 
-from schemawire.mcp import McpClient, ServerError, StdioServer
+from schemawire.mcp import SERVER_PROBLEMS, McpClient, ServerError, StdioServer
+from schemawire.mcp._problems import ServerProblem
 from schemawire.trace import Trace, read_trace
 from tests.mcp.conftest import scripted
 
@@ -264,19 +267,43 @@ async def test_garbage_on_stdout_is_named() -> None:
 
 
 async def test_a_server_that_cannot_start_is_a_clear_error(tmp_path: Path) -> None:
-    with pytest.raises(ServerError, match="No such file"):
+    with pytest.raises(ServerError, match="No such file") as raised:
         async with McpClient(StdioServer(str(tmp_path / "missing"))):
             pass
+    assert raised.value.code == "not_started"
 
 
 async def test_a_server_that_exits_at_once_is_a_clear_error() -> None:
-    import sys
-
     server = StdioServer(sys.executable, ("-c", "import sys; sys.stderr.write('bad config\\n')"))
     with pytest.raises(ServerError) as raised:
         async with McpClient(server, timeout=5):
             pass
     assert "bad config" in str(raised.value)
+    assert raised.value.code == "exited"
+
+
+def test_every_server_problem_has_a_meaning() -> None:
+    assert set(SERVER_PROBLEMS) == set(typing.get_args(ServerProblem))
+
+
+CRASH_AT_START = """import sys
+sys.stderr.write('Traceback (most recent call last):\\n  File "app.py", line 1\\n')
+sys.stderr.write('KeyError: DATABASE_URL\\n')
+sys.exit(3)
+"""
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_a_server_that_exits_during_start_up_is_named_by_its_last_line(mode: Any) -> None:
+    server = StdioServer(sys.executable, ("-c", CRASH_AT_START), name="app")
+    with pytest.raises(ServerError) as raised, anyio.fail_after(30):
+        async with McpClient(server, mode=mode, timeout=10):
+            pass
+    error = raised.value
+    assert error.code == "exited"
+    assert error.reason.endswith("it said: KeyError: DATABASE_URL")
+    assert "Group" not in str(error)
+    assert "Traceback" not in str(error)
 
 
 async def test_the_trace_file_holds_every_hop(everything: StdioServer, tmp_path: Path) -> None:

@@ -17,8 +17,8 @@ import anyio
 import httpx2
 import pytest
 
-from schemawire.errors import UsageError
-from schemawire.mcp import HttpServer, McpClient, StdioServer
+from schemawire.errors import ConfigError, ErrorCode, UsageError
+from schemawire.mcp import HttpServer, McpClient, ServerError, StdioServer
 from schemawire.mcp._http import HttpOptions, http_app, running
 from schemawire.mcp.serve import ServeOptions, gated_server
 from schemawire.mcp.server import LocalTools, build_server
@@ -160,6 +160,32 @@ async def test_http_bearer_token(write_repo: WriteRepo) -> None:
             assert [t.name for t in await client.list_tools()] == ["lookup"]
 
 
+async def test_http_errors_at_the_handshake_say_what_happened(write_repo: WriteRepo) -> None:
+    options = HttpOptions(port=0, token="s3cret")
+    async with http_server(spy_repository(write_repo), Spy(), options, Trace()) as url:
+        problems = {}
+        for name, server in {
+            "no token": HttpServer(url),
+            "wrong token": HttpServer(url, token="guess"),
+            "wrong path": HttpServer(url.replace("/mcp", "/api"), token="s3cret"),
+        }.items():
+            with pytest.raises(ServerError) as raised, anyio.fail_after(30):
+                async with McpClient(server, timeout=10):
+                    pass
+            problems[name] = (raised.value.code, raised.value.reason)
+    with pytest.raises(ServerError) as refused, anyio.fail_after(30):
+        async with McpClient(HttpServer(url), timeout=10):  # the server has stopped
+            pass
+    assert {name: code for name, (code, _) in problems.items()} == {
+        "no token": "unauthorized",
+        "wrong token": "unauthorized",
+        "wrong path": "not_found",
+    }
+    assert problems["no token"][1].startswith("HTTP 401 Unauthorized")
+    assert refused.value.code == "unreachable"
+    assert "Group" not in refused.value.reason
+
+
 async def test_only_loopback_unless_asked() -> None:
     with pytest.raises(UsageError, match="--allow-remote"):
         HttpOptions(host="0.0.0.0").check()
@@ -263,3 +289,61 @@ async def test_proxy_applies_the_repository_schema_over_the_upstream_one(
     assert error_of(long)["violations"][0]["keyword"] == "maxLength"
     assert short["content"][0]["text"] == "hi"
     assert upstream_calls(trace) == ["echo"]
+
+
+# --- a served tool that overruns its time --------------------------------------------------------
+
+SLOW_TOOLS = """
+import anyio
+
+
+async def lookup(city: str) -> dict:
+    await anyio.Event().wait()  # never answers
+    return {"city": city}
+"""
+
+
+def slow_config(timeout: str) -> str:
+    return f'[serve]\n{timeout}\n[serve.tools]\nlookup = "slow_tools_i11:lookup"\n'
+
+
+@pytest.mark.parametrize(
+    ("setting", "options"),
+    [("timeout = 0.2", ServeOptions()), ("", ServeOptions(timeout=0.2))],
+    ids=["[serve] timeout", "--timeout"],
+)
+async def test_a_served_tool_that_overruns_its_timeout_is_a_tool_failure(
+    write_repo: WriteRepo, setting: str, options: ServeOptions
+) -> None:
+    root = write_repo(
+        {
+            "schemas/tools/lookup.json": tool_schema("lookup"),
+            "schemawire.toml": slow_config(setting),
+            "slow_tools_i11.py": SLOW_TOOLS,
+        }
+    )
+    with anyio.fail_after(30):
+        async with gated_server(Repository.load(root), options, Trace()) as server:
+            http = HttpOptions(port=0)
+            async with running(http_app(server, http), http) as listening:
+                url = f"http://127.0.0.1:{listening.port}/mcp"
+                async with McpClient(HttpServer(url), timeout=20) as client:
+                    call = await client.call("lookup", {"city": "Oslo"})
+    error = call.output.content["error"]
+    assert error["code"] == "tool_failed"
+    assert error["violations"][0]["message"] == (
+        "TimeoutError: the tool did not finish within 0.2 s"
+    )
+
+
+@pytest.mark.parametrize("timeout", ["0", "-1", '"60"'])
+def test_the_serve_timeout_must_be_a_positive_number(write_repo: WriteRepo, timeout: str) -> None:
+    root = write_repo({"schemawire.toml": f"[serve]\ntimeout = {timeout}\n"})
+    with pytest.raises(ConfigError) as raised:
+        Repository.load(root)
+    assert raised.value.code == ErrorCode.CONFIG_INVALID
+    assert raised.value.pointer == "/serve/timeout"
+
+
+def test_the_serve_timeout_defaults_to_a_minute(write_repo: WriteRepo) -> None:
+    assert Repository.load(write_repo({})).config.serve.timeout == 60.0

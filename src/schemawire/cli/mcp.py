@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -12,7 +14,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from schemawire.cli.output import EXIT_FINDINGS, guarded, print_json, stderr, stdout
+from schemawire.cli.output import EXIT_FINDINGS, fail, guarded, print_json, stderr, stdout
 from schemawire.errors import UsageError
 
 __all__ = ["call_command", "serve_command", "tools_command"]
@@ -67,7 +69,9 @@ def tools_command(
     """
     from schemawire.project import project_catalogue
 
-    tools, info = anyio.run(_list, _address(command, url, header, token), timeout, trace)
+    address = _address(command, url, header, token)
+    with _server_errors():
+        tools, info = anyio.run(_list, address, timeout, trace)
     if target is not None:
         specs = [t.spec for t in tools if t.spec is not None]
         options: dict[str, Any] = {} if strict is None else {"strict": strict}
@@ -108,7 +112,8 @@ def call_command(
     text = sys.stdin.read() if arguments == "-" else arguments
     options = ArgumentOptions(tolerant=tolerant)
     address = _address(command, url, header, token)
-    call, info = anyio.run(_call, address, tool, text, options, repo, timeout, trace)
+    with _server_errors():
+        call, info = anyio.run(_call, address, tool, text, options, repo, timeout, trace)
     if json:
         print_json(call.to_json())
     else:
@@ -157,7 +162,15 @@ def serve_command(
         list[str] | None,
         typer.Option("--allow-origin", help="An Origin browsers may call from (repeatable)."),
     ] = None,
-    timeout: Timeout = 30.0,
+    timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--timeout",
+            help="Seconds a call may take (default: 30 for an upstream; [serve] timeout, 60, "
+            "for the repository's tools).",
+            show_default=False,
+        ),
+    ] = None,
     trace: Trace = None,
 ) -> None:
     """Serve the repository's tools over MCP, every call gated both ways; or, with --upstream,
@@ -174,7 +187,8 @@ def serve_command(
         trace=trace,
         on_ready=functools.partial(_announce, host),
     )  # fmt: skip
-    serve(directory, options)
+    with _server_errors():
+        serve(directory, options)
 
 
 def _serve_target(
@@ -207,6 +221,32 @@ def _announce(host: str, port: int | None) -> None:
 
 
 # --- the work --------------------------------------------------------------------------------
+
+# What to do about each `ServerError.code`, in the command line's words.
+_SERVER_HINTS = {
+    "unauthorized": "pass --token TOKEN (or set SCHEMAWIRE_MCP_TOKEN), or the header it wants "
+    "with --header 'Authorization: ...'",
+    "forbidden": "check --token, and any --header the server wants (Origin, Authorization)",
+    "not_found": "check the path in --url (schemawire serve --http listens at /mcp)",
+    "unreachable": "check that the server is running and that --url is right",
+    "http_error": "check --url, and what the server's own log says",
+    "not_started": "check the command after `--`",
+    "exited": "fix what it says, or run the command after `--` alone to see all it writes",
+    "timeout": "check that the server answers, or give it longer with --timeout",
+}
+
+
+@contextlib.contextmanager
+def _server_errors() -> Iterator[None]:
+    """A server that cannot be used, met in the block, is one line saying what happened and
+    what to pass; and exit code 2."""
+    from schemawire.mcp import ServerError
+
+    try:
+        yield
+    except ServerError as error:
+        hint = _SERVER_HINTS.get(error.code, error.hint)
+        fail(f"MCP server {error.server}: {error.reason}" + (f"; {hint}" if hint else ""))
 
 
 def _address(command: list[str] | None, url: str | None, header: list[str] | None,

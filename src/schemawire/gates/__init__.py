@@ -3,26 +3,31 @@
 - `ArgumentGate`: a tool call's arguments, before the tool runs.
 - `ResultGate`: a tool's result, before the model reads it (validated, redacted, cut to size).
 - `HandoffGate`: what one agent hands the next, before it starts; routes are JSON Schemas.
+- `McpResult`: a ``CallToolResult`` as an MCP server sent it, for the result gate; an error
+  result marked with `REJECTION_META` (`rejection_meta`) carries a rejection, passed on whole.
 
 Both return a `Verdict` and never raise on their input.
 """
 
 from __future__ import annotations
 
+from schemawire.gates._rejection import REJECTION_META, rejection_meta
 from schemawire.gates._values import ValueLimits
 from schemawire.gates.arguments import ArgumentGate, ArgumentOptions
 from schemawire.gates.handoff import HandoffDecision, HandoffGate, Route
 from schemawire.gates.redact import Redactor, default_redactor
-from schemawire.gates.results import ResultGate, ResultOptions
+from schemawire.gates.results import McpResult, ResultGate, ResultOptions
 from schemawire.gates.verdict import CODES, Change, Verdict
 
 __all__ = [
     "CODES",
+    "REJECTION_META",
     "ArgumentGate",
     "ArgumentOptions",
     "Change",
     "HandoffDecision",
     "HandoffGate",
+    "McpResult",
     "Redactor",
     "ResultGate",
     "ResultOptions",
@@ -30,4 +35,5 @@ __all__ = [
     "ValueLimits",
     "Verdict",
     "default_redactor",
+    "rejection_meta",
 ]

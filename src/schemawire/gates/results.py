@@ -1,9 +1,13 @@
 """The result gate: a tool's result, checked before the model reads it.
 
-In order:
+What it checks says what it is: a `McpResult` is a ``CallToolResult`` as an MCP server sent
+it, a `ToolResult` a result already taken apart, an exception what the tool raised, and any
+other value what a local tool returned (validated as that value, whatever its shape). In order:
 
 1. A failure (the tool raised, or said ``isError``) becomes a one-line error with the stable
-   code ``tool_failed``: no stack trace or exception internals reach the model.
+   code ``tool_failed``: no stack trace or exception internals reach the model. An MCP error
+   result that carries a schemawire rejection (`schemawire.gates._rejection`) is that
+   rejection, passed on unchanged.
 2. The structured result is validated against the tool's output schema. Where the tool gave only
    text and has an output schema, text that is itself JSON is parsed and checked ("JSON inside
    JSON"). A mismatch becomes an error result the model can read, with every violation: the run
@@ -11,7 +15,8 @@ In order:
 3. Secrets are redacted (`schemawire.gates.redact`): values the output schema marks
    ``x-redact`` or ``writeOnly``, members whose key names a secret, and detected keys and tokens.
 4. The result is cut to the tool's byte budget, staying valid JSON (`schemawire.gates.truncate`);
-   the verdict says whether what is left still satisfies the output schema.
+   the verdict says whether what is left still satisfies the output schema. A rejection is cut
+   as a rejection: violations are left out from the end, and it says how many.
 
 The gate never raises: whatever the tool returned, the model gets something it can read.
 """
@@ -21,10 +26,11 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from schemawire._json import Limits, dumps, loads
 from schemawire.errors import JSONError, SchemawireError, UsageError
+from schemawire.gates._rejection import carried_rejection, cut_rejection
 from schemawire.gates._schema_view import SchemaView
 from schemawire.gates._values import ValueLimits, ValueProblem, plain_json
 from schemawire.gates.redact import Redactor, default_redactor
@@ -36,7 +42,7 @@ from schemawire.types import Rejection, ToolResult, ToolSpec, Violation
 if TYPE_CHECKING:
     from schemawire.schema.repository import Repository
 
-__all__ = ["ResultGate", "ResultOptions"]
+__all__ = ["McpResult", "ResultGate", "ResultOptions"]
 
 _MCP_BLOCK_TYPES = frozenset({"text", "image", "audio", "resource", "resource_link"})
 _TRACEBACK = re.compile(r"Traceback \(most recent call last\):")
@@ -64,6 +70,44 @@ class ResultOptions:
     redact: bool = True
     json_in_text: bool = True
     redactor: Redactor | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class McpResult:
+    """A ``CallToolResult`` as an MCP server sent it: the one form the result gate reads as MCP.
+
+    Attributes:
+        content: the content blocks (``[{"type": "text", "text": ...}, ...]``), as sent.
+        is_error: the server says the tool failed (``isError``).
+        structured: ``structuredContent``, when there is one.
+        meta: the result's ``_meta``, when there is one (it may mark a schemawire rejection).
+    """
+
+    content: Any
+    is_error: bool = False
+    structured: Any = None
+    meta: Any = None
+
+    @classmethod
+    def from_json(cls, result: Mapping[str, Any]) -> McpResult:
+        """A ``CallToolResult`` as JSON; a missing ``content`` is no content."""
+        return cls(
+            result.get("content", []),
+            result.get("isError") is True,
+            result.get("structuredContent"),
+            result.get("_meta"),
+        )
+
+
+class _Received(NamedTuple):
+    """A result as the gate takes it in: the result; whether its content is MCP content blocks;
+    the rejection (as the model would read it) that an MCP error result carries; and what
+    keeps an MCP result from being one."""
+
+    result: ToolResult
+    as_blocks: bool
+    carried: tuple[dict[str, Any], Rejection] | None = None
+    malformed: Violation | None = None
 
 
 class ResultGate:
@@ -114,10 +158,11 @@ class ResultGate:
         return cls(spec, validator, options, repository.documents)
 
     def check(self, result: Any, *, call_id: str = "") -> Verdict:
-        """The verdict on ``result``: a `ToolResult`, an MCP ``CallToolResult`` object, the
-        exception the tool raised, or the value a local tool returned."""
+        """The verdict on ``result``: a `McpResult` (what an MCP server sent), a `ToolResult`,
+        the exception the tool raised, or the value a local tool returned (a dict is that
+        value, even one shaped like a ``CallToolResult``)."""
         try:
-            return self._check(_as_result(result, call_id), call_id)
+            return self._check(_received(result, call_id), call_id)
         except (SchemawireError, ValueError, TypeError, RecursionError) as error:
             # Not reached by any input we know of; if it is, the model still reads one line.
             return self._failed(ToolResult(call_id, None, True), f"{type(error).__name__}",
@@ -125,44 +170,56 @@ class ResultGate:
 
     # --- the steps -------------------------------------------------------------------------
 
-    def _check(self, result: ToolResult | BaseException, call_id: str) -> Verdict:
-        if isinstance(result, BaseException):
-            return self._failed(ToolResult(call_id, None, True), _exception_line(result))
+    def _check(self, received: _Received | BaseException, call_id: str) -> Verdict:
+        if isinstance(received, BaseException):
+            return self._failed(ToolResult(call_id, None, True), _exception_line(received))
+        result, as_blocks, carried, malformed = received
+        if carried is not None:
+            return self._passed_on(result, *carried)
+        if malformed is not None:
+            hint = f"{self.spec.name}'s server sent a result MCP does not allow; tell the user."
+            return self._refused(result, "result_malformed", (malformed,), hint)
         plain, problem = _plain(result)
         if problem is not None:
-            if result.is_error:
-                return self._failed(result, "the tool failed and its error is not JSON")
-            violation = Violation(problem.pointer, problem.keyword, problem.message)
-            hint = f"{self.spec.name} returned what JSON cannot hold; tell the user it failed."
-            return self._refused(result, "result_malformed", (violation,), hint)
-        result = plain
+            return self._not_json(result, problem)
+        if plain.is_error:
+            return self._failed(plain, _failure_line(plain.content, as_blocks))
+        return self._checked(plain, as_blocks)
+
+    def _not_json(self, result: ToolResult, problem: ValueProblem) -> Verdict:
         if result.is_error:
-            return self._failed(result, _failure_line(result.content))
-        structured, changes = self._structured(result)
+            return self._failed(result, "the tool failed and its error is not JSON")
+        violation = Violation(problem.pointer, problem.keyword, problem.message)
+        hint = f"{self.spec.name} returned what JSON cannot hold; tell the user it failed."
+        return self._refused(result, "result_malformed", (violation,), hint)
+
+    def _checked(self, result: ToolResult, as_blocks: bool) -> Verdict:
+        """A result made of JSON that does not say it failed: validated, redacted, cut."""
+        structured, changes = self._structured(result, as_blocks)
         if self.validator is not None:
             violations = self._violations(structured)
             if violations:
                 return self._invalid(result, violations)
-        content, structured = self._redacted(result.content, structured, changes)
-        content, structured = self._cut(content, structured, changes)
+        content, structured = self._redacted(result.content, structured, changes, as_blocks)
+        content, structured = self._cut(content, structured, changes, as_blocks)
         conforms = None
         if self.validator is not None and structured is not None:
             conforms = self.validator.is_valid(structured)
         value = ToolResult(result.call_id, content, False, structured)
         return Verdict("results", self.spec.name, True, value, None, tuple(changes), conforms)
 
-    def _structured(self, result: ToolResult) -> tuple[Any, list[Change]]:
+    def _structured(self, result: ToolResult, as_blocks: bool) -> tuple[Any, list[Change]]:
         """The structured result: as given, else the JSON inside the text, else (for a local tool
         with an output schema) the returned value itself."""
         if result.structured is not None or self.validator is None:
             return result.structured, []
-        text = _only_text(result.content)
+        text = _only_text(result.content, as_blocks)
         if text is not None and self.options.json_in_text:
             try:
                 return loads(text, limits=_TEXT_LIMITS, source="<result>"), []
             except JSONError:
                 return None, []
-        if text is None and not _is_blocks(result.content):
+        if text is None and not as_blocks:
             return result.content, []
         return None, []
 
@@ -173,7 +230,9 @@ class ResultGate:
             return (Violation("", "type", message, "a value its output schema accepts", None),)
         return self.validator.violations(structured)
 
-    def _redacted(self, content: Any, structured: Any, changes: list[Change]) -> tuple[Any, Any]:
+    def _redacted(
+        self, content: Any, structured: Any, changes: list[Change], as_blocks: bool
+    ) -> tuple[Any, Any]:
         if not self.options.redact:
             return content, structured
         marked = self.view.mark if self.view is not None and self.view.has_marks else None
@@ -184,12 +243,14 @@ class ResultGate:
             if same:
                 changes.extend(_under("/content", found))
                 return structured, structured
-        content, found = self._redacted_content(content, marked)
+        content, found = self._redacted_content(content, marked, as_blocks)
         changes.extend(_under("/content", found))
         return content, structured
 
-    def _redacted_content(self, content: Any, marked: Any) -> tuple[Any, list[Change]]:
-        if not _is_blocks(content):
+    def _redacted_content(
+        self, content: Any, marked: Any, as_blocks: bool
+    ) -> tuple[Any, list[Change]]:
+        if not as_blocks:
             return self.redactor.value(content, marked if not isinstance(content, str) else None)
         blocks, found = [], []
         for index, block in enumerate(content):
@@ -212,19 +273,23 @@ class ResultGate:
         redacted_text, found = self.redactor.value(text)
         return redacted_text, found
 
-    def _cut(self, content: Any, structured: Any, changes: list[Change]) -> tuple[Any, Any]:
+    def _cut(
+        self, content: Any, structured: Any, changes: list[Change], as_blocks: bool
+    ) -> tuple[Any, Any]:
         budget = self.options.max_bytes
         required = self.view.required if self.view is not None else None
         if structured is not None and size_of(structured) > budget:
             structured, cuts = truncate(structured, budget, required)
             changes.extend(_under("/structured", cuts))
         if content is not None and size_of(content) > budget:
-            content, cuts = self._cut_content(content, budget, required)
+            content, cuts = self._cut_content(content, budget, required, as_blocks)
             changes.extend(_under("/content", cuts))
         return content, structured
 
-    def _cut_content(self, content: Any, budget: int, required: Any) -> tuple[Any, list[Change]]:
-        if not _is_blocks(content):
+    def _cut_content(
+        self, content: Any, budget: int, required: Any, as_blocks: bool
+    ) -> tuple[Any, list[Change]]:
+        if not as_blocks:
             return truncate(content, budget, required if not isinstance(content, str) else None)
         texts = [i for i, b in enumerate(content) if b.get("type") == "text"]
         share = budget // max(len(texts), 1)  # each text block its part of the budget
@@ -257,11 +322,23 @@ class ResultGate:
         schema_id = schema.get("$id") if code == "result_invalid" else spec.schema_id
         version = schema.get("x-version") if code == "result_invalid" else spec.version
         rejection = Rejection("results", code, spec.name, schema_id, version, violations, hint)
-        shown, changes = self.redactor.value(rejection.to_json())  # violations quote the result
-        shown, cuts = truncate(shown, self.options.max_bytes)
-        error = ToolResult(result.call_id, shown, True, None)
-        changes = _under("/content", changes + cuts)
-        return Verdict("results", spec.name, False, error, rejection, tuple(changes), False)
+        return self._shown(result.call_id, rejection.to_json(), rejection)
+
+    def _passed_on(
+        self, result: ToolResult, shown: dict[str, Any], rejection: Rejection
+    ) -> Verdict:
+        """A rejection another schemawire gate made (an MCP server's, a proxy's), carried by an
+        error result: passed on as it came, within this gate's budget."""
+        return self._shown(result.call_id, shown, rejection)
+
+    def _shown(self, call_id: str, shown: dict[str, Any], rejection: Rejection) -> Verdict:
+        """The refusal, as the model reads it: redacted (violations quote the result) and cut to
+        budget as a rejection."""
+        redacted, changes = self.redactor.value(shown)
+        cut, cuts = cut_rejection(redacted, self.options.max_bytes)
+        error = ToolResult(call_id, cut, True, None)
+        found = _under("/content", changes + cuts)
+        return Verdict("results", self.spec.name, False, error, rejection, tuple(found), False)
 
 
 def _plain(result: ToolResult) -> tuple[ToolResult, ValueProblem | None]:
@@ -280,17 +357,57 @@ def _plain(result: ToolResult) -> tuple[ToolResult, ValueProblem | None]:
     return ToolResult(result.call_id, content, result.is_error, structured), None
 
 
-def _as_result(result: Any, call_id: str) -> ToolResult | BaseException:
-    if isinstance(result, ToolResult | BaseException):
+def _received(result: Any, call_id: str) -> _Received | BaseException:
+    """``result`` as the gate takes it in; nothing is guessed from the shape of a dict."""
+    if isinstance(result, BaseException):
         return result
-    if (
-        isinstance(result, dict)
-        and isinstance(result.get("content"), list)
-        and ("isError" in result or "structuredContent" in result or _is_blocks(result["content"]))
-    ):  # an MCP CallToolResult, as JSON
-        return ToolResult(call_id, result["content"], result.get("isError") is True,
-                          result.get("structuredContent"))  # fmt: skip
-    return ToolResult(call_id, result)
+    if isinstance(result, McpResult):
+        return _from_mcp(result, call_id)
+    if isinstance(result, ToolResult):  # its content may be MCP content blocks
+        return _Received(result, _is_blocks(result.content))
+    return _Received(ToolResult(call_id, result), False)
+
+
+def _from_mcp(result: McpResult, call_id: str) -> _Received:
+    """An MCP result: its content must be a list of content blocks (objects with a ``type``)."""
+    content = result.content
+    taken = ToolResult(call_id, content, result.is_error, result.structured)
+    malformed = _not_blocks(content)
+    if malformed is not None:
+        return _Received(replace(taken, content=None), False, None, malformed)
+    text = _only_text(content, True) if result.is_error else None
+    carried = carried_rejection(text, result.meta) if text is not None else None
+    return _Received(taken, True, carried)
+
+
+def _not_blocks(content: Any) -> Violation | None:
+    """Why ``content`` is not a list of MCP content blocks (objects with a string ``type``)."""
+    if not isinstance(content, list):
+        return Violation(
+            "/content",
+            "type",
+            "content must be an array of content blocks",
+            "array",
+            _kind(content),
+        )
+    for index, block in enumerate(content):
+        if not isinstance(block, dict) or not isinstance(block.get("type"), str):
+            message = "not a content block (an object with a string type)"
+            return Violation(f"/content/{index}", "type", message, "object", _kind(block))
+    return None
+
+
+def _kind(value: Any) -> str:
+    """The JSON type of ``value``, for a violation's ``got`` (the value itself may be large)."""
+    kinds = (
+        (bool, "boolean"),
+        (int, "integer"),
+        (float, "number"),
+        (str, "string"),
+        (list, "array"),
+        (dict, "object"),
+    )
+    return next((name for kind, name in kinds if isinstance(value, kind)), "null")
 
 
 def _is_blocks(content: Any) -> bool:
@@ -302,11 +419,11 @@ def _is_blocks(content: Any) -> bool:
     )
 
 
-def _only_text(content: Any) -> str | None:
+def _only_text(content: Any, as_blocks: bool) -> str | None:
     """The text of content that is one string or one text block."""
     if isinstance(content, str):
         return content
-    if _is_blocks(content) and len(content) == 1 and content[0].get("type") == "text":
+    if as_blocks and len(content) == 1 and content[0].get("type") == "text":
         text = content[0].get("text")
         return text if isinstance(text, str) else None
     return None
@@ -347,13 +464,11 @@ def _exception_line(error: BaseException) -> str:
     return f"{type(error).__name__}: {lines[0]}" if lines else type(error).__name__
 
 
-def _failure_line(content: Any) -> str:
+def _failure_line(content: Any, as_blocks: bool) -> str:
     """One line of what a failing tool said: the last line of a traceback, or the first line."""
-    text = _only_text(content)
+    text = _only_text(content, as_blocks)
     if text is None:
-        texts = (
-            [b.get("text") for b in content if isinstance(b, dict)] if _is_blocks(content) else []
-        )
+        texts = [b.get("text") for b in content] if as_blocks else []
         text = "\n".join(t for t in texts if isinstance(t, str)) or dumps(content, indent=False)
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
     if not lines:

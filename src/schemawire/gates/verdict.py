@@ -21,7 +21,8 @@ CODES = {
     "arguments_too_large": "the arguments are over a size limit (bytes, depth, string, array)",
     "arguments_invalid": "the arguments break the tool's input schema",
     "result_invalid": "the result breaks the tool's output schema",
-    "result_malformed": "the result holds what JSON cannot (a set, bytes, NaN, a cycle...)",
+    "result_malformed": "the result holds what JSON cannot (a set, bytes, NaN, a cycle...), or "
+    "an MCP result's content is not content blocks",
     "tool_failed": "the tool failed; its error is shown in one line",
     "gate_error": "the gate itself failed on this input (a bug: please report it)",
     "handoff_malformed": "the handoff is not acceptable JSON (syntax, duplicate key, NaN...)",

@@ -12,18 +12,18 @@ import functools
 import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import anyio
-
+from schemawire._invoke import DEFAULT_TIMEOUT, invoke
 from schemawire.errors import UsageError
 from schemawire.gates import ResultGate, ResultOptions, Verdict
-from schemawire.mcp import McpClient
-from schemawire.mcp._wire import record_verdicts
 from schemawire.schema.repository import Repository
 from schemawire.schema.validator import CompiledSchema
 from schemawire.trace import Trace
 from schemawire.types import Rejection, ToolResult, ToolSpec, Violation
+
+if TYPE_CHECKING:  # the MCP SDK loads only for MCP tools: a host of Python tools never needs it
+    from schemawire.mcp import McpClient
 
 __all__ = [
     "McpTool",
@@ -84,7 +84,7 @@ class PythonTool:
     results: ResultGate | None = None
     repository: Repository | None = None
     validator: CompiledSchema | None = None
-    timeout: float = 60.0
+    timeout: float = DEFAULT_TIMEOUT
 
     def __post_init__(self) -> None:
         repository = self.repository
@@ -109,7 +109,7 @@ class PythonTool:
         label = f"python:{self.spec.name}"
         sent = {"call": call_id, "tool": self.spec.name, "arguments": accepted.value}
         trace.record("host", label, "python", "send", sent, verdict=accepted.to_json())
-        outcome = await _outcome(self.function, self._arguments(accepted.value), self.timeout)
+        outcome = await invoke(self.function, self._arguments(accepted.value), self.timeout)
         verdict = self.results.check(outcome, call_id=call_id)
         value: ToolResult = verdict.value
         received = {"call": call_id, "content": value.content, "isError": value.is_error}
@@ -133,20 +133,6 @@ def _takes_key(function: Callable[..., Any]) -> bool:
         return False
 
 
-async def _outcome(function: Callable[..., Any], arguments: dict[str, Any], timeout: float) -> Any:
-    """What the function returned, or the exception it raised, or a timeout."""
-    try:
-        with anyio.move_on_after(timeout) as limit:
-            if inspect.iscoroutinefunction(function):
-                return await function(**arguments)
-            return await anyio.to_thread.run_sync(functools.partial(function, **arguments),
-                                                  abandon_on_cancel=True)  # fmt: skip
-    except Exception as error:  # a failing tool is a result, not a crash (its own timeouts too)
-        return error
-    assert limit.cancelled_caught
-    return TimeoutError(f"the tool did not finish within {timeout:g} s")
-
-
 @dataclass(slots=True)
 class McpTool:
     """A tool of an MCP server, called through a connected `McpClient` (which traces the
@@ -163,6 +149,8 @@ class McpTool:
         return self.client.trace
 
     async def run(self, call_id: str, accepted: Verdict, trace: Trace) -> Verdict:
+        from schemawire.mcp._wire import record_verdicts
+
         # The JSON-RPC hops are the client's (on its own trace); the verdicts go beside them.
         record_verdicts(trace, "host", accepted)
         call = await self.client.call_accepted(self.spec.name, accepted, call_id=call_id)

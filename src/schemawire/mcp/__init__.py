@@ -3,7 +3,16 @@ server for a repository's own tools, and a gating proxy in front of any server."
 
 from __future__ import annotations
 
+from schemawire.mcp._problems import SERVER_PROBLEMS
 from schemawire.mcp._tools import RemoteTool
 from schemawire.mcp.client import HttpServer, McpCall, McpClient, ServerError, StdioServer
 
-__all__ = ["HttpServer", "McpCall", "McpClient", "RemoteTool", "ServerError", "StdioServer"]
+__all__ = [
+    "SERVER_PROBLEMS",
+    "HttpServer",
+    "McpCall",
+    "McpClient",
+    "RemoteTool",
+    "ServerError",
+    "StdioServer",
+]

@@ -2,6 +2,12 @@
 
 The schema a call is checked against is the repository's canonical one when the repository has
 a tool of that name, else the server's own ``inputSchema`` (imported as the importers do).
+
+Output schemas that are not objects: MCP before 2026-07-28 takes only object output schemas, so
+servers (the official SDKs, and ours) list such a schema wrapped, ``{"type": "object",
+"properties": {"result": <schema>}, "required": ["result"]}``, and send ``{"result": ...}``.
+Where the canonical output schema is not an object and the server lists it wrapped, the client
+unwraps the structured result before the result gate checks it (`RemoteTool.wrapped`).
 """
 
 from __future__ import annotations
@@ -16,7 +22,20 @@ from schemawire.project.importers import import_mcp
 from schemawire.schema.repository import Repository
 from schemawire.types import ToolSpec
 
-__all__ = ["RemoteTool", "gates_for", "remote_tools"]
+__all__ = [
+    "OBJECT_OUTPUT_ONLY",
+    "RemoteTool",
+    "gates_for",
+    "is_object_schema",
+    "is_wrapped_output",
+    "remote_tools",
+    "unwrapped",
+    "wrapped_output",
+]
+
+OBJECT_OUTPUT_ONLY = ("2025-06-18", "2025-11-25")
+"""The versions a server lists tools for (`schemawire.project.mcp.VERSIONS`) whose output
+schemas, and so structured results, must be objects."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +49,8 @@ class RemoteTool:
             server gives a usable schema (``problem`` says why, and every call is refused).
         canonical: ``spec`` comes from the repository, not from the server.
         problem: why the server's schema cannot be used, when it cannot.
+        wrapped: the server lists the output schema wrapped as ``{"result": ...}`` where
+            ``spec``'s is not an object: its structured results are unwrapped to be checked.
     """
 
     name: str
@@ -37,6 +58,7 @@ class RemoteTool:
     spec: ToolSpec | None
     canonical: bool = False
     problem: str | None = None
+    wrapped: bool = False
 
 
 def remote_tools(
@@ -50,7 +72,9 @@ def remote_tools(
         if not isinstance(name, str):
             continue  # nothing can call a tool without a name
         if name in canonical:
-            tools[name] = RemoteTool(name, entry, canonical[name], canonical=True)
+            spec = canonical[name]
+            wrapped = _lists_wrapped(entry, spec)
+            tools[name] = RemoteTool(name, entry, spec, canonical=True, wrapped=wrapped)
             continue
         try:
             tools[name] = RemoteTool(name, entry, _server_spec(entry, server))
@@ -75,6 +99,48 @@ def gates_for(
         return (ArgumentGate.from_repository(repository, tool.name, arguments),
                 ResultGate.from_repository(repository, tool.name, results))  # fmt: skip
     return ArgumentGate(tool.spec, options=arguments), ResultGate(tool.spec, options=results)
+
+
+def is_object_schema(schema: Any) -> bool:
+    """Whether an output schema is an object schema (``"type": "object"``), as MCP before
+    2026-07-28 requires; any other is wrapped."""
+    return isinstance(schema, dict) and schema.get("type") == "object"
+
+
+def is_wrapped_output(schema: Any) -> bool:
+    """Whether ``schema`` is a wrapped output schema: an object with the one required member
+    ``result``."""
+    if not is_object_schema(schema):
+        return False
+    properties, required = schema.get("properties"), schema.get("required")
+    return (
+        isinstance(properties, dict)
+        and set(properties) == {"result"}
+        and isinstance(required, list)
+        and "result" in required
+    )
+
+
+def wrapped_output(schema: Any) -> dict[str, Any]:
+    """``schema`` as an object schema: ``{"result": <schema>}``."""
+    return {"type": "object", "properties": {"result": schema}, "required": ["result"]}
+
+
+def unwrapped(structured: Any) -> Any:
+    """The value of a wrapped structured result ``{"result": value}``; anything else as it is
+    (the gate then says what is wrong with it)."""
+    if isinstance(structured, dict) and set(structured) == {"result"}:
+        return structured["result"]
+    return structured
+
+
+def _lists_wrapped(entry: dict[str, Any], spec: ToolSpec) -> bool:
+    output = spec.output_schema
+    return (
+        output is not None
+        and not is_object_schema(output)
+        and is_wrapped_output(entry.get("outputSchema"))
+    )
 
 
 def _server_spec(entry: dict[str, Any], server: str) -> ToolSpec:

@@ -37,8 +37,16 @@ from pydantic import TypeAdapter, ValidationError
 
 from schemawire._version import __version__
 from schemawire.errors import SchemawireError
-from schemawire.gates import ArgumentGate, ArgumentOptions, ResultGate, ResultOptions, Verdict
-from schemawire.mcp._tools import RemoteTool, gates_for, remote_tools
+from schemawire.gates import (
+    ArgumentGate,
+    ArgumentOptions,
+    McpResult,
+    ResultGate,
+    ResultOptions,
+    Verdict,
+)
+from schemawire.mcp._problems import HttpStatuses, ServerError, last_line, one_line, startup_problem
+from schemawire.mcp._tools import RemoteTool, gates_for, remote_tools, unwrapped
 from schemawire.mcp._wire import WireTap, record_verdicts, traced
 from schemawire.schema.repository import Repository
 from schemawire.trace import Trace
@@ -53,21 +61,6 @@ _MAX_PAGES = 1000  # a server that pages without end is cut off here
 
 ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None]]
 Mode = Literal["auto", "legacy", "2026-07-28"]
-
-
-class ServerError(SchemawireError):
-    """An MCP server that cannot be started, reached or spoken to.
-
-    Attributes:
-        server: the server's label (its command or URL).
-        reason: one line saying what went wrong.
-        stderr: the end of what the server wrote to stderr, when it ran as a process.
-    """
-
-    def __init__(self, server: str, reason: str, stderr: str = "") -> None:
-        self.server, self.reason, self.stderr = server, reason, stderr
-        text = f"MCP server {server}: {reason}"
-        super().__init__(f"{text}\n{stderr.rstrip()}" if stderr.strip() else text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +140,14 @@ class McpCall:
     def accepted(self) -> bool:
         """Whether both gates passed: the output is the tool's result."""
         return self.arguments.accepted and self.result is not None and self.result.accepted
+
+    @property
+    def rejection(self) -> Rejection | None:
+        """Why the call was refused: by the argument gate, the result gate, or (passed on
+        whole) by the server's own gates; None when both gates passed."""
+        if not self.arguments.accepted:
+            return self.arguments.rejection
+        return self.result.rejection if self.result is not None else None
 
     @property
     def output(self) -> ToolResult:
@@ -324,9 +325,9 @@ class McpClient:
             except MCPError as error:
                 if error.error.code == mcp_types.CONNECTION_CLOSED:
                     raise self._unavailable(self._mark_lost()) from None
-                raise self._unavailable(f"tools/list failed: {_one_line(error)}") from None
+                raise self._unavailable(f"tools/list failed: {one_line(error)}") from None
             except ValidationError as error:
-                raise self._unavailable(f"tools/list failed: {_one_line(error)}") from None
+                raise self._unavailable(f"tools/list failed: {one_line(error)}") from None
             tools.extend(t for t in page.get("tools", ()) if isinstance(t, dict))
             cursor = page.get("nextCursor")
             if not isinstance(cursor, str) or not cursor:
@@ -397,7 +398,8 @@ class McpClient:
     ) -> McpCall:  # fmt: skip
         """The call, once its ``result`` (as the server sent it, or the failure in its place)
         has passed the result gate."""
-        verdict = gate.check(_result_from_wire(result, call_id), call_id=call_id)
+        tool = (self._tools or {}).get(name)
+        verdict = gate.check(_result_from_wire(result, tool), call_id=call_id)
         self._record(verdict)
         return McpCall(name, call_id, arguments, verdict, result if received else None, sent=sent)
 
@@ -420,7 +422,7 @@ class McpClient:
             if error.error.code == mcp_types.CONNECTION_CLOSED:
                 raise self._unavailable(self._mark_lost()) from None
             if error.error.code == mcp_types.REQUEST_TIMEOUT:
-                raise self._unavailable(_one_line(error)) from None
+                raise self._unavailable(one_line(error)) from None
             raise
 
     async def _send(
@@ -441,7 +443,7 @@ class McpClient:
         except MCPError as error:
             return {}, self._call_error(name, error, timeout)
         except ValidationError as error:
-            return {}, f"the server's result is not a CallToolResult: {_one_line(error)}"
+            return {}, f"the server's result is not a CallToolResult: {one_line(error)}"
         return raw, None
 
     def _call_error(self, name: str, error: MCPError, timeout: float | None) -> str:
@@ -495,49 +497,77 @@ class McpClient:
 
     async def _hold_connection(self, *, task_status: anyio.abc.TaskStatus[_Connection]) -> None:
         """Open the session, hand it over, and keep it open until it is told to stop or the
-        server goes away; nothing it meets on the way out escapes into the task group."""
+        server goes away; nothing it meets on the way out escapes into the task group.
+
+        Raises:
+            ServerError: the session could not be opened (before it was handed over).
+        """
         stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115
         tap = WireTap(self.trace, "host", self.label) if self.tracing else None
+        statuses = HttpStatuses()
         connection: _Connection | None = None
         try:
             async with AsyncExitStack() as stack:
-                transport = await self._transport(stack, stderr)
-                client = Client(traced(transport, tap), mode=self.mode, cache=None,
-                                read_timeout_seconds=self.timeout, client_info=_CLIENT_INFO,
-                                message_handler=self._on_message)  # fmt: skip
-                try:
-                    await stack.enter_async_context(client)
-                except (OSError, MCPError, RuntimeError, ValidationError, ExceptionGroup) as error:
-                    raise ServerError(self.server.label, _connect_problem(error, tap),
-                                            _tail(stderr)) from None  # fmt: skip
+                transport = await self._transport(stack, stderr, statuses)
+                client = Client(
+                    traced(transport, tap),
+                    mode=self.mode,
+                    cache=None,
+                    read_timeout_seconds=self.timeout,
+                    client_info=_CLIENT_INFO,
+                    message_handler=self._on_message,
+                )
+                await stack.enter_async_context(client)
                 connection = _Connection(client, tap, stderr)
                 task_status.started(connection)
                 await connection.stop.wait()
-        except ServerError:
-            stderr.close()
-            raise
         except Exception as error:
-            if connection is None:
-                stderr.close()
-                raise ServerError(self.server.label, _one_line(error)) from None
-            connection.lost = connection.lost or f"the connection failed: {_one_line(error)}"
+            if connection is not None:
+                connection.lost = connection.lost or f"the connection failed: {one_line(error)}"
+                return
+            problem = self._not_opened(error, stderr, tap, statuses)
+            stderr.close()
+            raise problem from None
         finally:
             if connection is not None:
                 connection.done.set()
 
-    async def _transport(self, stack: AsyncExitStack, stderr: IO[str]) -> Any:
+    def _not_opened(
+        self, error: Exception, stderr: IO[str], tap: WireTap | None, statuses: HttpStatuses
+    ) -> ServerError:
+        """Why the session did not open, from all the transport saw."""
+        tail = _tail(stderr)
+        code, reason = startup_problem(
+            error,
+            statuses=statuses,
+            stderr=tail,
+            unreadable=tuple(tap.unreadable) if tap is not None else (),
+            timeout=self.timeout,
+            process=isinstance(self.server, StdioServer),
+            credentials=_sends_credentials(self.server),
+        )
+        return ServerError(self.server.label, reason, tail, code)
+
+    async def _transport(
+        self, stack: AsyncExitStack, stderr: IO[str], statuses: HttpStatuses
+    ) -> Any:
         server = self.server
         if isinstance(server, StdioServer):
             parameters = StdioServerParameters(
-                command=server.command, args=list(server.args), env=dict(server.env or {}),
+                command=server.command,
+                args=list(server.args),
+                env=dict(server.env or {}),
                 cwd=server.cwd,
-            )  # fmt: skip
+            )
             return stdio_client(parameters, errlog=cast(TextIO, stderr))
         headers = dict(server.headers)
         if server.token:
             headers["Authorization"] = f"Bearer {server.token}"
-        http = httpx2.AsyncClient(headers=headers,
-                                  timeout=httpx2.Timeout(self.timeout, read=300.0))  # fmt: skip
+        http = httpx2.AsyncClient(
+            headers=headers,
+            timeout=httpx2.Timeout(self.timeout, read=300.0),
+            event_hooks={"response": [statuses]},
+        )
         await stack.enter_async_context(http)
         return streamable_http_client(server.url, http_client=http)
 
@@ -575,15 +605,21 @@ class McpClient:
         exit_line = "the server closed the connection"
         if connection.tap is not None and connection.tap.unreadable:
             exit_line += f" (it wrote what is not JSON-RPC: {connection.tap.unreadable[-1][:200]})"
-        tail = connection.stderr_tail().strip().splitlines()
-        if tail:
-            exit_line += f"; its last words: {tail[-1][:300]}"
+        said = last_line(connection.stderr_tail())
+        if said:
+            exit_line += f"; its last words: {said}"
         return exit_line
 
     def _unavailable(self, reason: str) -> ServerError:
         connection = self._connection
         return ServerError(self.server.label, reason,
                                  connection.stderr_tail() if connection else "")  # fmt: skip
+
+
+def _sends_credentials(server: ServerAddress) -> bool:
+    if isinstance(server, StdioServer):
+        return False
+    return bool(server.token) or any(name.lower() == "authorization" for name in server.headers)
 
 
 def _call_request(name: str, arguments: dict[str, Any]) -> mcp_types.CallToolRequest:
@@ -597,14 +633,22 @@ def _failure(line: str) -> dict[str, Any]:
     return {"content": [{"type": "text", "text": line}], "isError": True}
 
 
-def _result_from_wire(raw: dict[str, Any], call_id: str) -> ToolResult:
-    """A ``CallToolResult`` as a `ToolResult`; a single text block holding a JSON object or
-    array is also the structured result, when the server gave none."""
-    content = raw.get("content", [])
-    structured = raw.get("structuredContent")
-    if structured is None and isinstance(content, list) and len(content) == 1:
+def _result_from_wire(raw: dict[str, Any], tool: RemoteTool | None) -> McpResult:
+    """A ``CallToolResult`` for the result gate. A single text block holding a JSON object or
+    array is also the structured result, when the server gave none; a structured result the
+    server wraps as ``{"result": ...}`` (`RemoteTool.wrapped`) is unwrapped."""
+    result = McpResult.from_json(raw)
+    structured, content = result.structured, result.content
+    if (
+        structured is None
+        and not result.is_error
+        and isinstance(content, list)
+        and len(content) == 1
+    ):
         structured = _json_in_text(content[0])
-    return ToolResult(call_id, content, raw.get("isError") is True, structured)
+    if tool is not None and tool.wrapped:
+        structured = unwrapped(structured)
+    return replace(result, structured=structured)
 
 
 def _json_in_text(block: Any) -> Any:
@@ -636,20 +680,6 @@ def _unknown(
     return McpCall(name, call_id, Verdict("arguments", name, False, None, rejection))
 
 
-def _connect_problem(error: BaseException, tap: WireTap | None) -> str:
-    if isinstance(error, ExceptionGroup):
-        error = error.exceptions[0]
-    if isinstance(error, MCPError) and error.error.code == mcp_types.REQUEST_TIMEOUT:
-        line = "the handshake did not finish in time"
-    elif isinstance(error, MCPError) and error.error.code == mcp_types.CONNECTION_CLOSED:
-        line = "the server exited during the handshake"
-    else:
-        line = _one_line(error)
-    if tap is not None and tap.unreadable:
-        line += f" (it wrote what is not JSON-RPC: {tap.unreadable[-1][:200]})"
-    return line
-
-
 def _tail(stderr: IO[str] | None) -> str:
     """The end of a server's stderr, read without moving the file offset the server writes at."""
     if stderr is None or stderr.closed:
@@ -658,8 +688,3 @@ def _tail(stderr: IO[str] | None) -> str:
     size = os.fstat(fd).st_size
     start = max(0, size - _STDERR_TAIL)
     return os.pread(fd, size - start, start).decode("utf-8", "replace")
-
-
-def _one_line(error: BaseException) -> str:
-    text = str(error).strip().splitlines()
-    return f"{type(error).__name__}: {text[0][:300]}" if text else type(error).__name__

@@ -5,6 +5,10 @@ upstream's own, where the repository has the tool); every call is checked by the
 before it goes upstream and by the result gate before it comes back, and every message on both
 sides is a hop of the trace. This is the validation the MCP SDK's server advertises but never
 applies.
+
+What the proxy lists is what it sends: an output schema that is not an object is listed wrapped
+as ``{"result": ...}`` to clients before 2026-07-28, and their structured results are wrapped to
+match. A rejection (the proxy's own, or one the upstream sent) reaches the client whole.
 """
 
 from __future__ import annotations
@@ -14,10 +18,18 @@ from typing import Any
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
+from schemawire.gates import Verdict
+from schemawire.mcp._tools import (
+    OBJECT_OUTPUT_ONLY,
+    RemoteTool,
+    is_object_schema,
+    wrapped_output,
+)
 from schemawire.mcp.client import McpClient, ServerError
-from schemawire.mcp.server import mcp_result
+from schemawire.mcp.server import verdict_result
 from schemawire.project.mcp import project_mcp
 from schemawire.trace import Trace
+from schemawire.types import Rejection, Violation
 
 __all__ = ["UpstreamTools"]
 
@@ -41,15 +53,20 @@ class UpstreamTools:
             ServerError: the upstream is gone and cannot be restarted.
         """
         await self._ensure_connected()
-        tools = await self.client.list_tools()
-        documents = self.client.repository.documents if self.client.repository else None
-        listed = []
-        for tool in tools:
-            if tool.canonical and tool.spec is not None:
-                listed.append(project_mcp(tool.spec, version=version, documents=documents).payload)
-            else:
-                listed.append(tool.listed)
-        return listed
+        return [self._listed(tool, version)[0] for tool in await self.client.list_tools()]
+
+    def _listed(self, tool: RemoteTool, version: str) -> tuple[dict[str, Any], bool]:
+        """``tool`` as listed to a client of ``version``, and whether its structured results
+        are sent wrapped as ``{"result": ...}`` (because that is how it is listed)."""
+        if tool.canonical and tool.spec is not None:
+            documents = self.client.repository.documents if self.client.repository else None
+            projection = project_mcp(tool.spec, version=version, documents=documents)
+            wrapped = any(loss.code == "OUTPUT_SCHEMA_WRAPPED" for loss in projection.losses)
+            return projection.payload, wrapped
+        output = tool.listed.get("outputSchema")
+        if output is None or is_object_schema(output) or version not in OBJECT_OUTPUT_ONLY:
+            return tool.listed, False
+        return {**tool.listed, "outputSchema": wrapped_output(output)}, True
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any] | None, *, version: str, trace: Trace,
@@ -57,12 +74,17 @@ class UpstreamTools:
     ) -> dict[str, Any]:  # fmt: skip
         try:
             await self._ensure_connected()
+            tools = {tool.name: tool for tool in await self.client.list_tools()}
         except ServerError as error:
-            return mcp_result(_unreachable(name, error))
-        if name not in {tool.name for tool in await self.client.list_tools()}:
+            rejection = _unreachable(name, error)
+            return verdict_result(_refused(rejection))
+        if name not in tools:
             raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {name}")
         call = await self.client.call(name, arguments if arguments is not None else {})
-        return mcp_result(call.output)  # the client put both verdicts in the trace
+        _, wrapped = self._listed(tools[name], version)
+        # The client put both verdicts in the trace; the refusing one is what the client reads.
+        verdict = call.result if call.result is not None else call.arguments
+        return verdict_result(verdict, wrap=wrapped)
 
     async def _ensure_connected(self) -> None:
         """Restart an upstream that went away (once per call): a crashed stdio server comes
@@ -71,11 +93,13 @@ class UpstreamTools:
             await self.client.reconnect()
 
 
-def _unreachable(name: str, error: ServerError) -> Any:
-    from schemawire.types import Rejection, ToolResult, Violation
+def _unreachable(name: str, error: ServerError) -> Rejection:
+    line = f"the upstream server is unavailable: {error.reason}"
+    hint = f"{name} cannot be reached now; tell the user."
+    return Rejection(
+        "arguments", "tool_failed", name, None, None, (Violation("", "tool", line),), hint
+    )
 
-    rejection = Rejection("arguments", "tool_failed", name, None, None,
-                          (Violation("", "tool", f"the upstream server is unavailable: "
-                                     f"{error.reason}"),),
-                          f"{name} cannot be reached now; tell the user.")  # fmt: skip
-    return ToolResult("", rejection.to_json(), True)
+
+def _refused(rejection: Rejection) -> Verdict:
+    return Verdict("arguments", rejection.tool, False, None, rejection)

@@ -26,6 +26,8 @@ from schemawire.trace import Trace
 
 __all__ = ["HttpOptions", "ServeOptions", "gated_server", "load_implementations", "serve"]
 
+_UPSTREAM_TIMEOUT = 30.0  # seconds a proxied call may take, unless told
+
 
 @dataclass(frozen=True, slots=True)
 class ServeOptions:
@@ -34,14 +36,15 @@ class ServeOptions:
     Attributes:
         upstream: the server to stand in front of (a proxy); None serves the repository's tools.
         http: listen on Streamable HTTP; None serves stdio.
-        timeout: seconds a call to the upstream may take.
+        timeout: seconds a call may take: a call to the upstream (default 30), or one of the
+            repository's tools (default ``[serve] timeout``, 60).
         trace: a JSON Lines file to append every hop to.
         name: the server's name (default: ``[serve] name``, else the repository's directory).
     """
 
     upstream: StdioServer | HttpServer | None = None
     http: HttpOptions | None = None
-    timeout: float = 30.0
+    timeout: float | None = None
     trace: Path | None = None
     name: str | None = None
     on_ready: Callable[[int | None], None] = field(default=lambda port: None)
@@ -94,19 +97,30 @@ async def gated_server(
         if not implementations:
             raise UsageError(f"nothing to serve: {repository.root} names no tool under "
                              "[serve.tools] (or pass --upstream)")  # fmt: skip
-        yield build_server(LocalTools(repository, implementations), name=name,
-                           version=__version__, trace=trace)  # fmt: skip
+        timeout = options.timeout or repository.config.serve.timeout
+        tools = LocalTools(repository, implementations, timeout=timeout)
+        yield build_server(tools, name=name, version=__version__, trace=trace)
         return
     sessions = Sessions()  # told when the upstream's tool list changes
-    async with McpClient(options.upstream, repository=repository, trace=trace,
-                         timeout=options.timeout,
-                         on_tools_changed=sessions.tools_changed) as client:  # fmt: skip
+    async with McpClient(
+        options.upstream,
+        repository=repository,
+        trace=trace,
+        timeout=options.timeout or _UPSTREAM_TIMEOUT,
+        on_tools_changed=sessions.tools_changed,
+    ) as client:
         yield build_server(UpstreamTools(client), name=f"{name} (gating proxy)",
                            version=__version__, trace=trace, sessions=sessions)  # fmt: skip
 
 
 def serve(directory: Path, options: ServeOptions) -> None:
-    """Serve until stdin closes (stdio), or until SIGINT or SIGTERM (HTTP)."""
+    """Serve until stdin closes (stdio), or until SIGINT or SIGTERM (HTTP).
+
+    Raises:
+        InputError: the repository cannot be read.
+        UsageError: nothing to serve, or an address that is refused.
+        ServerError: a proxy's upstream cannot be started or reached.
+    """
     repository = Repository.load(directory)
     if options.http is not None:
         options.http.check()

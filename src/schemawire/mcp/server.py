@@ -5,6 +5,10 @@ The SDK's server advertises each tool's ``inputSchema`` but never applies it, an
 the argument gate (checked against the full canonical schema), and its result reaches the client
 only once it passes the result gate (validated, redacted, cut to budget).
 
+A refused call is an error result that carries the rejection whole: its one text block is the
+model-facing object, and its ``_meta`` marks it (`schemawire.gates.REJECTION_META`), so our
+client, and every proxy between, passes it on unchanged.
+
 What serves the tools is a `ToolBackend`: `LocalTools` (Python functions, for `schemawire serve`)
 or `schemawire.mcp.proxy.UpstreamTools` (another MCP server, for the gating proxy).
 """
@@ -13,26 +17,32 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import inspect
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
-import anyio
 import mcp_types as types
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel
 
+from schemawire._invoke import DEFAULT_TIMEOUT, invoke
 from schemawire._json import dumps
-from schemawire.gates import ArgumentGate, ArgumentOptions, ResultGate, ResultOptions
+from schemawire.gates import (
+    ArgumentGate,
+    ArgumentOptions,
+    ResultGate,
+    ResultOptions,
+    Verdict,
+    rejection_meta,
+)
 from schemawire.mcp._wire import record_verdicts
 from schemawire.project.mcp import VERSIONS, project_mcp
 from schemawire.schema.repository import Repository
 from schemawire.trace import Trace
-from schemawire.types import ToolResult
+from schemawire.types import Rejection, ToolResult
 
-__all__ = ["LocalTools", "Sessions", "ToolBackend", "build_server", "mcp_result"]
+__all__ = ["LocalTools", "Sessions", "ToolBackend", "build_server", "mcp_result", "verdict_result"]
 
 _DEFAULT_VERSION = "2025-11-25"  # how tools are listed to a client of an unknown version
 
@@ -159,10 +169,13 @@ def _projection_version(protocol: str | None) -> str:
     return protocol if protocol in VERSIONS else _DEFAULT_VERSION
 
 
-def mcp_result(result: ToolResult, *, wrap: bool = False) -> dict[str, Any]:
+def mcp_result(
+    result: ToolResult, *, wrap: bool = False, rejection: Rejection | None = None
+) -> dict[str, Any]:
     """A checked `ToolResult` as an MCP ``CallToolResult``: content blocks as they are, any other
     value as its JSON text; the structured result (``{"result": ...}`` when ``wrap``, for output
-    schemas an older client takes only as objects) beside it."""
+    schemas an older client takes only as objects) beside it. A result that is ``rejection``'s
+    model-facing object is marked as one in ``_meta``."""
     content = result.content
     if not _is_blocks(content):
         text = content if isinstance(content, str) else dumps(content, indent=False)
@@ -170,7 +183,23 @@ def mcp_result(result: ToolResult, *, wrap: bool = False) -> dict[str, Any]:
     answer: dict[str, Any] = {"content": content, "isError": result.is_error}
     if result.structured is not None and not result.is_error:
         answer["structuredContent"] = {"result": result.structured} if wrap else result.structured
+    if rejection is not None:
+        answer["_meta"] = rejection_meta(rejection)
     return answer
+
+
+def verdict_result(verdict: Verdict, *, wrap: bool = False) -> dict[str, Any]:
+    """A gate's verdict as the ``CallToolResult`` a client reads: the result it passed, or the
+    rejection of the gate that refused (arguments refused have no result of their own)."""
+    if verdict.rejection is not None:
+        value = verdict.value if verdict.gate == "results" else None
+        shown = value if isinstance(value, ToolResult) else _refusal(verdict.rejection)
+        return mcp_result(shown, rejection=verdict.rejection)
+    return mcp_result(verdict.value, wrap=wrap)
+
+
+def _refusal(rejection: Rejection) -> ToolResult:
+    return ToolResult("", rejection.to_json(), True)
 
 
 def _is_blocks(content: Any) -> bool:
@@ -187,7 +216,9 @@ Implementation = Callable[..., Any]
 class LocalTools:
     """The repository's tools, each run by a Python function given the arguments as keywords.
 
-    A synchronous function runs in a worker thread, so a slow tool does not stall the server.
+    A synchronous function runs in a worker thread, so a slow tool does not stall the server;
+    a call that takes longer than ``timeout`` seconds is answered as a failure
+    (`schemawire._invoke.invoke`, the runner the host's Python tools use too).
     """
 
     def __init__(
@@ -197,8 +228,16 @@ class LocalTools:
         *,
         arguments: ArgumentOptions | None = None,
         results: ResultOptions | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
     ) -> None:
         """
+        Args:
+            repository: the tools' schemas.
+            implementations: tool name -> the function that runs it.
+            arguments: options of the argument gates.
+            results: options of the result gates.
+            timeout: seconds one call may take.
+
         Raises:
             UsageError: an implementation names a tool the repository does not have.
         """
@@ -211,6 +250,7 @@ class LocalTools:
         self.repository = repository
         self.specs = {name: specs[name] for name in implementations}
         self.implementations = dict(implementations)
+        self.timeout = timeout
         self._gates = {
             name: (
                 ArgumentGate.from_repository(repository, name, arguments),
@@ -245,20 +285,10 @@ class LocalTools:
         verdict = argument_gate.check(arguments if arguments is not None else {})
         if not verdict.accepted:
             record_verdicts(trace, label, verdict)
-            assert verdict.rejection is not None
-            return mcp_result(ToolResult("", verdict.rejection.to_json(), True))
-        outcome = await _run(self.implementations[canonical], verdict.value)
+            return verdict_result(verdict)
+        # What the function raised, or its timeout, comes back as the outcome: the result
+        # gate makes it one line, and no stack trace reaches the client.
+        outcome = await invoke(self.implementations[canonical], verdict.value, self.timeout)
         checked = result_gate.check(outcome)
         record_verdicts(trace, label, verdict, checked)
-        return mcp_result(checked.value, wrap=wrapped)
-
-
-async def _run(function: Implementation, arguments: dict[str, Any]) -> Any:
-    """What ``function`` returned, or the exception it raised (the result gate turns it into
-    one line: no stack trace reaches the client)."""
-    try:
-        if inspect.iscoroutinefunction(function):
-            return await function(**arguments)
-        return await anyio.to_thread.run_sync(functools.partial(function, **arguments))
-    except Exception as error:  # a failing tool is a result, not a crash
-        return error
+        return verdict_result(checked, wrap=wrapped)

@@ -100,6 +100,7 @@ _CONFIG_SCHEMA: dict[str, Any] = {
             "properties": {
                 "name": {"type": "string", "minLength": 1},
                 "python-path": _STRINGS,
+                "timeout": {"type": "number", "exclusiveMinimum": 0},
                 "tools": {
                     "type": "object",
                     "additionalProperties": {
@@ -121,11 +122,13 @@ class ServeConfig:
         name: the server's name in ``serverInfo`` (default: the repository's directory name).
         python_path: directories, relative to the root, where the modules are found.
         tools: tool name -> ``module:function``.
+        timeout: seconds one call of a tool may take.
     """
 
     name: str | None = None
     python_path: tuple[str, ...] = (".",)
     tools: dict[str, str] = field(default_factory=dict[str, str])
+    timeout: float = 60.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,6 +256,7 @@ def _config_from(table: dict[str, Any], root: Path, source: Path) -> Config:
             name=serving.get("name"),
             python_path=tuple(serving.get("python-path", (".",))),
             tools=dict(serving.get("tools", {})),
+            timeout=float(serving.get("timeout", 60.0)),
         ),
         source=source,
     )
