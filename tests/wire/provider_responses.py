@@ -90,3 +90,28 @@ def disagreements(turn: AssistantTurn, case: dict[str, Any], renamed: bool) -> l
             shown = f"arguments {call.arguments!r}, expected {want['arguments']!r}"
             found.append(f"call {number}: {shown}")
     return found
+
+
+def sse_text(case: dict[str, Any]) -> str:
+    """The case's stream as its API writes it on the wire (see `sse_for`)."""
+    return sse_for(api(case), case["events"])
+
+
+def sse_for(api_name: str, events: list[Any]) -> str:
+    """Stream events as ``api_name`` writes them on the wire: ``event:`` lines where the API
+    has them (Responses, Anthropic), Gemini's CRLF line ends, Chat's closing ``[DONE]``."""
+    texts = [json.dumps(event, ensure_ascii=False) for event in events]
+    if api_name == "openai.chat":
+        return "".join(f"data: {text}\n\n" for text in [*texts, "[DONE]"])
+    if api_name == "gemini":
+        return "".join(f"data: {text}\r\n\r\n" for text in texts)
+    kinds = [event["type"] for event in events]
+    return "".join(f"event: {k}\ndata: {t}\n\n" for k, t in zip(kinds, texts, strict=True))
+
+
+def split_at(data: bytes, cuts: list[int]) -> list[bytes]:
+    """``data`` in pieces, cut at each of ``cuts`` (anywhere: inside a line, a CRLF or a
+    UTF-8 character)."""
+    points = sorted({min(max(cut, 0), len(data)) for cut in cuts})
+    starts, ends = [0, *points], [*points, len(data)]
+    return [data[start:end] for start, end in zip(starts, ends, strict=True) if end > start]

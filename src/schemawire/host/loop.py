@@ -26,9 +26,9 @@ from typing import Any, Literal
 
 import anyio
 
-from schemawire.errors import SchemawireError, UsageError
+from schemawire.errors import InputError, SchemawireError, UsageError
 from schemawire.gates import ArgumentGate, ArgumentOptions, Verdict
-from schemawire.host.models import Model
+from schemawire.host.models import DeltaSink, Model, ModelError, StreamingModel
 from schemawire.host.tools import ToolRunner
 from schemawire.mcp._wire import record_verdicts
 from schemawire.project import TARGETS, Catalogue, project, project_catalogue
@@ -44,6 +44,7 @@ from schemawire.wire import (
     UserText,
     wire_format,
 )
+from schemawire.wire.stream import with_canonical_name
 
 __all__ = ["CallRecord", "Host", "HostOptions", "RunResult"]
 
@@ -136,6 +137,7 @@ class Host:
         output: ToolSpec | None = None,
         documents: Mapping[str, Any] | None = None,
         output_validator: CompiledSchema | None = None,
+        on_delta: DeltaSink | None = None,
     ) -> None:
         """
         Args:
@@ -147,6 +149,9 @@ class Host:
             documents: schemas the tools' ``$ref``s name, by URI (`Repository.documents`).
             output_validator: the output schema compiled with its references
                 (`Repository.validator`), when it has any.
+            on_delta: called with each piece of a streamed answer as it arrives (its text, a
+                call's start, a piece of its arguments; tool names canonical). The gates
+                run on the whole call, once it has arrived.
 
         Raises:
             UsageError: the model's API is unknown, or two tools share a name.
@@ -163,6 +168,7 @@ class Host:
             output, documents, output_validator
         )
         self._sent = _SentBodies()
+        self.on_delta = on_delta
 
     # --- preparing -----------------------------------------------------------------------------
 
@@ -236,14 +242,39 @@ class Host:
         return RunResult(None, None, "turn_limit", self.options.max_turns, conversation, calls)
 
     async def _ask(self, conversation: list[Entry]) -> AssistantTurn:
-        request = Request(self.model.name, conversation, self._refs, self.options.system,
-                          self._output_payload, self.options.model_options)  # fmt: skip
+        """The model's next turn: the request traced as sent, the answer streamed when the
+        model streams (each piece to ``on_delta``, names canonical), the whole response
+        traced, then read. A model that fails is traced as an ``error`` hop, then raises."""
+        request = Request(
+            self.model.name,
+            conversation,
+            self._refs,
+            self.options.system,
+            self._output_payload,
+            self.options.model_options,
+        )
         body = self.wire.body(request)
+        streams = isinstance(self.model, StreamingModel) and self.model.streaming
+        if streams:
+            body = self.wire.stream_body(body)
         label = f"model:{self.model.api}"
         self.trace.record("host", label, self.model.api, "send", self._sent.delta(body))
-        response = await self.model.respond(body)
+        try:
+            response = await self._response(body, streams)
+        except (ModelError, InputError) as error:
+            self.trace.record(label, "host", self.model.api, "error", _failure(error))
+            raise
         self.trace.record(label, "host", self.model.api, "receive", response)
         return self.wire.turn(response, request.tools)
+
+    async def _response(self, body: dict[str, Any], streams: bool) -> dict[str, Any]:
+        if not streams:
+            return await self.model.respond(body)
+        assert isinstance(self.model, StreamingModel)
+        watcher, tools = self.on_delta, self._refs
+        if watcher is None:
+            return await self.model.stream(body)
+        return await self.model.stream(body, lambda d: watcher(with_canonical_name(d, tools)))
 
     async def _run_calls(
         self, tool_calls: Sequence[ToolCall], refusals: Counter[str]
@@ -344,6 +375,12 @@ def _common_prefix(before: list[Any], now: list[Any]) -> int:
             break
         count += 1
     return count
+
+
+def _failure(error: ModelError | InputError) -> dict[str, Any]:
+    """A failed model request as the trace records it: the error, with the status and the
+    start of the body when there was a response."""
+    return {"error": error.to_json()}
 
 
 def _refused(call: ToolCall, code: str, line: str, hint: str) -> Verdict:
