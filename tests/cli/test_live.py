@@ -18,6 +18,7 @@ from rich.console import Console
 from starlette.responses import Response
 
 from schemawire.cli.live import LivePrinter
+from schemawire.evals import case_from_trace, run_case_async
 from schemawire.types import Hop
 from schemawire.wire import ArgumentsDelta, CallStarted, TextDelta
 from tests.cli.test_cli import SUPPORT_DESK, invoke
@@ -122,10 +123,24 @@ async def test_run_prints_the_streamed_call_and_answer_as_they_arrive(tmp_path: 
 
 
 @pytest.mark.anyio
+async def test_a_streamed_run_is_an_eval_case_like_any_other(tmp_path: Path) -> None:
+    trace = tmp_path / "t.jsonl"
+    done, _ = await run_against_a_stream("--json", "--trace", str(trace))
+    assert done.returncode == 0, done.stderr.decode()
+    out = tmp_path / "evals" / "case.json"
+    recorded = case_from_trace(trace, repo=SUPPORT_DESK, out=out)
+    out.parent.mkdir()
+    out.write_text(json.dumps(recorded.document), encoding="utf-8")
+    calls = recorded.document["expect"]["calls"]
+    assert [call["tool"] for call in calls] == ["get_weather"]
+    assert (await run_case_async(out)).status == "passed"  # replays the assembled responses
+
+
+@pytest.mark.anyio
 async def test_run_json_prints_nothing_live(tmp_path: Path) -> None:
     done, _ = await run_against_a_stream("--json", "--trace", str(tmp_path / "t.jsonl"))
     assert done.returncode == 0, done.stderr.decode()
-    assert json.loads(done.stdout)["answer"] == "上海今天 18°C，晴。"
+    assert json.loads(done.stdout)["answer"] == "上海今天 18°C，晴。"  # the JSON and nothing else
 
 
 @pytest.mark.anyio

@@ -417,3 +417,22 @@ async def test_a_malformed_stream_event_is_a_hop_too(replay: tuple[str, Replay])
     error = host.trace.hops[-1].payload["error"]
     assert (host.trace.hops[-1].direction, error["code"]) == ("error", "json_syntax")
     assert error["pointer"] == raised.value.pointer == "/0/choices/0/delta/content"
+
+
+async def test_a_call_sent_without_arguments_runs_with_empty_arguments() -> None:
+    (case,) = [c for c in CASES if "args_missing" in c["features"]]  # OpenRouter's response
+    script = [case["body"], chat(None)]
+
+    def answer(attempt: int, body: dict[str, Any]) -> Response:
+        return JSONResponse(script[attempt - 1])
+
+    async with provider(answer) as (url, _):
+        model = HttpModel("openai.chat", "m", base_url=url, api_key="k", stream=False)
+        host = Host(model, recording_tools(case))
+        result = await host.run("Find education content.")
+    (record,) = result.calls
+    assert (record.call.arguments, record.arguments.accepted, record.arguments.value) == (
+        "{}",
+        True,
+        {},
+    )

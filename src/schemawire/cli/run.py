@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from importlib import resources
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import anyio
 import typer
@@ -16,6 +16,9 @@ from rich.markup import escape
 from schemawire.cli.hops import HopPrinter, fold
 from schemawire.cli.output import EXIT_FINDINGS, guarded, print_json, stderr, stdout
 from schemawire.errors import UsageError
+
+if TYPE_CHECKING:
+    from schemawire.cli.live import LivePrinter
 
 __all__ = ["demo_command", "run_command"]
 
@@ -153,19 +156,19 @@ async def _run(model: Any, question: str, command: list[str], url: str | None, r
         repository = _repository(repo)
         path = trace_path or _default_trace_path()
         live = _live_printer(quiet)
-        on_hop = None if quiet else HopPrinter(stdout)
-        if live is not None and on_hop is not None:
-            on_hop = live.around(on_hop)
+        printer = None if quiet else HopPrinter(stdout)
+        on_hop = live.around(printer) if live is not None and printer is not None else printer
         trace = stack.enter_context(Trace(path=path, on_hop=on_hop))
         runners = await _tools(stack, repository, command, url, trace)
         documents = repository.documents if repository else None
         host = Host(
             model, runners, trace=trace, options=options, documents=documents, on_delta=live
         )
-        result = await host.run(question)
-        if live is not None:
-            live.end_line()
-        return result, path
+        try:
+            return await host.run(question), path
+        finally:
+            if live is not None:
+                live.end_line()
     raise AssertionError("unreachable")  # pragma: no cover
 
 
@@ -190,7 +193,7 @@ async def _tools(stack: AsyncExitStack, repository: Any, command: list[str], url
     return runners
 
 
-def _live_printer(quiet: bool) -> Any:
+def _live_printer(quiet: bool) -> LivePrinter | None:
     """The printer of streamed answers: on a terminal, unless the run prints only JSON."""
     from schemawire.cli.live import LivePrinter
 
