@@ -10,17 +10,30 @@ snapshot-tested as they crossed the wire, and checked against the provider's pub
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import random
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import anyio
 import pytest
 from starlette.responses import JSONResponse, Response
 
+from schemawire.errors import InputError
+from schemawire.evals.outcome import read_outcome
 from schemawire.gates import ResultGate
-from schemawire.host import Host, HostOptions, HttpModel, PythonTool
+from schemawire.host import Host, HostOptions, HttpModel, ModelError, PythonTool
 from schemawire.types import ToolSpec
-from tests.host.test_models import provider
+from schemawire.wire import CallStarted, StreamDelta, wire_format
+from tests.host.loopback import Replay, Reply, loopback_client, provider, replaying, stream_model
+from tests.wire.provider_responses import (
+    CASES,
+    api,
+    case_id,
+    same_json,
+    split_at,
+    sse_for,
+    sse_text,
+)
 from tests.wire.provider_schemas import errors
 from tests.wire.test_provider_schemas import REQUESTS
 
@@ -126,17 +139,120 @@ def results_sent(api: str, body: dict[str, Any]) -> dict[str, str]:
             for c in body["contents"] for p in c["parts"] if "functionResponse" in p}  # fmt: skip
 
 
+# --- the same responses, streamed as each provider streams them ---------------------------------
+
+
+def halves(text: str) -> list[str]:
+    """``text`` in two pieces (a value split across events, as streams send it)."""
+    middle = len(text) // 2
+    return [text[:middle], text[middle:]]
+
+
+def chat_events(body: dict[str, Any]) -> list[dict[str, Any]]:
+    choice, head = body["choices"][0], {"id": body["id"], "object": "chat.completion.chunk"}
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {**head, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+    message = choice["message"]
+    events = [chunk({"role": "assistant", "content": ""})]
+    events += [chunk({"content": piece}) for piece in halves(message["content"] or "")]
+    for index, call in enumerate(message.get("tool_calls", [])):
+        function = {"name": call["function"]["name"], "arguments": ""}
+        events.append(chunk({"tool_calls": [{"index": index, **call, "function": function}]}))
+        events += [
+            chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
+            for piece in halves(call["function"]["arguments"])
+        ]
+    return [*events, chunk({}, choice["finish_reason"])]
+
+
+def responses_events(body: dict[str, Any]) -> list[dict[str, Any]]:
+    events: list[dict[str, Any]] = [
+        {"type": "response.created", "response": {**body, "status": "in_progress", "output": []}}
+    ]
+    for index, item in enumerate(body["output"]):
+        where = {"output_index": index, "item_id": item["id"]}
+        if item["type"] == "function_call":
+            added = {**item, "arguments": "", "status": "in_progress"}
+            kind, pieces = "response.function_call_arguments.delta", halves(item["arguments"])
+        else:
+            added, kind = {**item, "content": []}, "response.output_text.delta"
+            part = {"type": "output_text", "text": "", "annotations": []}
+            where |= {"content_index": 0}
+            pieces = halves(item["content"][0]["text"])
+        events.append({"type": "response.output_item.added", "output_index": index, "item": added})
+        if "content_index" in where:
+            events.append({"type": "response.content_part.added", **where, "part": part})
+        events += [{"type": kind, **where, "delta": piece} for piece in pieces]
+        events.append({"type": "response.output_item.done", "output_index": index, "item": item})
+    return [*events, {"type": "response.completed", "response": body}]
+
+
+def anthropic_events(body: dict[str, Any]) -> list[dict[str, Any]]:
+    started = {**body, "content": [], "stop_reason": None}
+    events: list[dict[str, Any]] = [{"type": "message_start", "message": started}]
+    for index, block in enumerate(body["content"]):
+        if block["type"] == "text":
+            start = {"type": "text", "text": ""}
+            deltas = [{"type": "text_delta", "text": piece} for piece in halves(block["text"])]
+        else:
+            start, pieces = {**block, "input": {}}, halves(json.dumps(block["input"]))
+            deltas = [{"type": "input_json_delta", "partial_json": piece} for piece in pieces]
+        events.append({"type": "content_block_start", "index": index, "content_block": start})
+        events += [{"type": "content_block_delta", "index": index, "delta": d} for d in deltas]
+        events.append({"type": "content_block_stop", "index": index})
+    stop = {"stop_reason": body["stop_reason"], "stop_sequence": None}
+    events.append({"type": "message_delta", "delta": stop, "usage": {"output_tokens": 5}})
+    return [*events, {"type": "message_stop"}]
+
+
+def gemini_events(body: dict[str, Any]) -> list[dict[str, Any]]:
+    candidate = body["candidates"][0]
+    parts = candidate["content"]["parts"]
+    return [
+        {
+            "candidates": [
+                {
+                    "content": {"role": "model", "parts": [part]},
+                    "index": 0,
+                    **({"finishReason": candidate["finishReason"]} if last else {}),
+                }
+            ],
+            "modelVersion": body["modelVersion"],
+        }
+        for last, part in ((i == len(parts) - 1, part) for i, part in enumerate(parts))
+    ]
+
+
+STREAMERS = {
+    "openai.chat": chat_events,
+    "openai.responses": responses_events,
+    "anthropic": anthropic_events,
+    "gemini": gemini_events,
+}
+
+
+def answered(api: str, body: dict[str, Any], streamed: bool) -> Response:
+    """The provider's answer: the body whole, or streamed as the provider streams it."""
+    if not streamed:
+        return JSONResponse(body)
+    return Response(sse_for(api, STREAMERS[api](body)), media_type="text/event-stream")
+
+
+@pytest.mark.parametrize("streamed", [True, False], ids=["streamed", "plain"])
 @pytest.mark.parametrize("api", list(APIS))
-async def test_one_conversation_per_provider(api: str, snapshot: Any) -> None:
+async def test_one_conversation_per_provider(api: str, streamed: bool, snapshot: Any) -> None:
     write, name, prefix = APIS[api]
     script = [write(CALLS), write(None)]
 
     def answer(attempt: int, body: dict[str, Any]) -> Response:
-        return JSONResponse(script[attempt - 1])
+        return answered(api, script[attempt - 1], streamed)
 
+    seen: list[StreamDelta] = []
     async with provider(answer) as (url, app):
-        model = HttpModel(api, name, base_url=url + prefix, api_key="test-key")
-        host = Host(model, tools(), options=HostOptions(system="Be brief."))
+        model = HttpModel(api, name, base_url=url + prefix, api_key="test-key", stream=streamed)
+        host = Host(model, tools(), options=HostOptions(system="Be brief."), on_delta=seen.append)
         result = await host.run("Weather everywhere?")
     assert (result.stopped, result.answer) == ("answer", ANSWER)
     bodies = [body for _, _, body in app.requests]
@@ -147,4 +263,176 @@ async def test_one_conversation_per_provider(api: str, snapshot: Any) -> None:
     provider_name, component = REQUESTS[api]
     for body in bodies:  # as the provider's own published schema says a request must be
         assert errors(provider_name, component, body) == []
-    snapshot(f"host-{api}-requests", bodies)
+    snapshot(f"host-{api}-requests" + ("-streamed" if streamed else ""), bodies)
+    started = [delta.name for delta in seen if isinstance(delta, CallStarted)]
+    assert started == ([tool for _, tool, _ in CALLS] if streamed else [])
+
+
+# --- recorded streams through the host -----------------------------------------------------------
+
+
+@pytest.fixture
+async def replay() -> AsyncIterator[tuple[str, Replay]]:
+    async with replaying() as served:
+        yield served
+
+
+STREAMS = [case for case in CASES if case["streamed"]]
+
+
+def recording_tools(case: dict[str, Any]) -> list[PythonTool]:
+    """A tool for each name the case offered, taking any object, answering ``{"ok": true}``."""
+    anything = {"type": "object"}
+
+    async def done(**arguments: Any) -> dict[str, Any]:
+        return {"ok": True}
+
+    specs = [ToolSpec(name, anything) for name in case["tools"]]
+    return [PythonTool(spec, done, ResultGate(spec)) for spec in specs]
+
+
+def final_answer(api: str) -> bytes:
+    write = APIS[api][0]
+    return sse_for(api, STREAMERS[api](write(None))).encode()
+
+
+async def test_every_recorded_stream_through_the_host_is_gated_whole(
+    replay: tuple[str, Replay],
+) -> None:
+    url, app = replay
+    failures: dict[str, Any] = {}
+    async with loopback_client() as http:
+        for case in STREAMS:
+            written = sse_text(case).encode()
+            cuts = random.Random(case_id(case)).sample(range(len(written)), 20)
+            app.play(Reply(split_at(written, cuts)), Reply([final_answer(api(case))]))
+            model = stream_model(api(case), url, http=http)
+            seen: list[StreamDelta] = []
+            options = HostOptions(strict=False)
+            host = Host(model, recording_tools(case), options=options, on_delta=seen.append)
+            with anyio.fail_after(10):
+                result = await host.run("Go.")
+            found = gated_as_expected(case, host, result, seen)
+            if found:
+                failures[case_id(case)] = found
+    assert failures == {}
+
+
+def gated_as_expected(case: dict[str, Any], host: Host, result: Any, seen: list[Any]) -> list[str]:
+    """Where a run of the case's stream differs from what it expects: each call accepted by
+    the argument gate with the expected arguments, the trace's response the assembled body
+    (what `read_outcome` and evals read), the deltas naming each call."""
+    found: list[str] = []
+    expected = [call["arguments"] for call in case["expected"]["calls"]]
+    if result.stopped != "answer" or not all(r.arguments.accepted for r in result.calls):
+        found.append(f"stopped {result.stopped}, verdicts {[r.arguments for r in result.calls]}")
+    accepted = [record.arguments.value for record in result.calls]
+    if not all(map(same_json, accepted, expected)) or len(accepted) != len(expected):
+        found.append(f"accepted {accepted}, expected {expected}")
+    outcome = read_outcome(host.trace.hops)
+    ran = [(record.call.name, record.arguments.value) for record in result.calls]
+    if [(call.tool, call.arguments) for call in outcome.calls] != ran:
+        found.append("the trace's calls differ from the run's")
+    first = wire_format(api(case)).turn(outcome.responses[0].body, ())
+    if [c.name for c in first.tool_calls] != [c["name"] for c in case["expected"]["calls"]]:
+        found.append("the trace's first response is not the assembled turn")
+    started = [delta.name for delta in seen if isinstance(delta, CallStarted)]
+    if started != [c["name"] for c in case["expected"]["calls"]]:
+        found.append(f"deltas started {started}")
+    return found
+
+
+# --- a model that fails is traced -----------------------------------------------------------------
+
+LEAKED = "sk-proj-" + "Zq7" * 12  # a key that a provider's error message echoes back
+
+
+def refusal(status: int, message: str) -> Reply:
+    body = json.dumps({"error": {"message": message}}).encode()
+    return Reply([body], status, "application/json", headers={"Retry-After": "0"})
+
+
+def first_events_of_a_chat_stream() -> bytes:
+    case = next(c for c in STREAMS if api(c) == "openai.chat" and len(c["events"]) > 4)
+    written = sse_text(case).encode()
+    return written[: written.index(b"\n\n", len(written) // 2) + 2]
+
+
+# failure -> (the model's answer, every attempt; the code, status and body start of the hop)
+FAILURES: dict[str, tuple[Reply | None, str, int | None, str | None]] = {
+    "401": (
+        refusal(401, f"Incorrect API key provided: {LEAKED}"),
+        ModelError.HTTP_ERROR,
+        401,
+        '{"error": {"message": "Incorrect API key provided: [REDACTED:openai_key]"}}',
+    ),
+    "503": (
+        refusal(503, "overloaded"),
+        ModelError.HTTP_ERROR,
+        503,
+        '{"error": {"message": "overloaded"}}',
+    ),
+    "unreachable": (None, ModelError.UNREACHABLE, None, None),
+    "cut": (Reply([first_events_of_a_chat_stream()], cut=True), ModelError.STREAM_CUT, 200, None),
+    "error event": (
+        Reply([b'data: {"error": {"message": "upstream failed"}}\n\n']),
+        ModelError.STREAM_ERROR,
+        200,
+        '{"error": {"message": "upstream failed"}}',
+    ),
+}
+
+
+@pytest.mark.parametrize("failure", list(FAILURES))
+async def test_a_failed_model_request_is_a_hop_before_the_error_propagates(
+    replay: tuple[str, Replay], failure: str
+) -> None:
+    url, app = replay
+    reply, code, status, body = FAILURES[failure]
+    app.play(*[reply] * 2 if reply is not None else [])
+    base = url if reply is not None else "http://127.0.0.1:9"
+    model = stream_model("openai.chat", base, retries=1, timeout=2)
+    host = Host(model, tools())
+    with anyio.fail_after(10), pytest.raises(ModelError) as raised:
+        await host.run("Weather in Paris?")
+    *_, sent, failed = host.trace.hops
+    assert (sent.direction, failed.direction) == ("send", "error")
+    assert (failed.source, failed.target, failed.protocol) == (
+        "model:openai.chat",
+        "host",
+        "openai.chat",
+    )
+    error = failed.payload["error"]
+    assert (error["code"], error.get("status"), error.get("body")) == (code, status, body)
+    assert error["attempts"] == raised.value.attempts
+    assert LEAKED not in json.dumps(failed.payload)
+
+
+async def test_a_malformed_stream_event_is_a_hop_too(replay: tuple[str, Replay]) -> None:
+    url, app = replay
+    app.play(Reply([b'data: {"choices": [{"index": 0, "delta": {"content": 5}}]}\n\n']))
+    host = Host(stream_model("openai.chat", url), tools())
+    with anyio.fail_after(10), pytest.raises(InputError) as raised:
+        await host.run("Weather in Paris?")
+    error = host.trace.hops[-1].payload["error"]
+    assert (host.trace.hops[-1].direction, error["code"]) == ("error", "json_syntax")
+    assert error["pointer"] == raised.value.pointer == "/0/choices/0/delta/content"
+
+
+async def test_a_call_sent_without_arguments_runs_with_empty_arguments() -> None:
+    (case,) = [c for c in CASES if "args_missing" in c["features"]]  # OpenRouter's response
+    script = [case["body"], chat(None)]
+
+    def answer(attempt: int, body: dict[str, Any]) -> Response:
+        return JSONResponse(script[attempt - 1])
+
+    async with provider(answer) as (url, _):
+        model = HttpModel("openai.chat", "m", base_url=url, api_key="k", stream=False)
+        host = Host(model, recording_tools(case))
+        result = await host.run("Find education content.")
+    (record,) = result.calls
+    assert (record.call.arguments, record.arguments.accepted, record.arguments.value) == (
+        "{}",
+        True,
+        {},
+    )

@@ -3,18 +3,22 @@ bodies, and function calls without ids."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 from hypothesis import given
+from hypothesis import strategies as st
 
 from schemawire.errors import ErrorCode, InputError, UsageError
 from schemawire.project import project
 from schemawire.types import ToolCall, ToolResult, ToolSpec
 from schemawire.wire import AssistantTurn, Request, ToolOutputs, ToolRef, wire_format
 from schemawire.wire.gemini import WIRE, accumulate
+from schemawire.wire.stream import CallStarted
 from tests.wire import scenario
+from tests.wire.provider_responses import same_json
 from tests.wire.provider_schemas import errors
 from tests.wire.strategies import fragments
 
@@ -280,3 +284,127 @@ def test_an_error_chunk_ends_the_stream_with_input_error() -> None:
     with pytest.raises(InputError) as caught:
         accumulate([*text_chunks(["Par"])[:1], error])
     assert caught.value.pointer == "/1/error"
+
+
+# --- streamed arguments (Vertex AI streamFunctionCallArguments) -----------------------------------
+
+LEAVES = st.one_of(
+    st.text(max_size=12),
+    st.integers(-(10**6), 10**6),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.booleans(),
+    st.none(),
+)
+KEYS = st.text(st.characters(blacklist_categories=["Cs"]), min_size=1, max_size=6).filter(
+    lambda key: not ("'" in key and '"' in key)
+)
+VALUES = st.recursive(
+    LEAVES,
+    lambda inner: st.one_of(
+        st.lists(inner, min_size=1, max_size=3),
+        st.dictionaries(KEYS, inner, min_size=1, max_size=3),
+    ),
+    max_leaves=12,
+)
+ARGUMENTS = st.dictionaries(KEYS, VALUES, min_size=1, max_size=4)
+
+
+def json_path(steps: tuple[str | int, ...]) -> str:
+    """The JSONPath of ``steps``, each in the notation it allows (``.a``, ``['a.b']``, ``[0]``)."""
+    path = "$"
+    for step in steps:
+        if isinstance(step, int):
+            path += f"[{step}]"
+        elif not set(step) & set(".[]'\""):
+            path += f".{step}"
+        else:
+            path += f"['{step}']" if "'" not in step else f'["{step}"]'
+    return path
+
+
+def leaves(value: Any, steps: tuple[str | int, ...] = ()) -> list[tuple[str, Any]]:
+    if isinstance(value, dict):
+        return [leaf for key, item in value.items() for leaf in leaves(item, (*steps, key))]
+    if isinstance(value, list):
+        return [leaf for index, item in enumerate(value) for leaf in leaves(item, (*steps, index))]
+    return [(json_path(steps), value)]
+
+
+def partial_args(arguments: dict[str, Any], data: st.DataObject) -> list[dict[str, Any]]:
+    """The ``partialArgs`` entries a model streams ``arguments`` as: one value per entry, a
+    string in pieces (each but the last with ``willContinue``)."""
+    entries: list[dict[str, Any]] = []
+    for path, value in leaves(arguments):
+        if isinstance(value, str):
+            pieces = data.draw(fragments(value), label="pieces")
+            head = [{"jsonPath": path, "stringValue": piece} for piece in pieces[:-1]]
+            entries += [entry | {"willContinue": True} for entry in head]
+            entries.append({"jsonPath": path, "stringValue": pieces[-1]})
+        elif isinstance(value, bool):
+            entries.append({"jsonPath": path, "boolValue": value})
+        elif value is None:
+            entries.append({"jsonPath": path, "nullValue": "NULL_VALUE"})
+        else:
+            entries.append({"jsonPath": path, "numberValue": value})
+    return entries
+
+
+def call_chunks(entries: list[dict[str, Any]], data: st.DataObject) -> list[dict[str, Any]]:
+    """One streamed call: the part that opens it, the entries over parts (several to a part,
+    or one), the empty part that closes it, each part its own chunk."""
+    opening = {"functionCall": {"name": "billing.refund", "willContinue": True}}
+    sizes = data.draw(st.lists(st.integers(1, 3), min_size=len(entries), max_size=len(entries)))
+    parts, start = [opening], 0
+    for size in sizes:
+        if start < len(entries):
+            group = entries[start : start + size]
+            parts.append({"functionCall": {"partialArgs": group, "willContinue": True}})
+            start += size
+    parts.append({"functionCall": {}})
+    return [response([part], None) for part in parts] + [response([{"text": ""}], "STOP")]
+
+
+@given(ARGUMENTS, st.data())
+def test_any_arguments_streamed_as_partial_args_are_rebuilt(
+    arguments: dict[str, Any], data: st.DataObject
+) -> None:
+    reader = WIRE.stream_reader(TOOLS)
+    chunks = call_chunks(partial_args(arguments, data), data)
+    deltas = [delta for chunk in chunks for delta in reader.feed(chunk)]
+    (call,) = reader.turn().tool_calls
+    assert same_json(call.arguments, arguments)
+    assert (call.name, deltas[0]) == ("billing.refund", CallStarted(0, None, "billing.refund"))
+    assert same_json(json.loads(deltas[-1].text), arguments)  # type: ignore[union-attr]
+
+
+PARTIAL = "/1/candidates/0/content/parts/0/functionCall/partialArgs/0"
+
+
+@pytest.mark.parametrize(
+    ("entry", "pointer"),
+    [
+        ({"jsonPath": "city", "stringValue": "Paris"}, f"{PARTIAL}/jsonPath"),
+        ({"jsonPath": "$", "stringValue": "Paris"}, f"{PARTIAL}/jsonPath"),
+        ({"jsonPath": "$.city"}, PARTIAL),
+        ({"jsonPath": "$.city[0]", "stringValue": "Paris"}, f"{PARTIAL}/jsonPath"),
+    ],
+)
+def test_a_partial_argument_without_a_path_or_value_that_fits_is_refused(
+    entry: dict[str, Any], pointer: str
+) -> None:
+    opening = {"functionCall": {"name": "billing.refund", "willContinue": True}}
+    first = {"jsonPath": "$.city", "stringValue": "Oslo"}
+    entries = [entry] if "[0]" not in entry["jsonPath"] else [first, entry]
+    pointer = pointer if len(entries) == 1 else pointer.replace("partialArgs/0", "partialArgs/1")
+    reader = WIRE.stream_reader(TOOLS)
+    reader.feed(response([opening], None))
+    with pytest.raises(InputError) as caught:
+        reader.feed(response([{"functionCall": {"partialArgs": entries}}], None))
+    assert caught.value.pointer == pointer
+
+
+def test_a_part_of_a_call_never_opened_is_refused() -> None:
+    part = {"functionCall": {"partialArgs": [{"jsonPath": "$.city", "stringValue": "Paris"}]}}
+    with pytest.raises(InputError) as caught:
+        WIRE.stream_reader(TOOLS).feed(response([part], None))
+    assert caught.value.pointer == "/0/candidates/0/content/parts/0/functionCall/name"

@@ -244,7 +244,15 @@ MALFORMED: list[tuple[Any, str]] = [
     ({"choices": [{"message": "hi"}]}, "/choices/0/message"),
     ({"choices": [{"message": {"content": 3}}]}, "/choices/0/message/content"),
     (
-        {"choices": [{"message": {"tool_calls": [{"id": "c", "function": {"name": "f"}}]}}]},
+        {
+            "choices": [
+                {
+                    "message": {
+                        "tool_calls": [{"id": "c", "function": {"name": "f", "arguments": {}}}]
+                    }
+                }
+            ]
+        },
         "/choices/0/message/tool_calls/0/function/arguments",
     ),
     (

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from importlib import resources
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import anyio
 import typer
@@ -16,6 +16,9 @@ from rich.markup import escape
 from schemawire.cli.hops import HopPrinter, fold
 from schemawire.cli.output import EXIT_FINDINGS, guarded, print_json, stderr, stdout
 from schemawire.errors import UsageError
+
+if TYPE_CHECKING:
+    from schemawire.cli.live import LivePrinter
 
 __all__ = ["demo_command", "run_command"]
 
@@ -64,6 +67,14 @@ def run_command(
     max_turns: Annotated[int, typer.Option("--max-turns", help="Model requests per run.")] = 10,
     trace: TracePath = None,
     json: Annotated[bool, typer.Option("--json", help="Print the run as JSON at the end.")] = False,
+    stream: Annotated[
+        bool,
+        typer.Option(
+            "--stream/--no-stream",
+            help="Stream the model's answers (HTTP models): on a terminal, its text and its "
+            "calls' arguments print as they arrive.",
+        ),
+    ] = True,
     flow: Annotated[
         Path | None,
         typer.Option("--flow", help="Run a flow (agents, handoffs, routes, checkpoints)."),
@@ -104,7 +115,7 @@ def run_command(
     if mcp and not command:
         raise UsageError("--mcp needs the server's command after `--`")
     options = HostOptions(strict=strict, max_turns=max_turns)
-    chosen = model_from_spec(model)
+    chosen = model_from_spec(model, stream=stream)
     result, path = anyio.run(_run, chosen, question, command, mcp_url, repo, options, trace, json)
     if json:
         print_json(_result_json(result, path))
@@ -144,10 +155,19 @@ async def _run(model: Any, question: str, command: list[str], url: str | None, r
     async with AsyncExitStack() as stack:
         repository = _repository(repo)
         path = trace_path or _default_trace_path()
-        trace = stack.enter_context(Trace(path=path, on_hop=None if quiet else HopPrinter(stdout)))
+        live = _live_printer(quiet)
+        printer = None if quiet else HopPrinter(stdout)
+        on_hop = live.around(printer) if live is not None and printer is not None else printer
+        trace = stack.enter_context(Trace(path=path, on_hop=on_hop))
         runners = await _tools(stack, repository, command, url, trace)
-        host = Host(model, runners, repository=repository, trace=trace, options=options)
-        return await host.run(question), path
+        host = Host(
+            model, runners, repository=repository, trace=trace, options=options, on_delta=live
+        )
+        try:
+            return await host.run(question), path
+        finally:
+            if live is not None:
+                live.end_line()
     raise AssertionError("unreachable")  # pragma: no cover
 
 
@@ -170,6 +190,13 @@ async def _tools(stack: AsyncExitStack, repository: Any, command: list[str], url
             "no tools: give --repo (with [serve.tools]), --mcp -- COMMAND or --mcp-url"
         )
     return runners
+
+
+def _live_printer(quiet: bool) -> LivePrinter | None:
+    """The printer of streamed answers: on a terminal, unless the run prints only JSON."""
+    from schemawire.cli.live import LivePrinter
+
+    return None if quiet or not stdout.is_terminal else LivePrinter(stdout)
 
 
 def _repository(repo: Path | None) -> Any:

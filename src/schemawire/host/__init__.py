@@ -2,8 +2,9 @@
 
 - `Host` runs a conversation: tools projected for the model's API, every call gated, results
   gated, every hop traced.
-- Models: `HttpModel` (OpenAI Chat and Responses, Anthropic, Gemini, OpenAI-compatible servers)
-  and `ScriptedModel` (recorded responses, offline); `model_from_spec` reads ``--model``.
+- Models: `HttpModel` (OpenAI Chat and Responses, Anthropic, Gemini, OpenAI-compatible servers;
+  streamed by default) and `ScriptedModel` (recorded responses, offline); `model_from_spec`
+  reads ``--model``.
 - Tools: `PythonTool` (a function) and `McpTool` (a tool of an MCP server).
 
 The names load on first use: `schemawire check` reads flows (`schemawire.host.flow`) without
@@ -18,16 +19,19 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from schemawire.host.loop import CallRecord, Host, HostOptions, RunResult
     from schemawire.host.models import (
+        DeltaSink,
         HttpModel,
         Model,
         ModelError,
         ScriptedModel,
+        StreamingModel,
         model_from_spec,
     )
     from schemawire.host.tools import McpTool, PythonTool, ToolRunner, mcp_tools, python_tools
 
 __all__ = [
     "CallRecord",
+    "DeltaSink",
     "Host",
     "HostOptions",
     "HttpModel",
@@ -37,6 +41,7 @@ __all__ = [
     "PythonTool",
     "RunResult",
     "ScriptedModel",
+    "StreamingModel",
     "ToolRunner",
     "mcp_tools",
     "model_from_spec",
@@ -45,7 +50,15 @@ __all__ = [
 
 _HOMES = {
     "loop": ("CallRecord", "Host", "HostOptions", "RunResult"),
-    "models": ("HttpModel", "Model", "ModelError", "ScriptedModel", "model_from_spec"),
+    "models": (
+        "DeltaSink",
+        "HttpModel",
+        "Model",
+        "ModelError",
+        "ScriptedModel",
+        "StreamingModel",
+        "model_from_spec",
+    ),
     "tools": ("McpTool", "PythonTool", "ToolRunner", "mcp_tools", "python_tools"),
 }
 _MODULE_OF = {name: module for module, names in _HOMES.items() for name in names}

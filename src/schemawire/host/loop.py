@@ -29,10 +29,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 
-from schemawire.errors import SchemawireError, UsageError
+from schemawire.errors import InputError, SchemawireError, UsageError
 from schemawire.gates import ArgumentGate, ArgumentOptions, Verdict
 from schemawire.host._toolset import OfferedTool, Toolset, documents_of
-from schemawire.host.models import Model, model_from_spec
+from schemawire.host.models import DeltaSink, Model, ModelError, StreamingModel, model_from_spec
 from schemawire.host.tools import ToolRunner
 from schemawire.mcp._wire import record_verdicts
 from schemawire.project import project
@@ -48,6 +48,7 @@ from schemawire.wire import (
     UserText,
     wire_format,
 )
+from schemawire.wire.stream import with_canonical_name
 
 if TYPE_CHECKING:
     from schemawire.mcp import HttpServer, StdioServer
@@ -141,6 +142,7 @@ class Host:
         trace: Trace | None = None,
         options: HostOptions | None = None,
         output: ToolSpec | None = None,
+        on_delta: DeltaSink | None = None,
     ) -> None:
         """
         Args:
@@ -159,6 +161,9 @@ class Host:
                 they share one; else a new in-memory `Trace`.
             options: turns, retries, strictness, the system prompt.
             output: the schema of the final answer (Structured Outputs), if any.
+            on_delta: called with each piece of a streamed answer as it arrives (its text, a
+                call's start, a piece of its arguments; tool names canonical). The gates
+                run on the whole call, once it has arrived.
 
         Raises:
             UsageError: the model cannot be named so, its API is unknown, two tools share a
@@ -176,6 +181,7 @@ class Host:
         self._offer(self._given)
         self._output_payload, self._output_gate = self._prepare_output(output, repository)
         self._sent = _SentBodies()
+        self.on_delta = on_delta
 
     # --- preparing -----------------------------------------------------------------------------
 
@@ -307,14 +313,39 @@ class Host:
         return RunResult(None, None, "turn_limit", self.options.max_turns, conversation, calls)
 
     async def _ask(self, conversation: list[Entry]) -> AssistantTurn:
-        request = Request(self.model.name, conversation, self._refs, self.options.system,
-                          self._output_payload, self.options.model_options)  # fmt: skip
+        """The model's next turn: the request traced as sent, the answer streamed when the
+        model streams (each piece to ``on_delta``, names canonical), the whole response
+        traced, then read. A model that fails is traced as an ``error`` hop, then raises."""
+        request = Request(
+            self.model.name,
+            conversation,
+            self._refs,
+            self.options.system,
+            self._output_payload,
+            self.options.model_options,
+        )
         body = self.wire.body(request)
+        streams = isinstance(self.model, StreamingModel) and self.model.streaming
+        if streams:
+            body = self.wire.stream_body(body)
         label = f"model:{self.model.api}"
         self.trace.record("host", label, self.model.api, "send", self._sent.delta(body))
-        response = await self.model.respond(body)
+        try:
+            response = await self._response(body, streams)
+        except (ModelError, InputError) as error:
+            self.trace.record(label, "host", self.model.api, "error", _failure(error))
+            raise
         self.trace.record(label, "host", self.model.api, "receive", response)
         return self.wire.turn(response, request.tools)
+
+    async def _response(self, body: dict[str, Any], streams: bool) -> dict[str, Any]:
+        if not streams:
+            return await self.model.respond(body)
+        assert isinstance(self.model, StreamingModel)
+        watcher, tools = self.on_delta, self._refs
+        if watcher is None:
+            return await self.model.stream(body)
+        return await self.model.stream(body, lambda d: watcher(with_canonical_name(d, tools)))
 
     async def _run_calls(
         self, tool_calls: Sequence[ToolCall], refusals: Counter[str]
@@ -440,6 +471,12 @@ def _common_prefix(before: list[Any], now: list[Any]) -> int:
             break
         count += 1
     return count
+
+
+def _failure(error: ModelError | InputError) -> dict[str, Any]:
+    """A failed model request as the trace records it: the error, with the status and the
+    start of the body when there was a response."""
+    return {"error": error.to_json()}
 
 
 def _refused(call: ToolCall, code: str, line: str, hint: str) -> Verdict:

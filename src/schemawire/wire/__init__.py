@@ -1,8 +1,10 @@
 """Pure translation between the host's conversation and each model API: request bodies out,
-assistant turns (text and tool calls) back, streamed tool-call fragments put together. No I/O.
+assistant turns (text and tool calls) back, streamed responses read as they arrive. No I/O.
 
 - `openai_chat` (Chat Completions), `openai_responses` (Responses), `anthropic` (Messages),
-  `gemini` (generateContent).
+  `gemini` (generateContent): each a `WireFormat`, with a `StreamReader` for its streams.
+- `stream`: what a streamed event adds (`TextDelta`, `CallStarted`, `ArgumentsDelta`).
+- `sse`: server-sent events parsed from bytes as they arrive.
 """
 
 from __future__ import annotations
@@ -19,12 +21,24 @@ from schemawire.wire.conversation import (
     UserText,
     WireFormat,
 )
+from schemawire.wire.stream import (
+    ArgumentsDelta,
+    CallStarted,
+    StreamDelta,
+    StreamReader,
+    TextDelta,
+)
 
 __all__ = [
     "APIS",
+    "ArgumentsDelta",
     "AssistantTurn",
+    "CallStarted",
     "Entry",
     "Request",
+    "StreamDelta",
+    "StreamReader",
+    "TextDelta",
     "ToolOutputs",
     "ToolRef",
     "UserText",

@@ -25,6 +25,7 @@ __all__ = [
     "arguments_text",
     "canonical_name",
     "compact",
+    "error_body_message",
     "is_content_blocks",
     "refuse_error_body",
     "result_object",
@@ -261,16 +262,27 @@ def refuse_error_body(root: Cursor, expected: str) -> None:
         InputError: ``root`` is not an object, or has no ``expected`` member but an ``error``.
     """
     root.object()
-    error = root.at("error")
-    if root.at(expected).present or not isinstance(error.value, dict):
+    message = error_body_message(root.value, expected)
+    if message is None:
         return
-    message = error.value.get("message") or compact(error.value)
     raise InputError(
         ErrorCode.JSON_SYNTAX,
         f"expected a response with {expected!r}, got the API's error: {message}",
         source=root.source,
-        pointer=error.pointer,
+        pointer=root.at("error").pointer,
     )
+
+
+def error_body_message(body: Any, expected: str) -> str | None:
+    """The API's message when ``body`` is its error body (``{"error": {...}}`` without the
+    member ``expected``), else None."""
+    if not isinstance(body, dict) or body.get(expected) is not None:
+        return None
+    error = body.get("error")
+    if not isinstance(error, dict):
+        return None
+    message = error.get("message")
+    return message if isinstance(message, str) and message else compact(error)
 
 
 def stream_error(event: Cursor, message: str | None) -> InputError:

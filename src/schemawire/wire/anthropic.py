@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from schemawire._json import loads
@@ -26,6 +25,7 @@ from schemawire.wire._render import (
     EntryCache,
     arguments_object,
     canonical_name,
+    compact,
     refuse_error_body,
     result_text,
     stream_error,
@@ -41,8 +41,16 @@ from schemawire.wire.conversation import (
     UserText,
     WireFormat,
 )
+from schemawire.wire.stream import (
+    ArgumentsDelta,
+    CallStarted,
+    StreamDelta,
+    TextDelta,
+    read_all,
+    with_canonical_name,
+)
 
-__all__ = ["DEFAULT_MAX_TOKENS", "WIRE", "Messages", "accumulate"]
+__all__ = ["DEFAULT_MAX_TOKENS", "WIRE", "Messages", "MessagesStreamReader", "accumulate"]
 
 API = "anthropic"
 DEFAULT_MAX_TOKENS = 1024
@@ -87,6 +95,14 @@ class Messages:
             InputError: the body is not a message.
         """
         return _read_turn(Cursor(body, f"<{API} response>"), tools)
+
+    def stream_body(self, body: dict[str, Any]) -> dict[str, Any]:
+        """``body`` with ``stream: true``."""
+        return {**body, "stream": True}
+
+    def stream_reader(self, tools: Sequence[ToolRef] = ()) -> MessagesStreamReader:
+        """A reader of Messages streaming events."""
+        return MessagesStreamReader(tools)
 
 
 WIRE: WireFormat = Messages()
@@ -190,36 +206,82 @@ _PIECES = {
 }
 
 
-@dataclass(slots=True)
-class _Stream:
-    """The message the events described so far, and the pieces of each block's streaming
-    members (kept in lists and joined once, at the end, so many fragments cost linear time)."""
+class MessagesStreamReader:
+    """Reads streamed Messages events (see `schemawire.wire.stream`).
 
-    message: dict[str, Any] = field(default_factory=dict[str, Any])
-    blocks: dict[int, dict[str, Any]] = field(default_factory=dict[int, dict[str, Any]])
-    pieces: dict[tuple[int, str], list[str]] = field(
-        default_factory=dict[tuple[int, str], list[str]]
-    )
+    ``message_start`` opens the message, ``content_block_start`` each block;
+    ``content_block_delta`` events append text (``text_delta``), thinking and its signature,
+    citations, and a tool input's JSON in fragments (``input_json_delta.partial_json``), which
+    are parsed once the stream is over (no fragments: the input the block started with);
+    ``message_delta`` brings the stop reason and the final output token count, and
+    ``message_stop`` ends the message. ``ping`` and unknown events are skipped. The pieces of
+    each block's streaming members are kept in lists and joined once, at the end, so many
+    fragments cost linear time.
+    """
 
-    def add(self, event: Cursor) -> None:
-        kind = event.at("type").string()
+    def __init__(self, tools: Sequence[ToolRef] = ()) -> None:
+        self._tools = tools
+        self._events = 0
+        self._stopped = False
+        self._message: dict[str, Any] = {}
+        self._blocks: dict[int, dict[str, Any]] = {}
+        self._pieces: dict[tuple[int, str], list[str]] = {}
+        self._calls: dict[int, int] = {}  # block index -> the call's place among the calls
+
+    @property
+    def complete(self) -> bool:
+        return self._stopped
+
+    def api_error(self, event: Any) -> str | None:
+        if not isinstance(event, dict) or event.get("type") != "error":
+            return None
+        error = event.get("error")
+        message = error.get("message") if isinstance(error, dict) else None
+        return message if isinstance(message, str) and message else compact(event)
+
+    def feed(self, event: Any) -> list[StreamDelta]:
+        cursor = Cursor(event, f"<{API} stream>", f"/{self._events}")
+        self._events += 1
+        deltas = self._read(cursor.at("type").string(), cursor)
+        return [with_canonical_name(delta, self._tools) for delta in deltas]
+
+    def _read(self, kind: str, event: Cursor) -> list[StreamDelta]:
         if kind == "message_start":
-            self.message = copy.deepcopy(event.at("message").object())
+            self._message = copy.deepcopy(event.at("message").object())
         elif kind == "content_block_start":
-            index = event.at("index").integer()
-            self.blocks[index] = copy.deepcopy(event.at("content_block").object())
+            return self._start(event)
         elif kind == "content_block_delta":
-            self._add_delta(event)
+            return self._delta(event)
+        elif kind == "content_block_stop":
+            return self._stop(event)
         elif kind == "message_delta":
-            self.message.update(event.at("delta").object())
+            delta = event.at("delta").object()
+            self._message.update(delta)
             usage = event.at("usage").optional_object() or {}
-            self.message["usage"] = {**(self.message.get("usage") or {}), **usage}
+            self._message["usage"] = {**(self._message.get("usage") or {}), **usage}
+            self._stopped = self._stopped or delta.get("stop_reason") is not None
+        elif kind == "message_stop":
+            self._stopped = True
         elif kind == "error":
-            raise stream_error(event, event.at("error").at("message").optional_string())
+            raise stream_error(event, self.api_error(event.value))
+        return []
 
-    def _add_delta(self, event: Cursor) -> None:
+    def _start(self, event: Cursor) -> list[StreamDelta]:
+        index = event.at("index").integer()
+        block = self._blocks[index] = copy.deepcopy(event.at("content_block").object())
+        if block.get("type") == "text":
+            text = event.at("content_block").at("text").optional_string()
+            return [TextDelta(text)] if text else []
+        if block.get("type") != "tool_use":
+            return []
+        call = self._calls[index] = len(self._calls)
+        started = event.at("content_block")
+        name = started.at("name").string()
+        return [CallStarted(call, started.at("id").optional_string(), name)]
+
+    def _delta(self, event: Cursor) -> list[StreamDelta]:
         index = event.at("index")
-        block = self.blocks.get(index.integer())
+        block = self._blocks.get(index.integer())
         if block is None:
             raise index.error("the index of a block a content_block_start event opened")
         delta = event.at("delta")
@@ -227,41 +289,58 @@ class _Stream:
         if kind in _PIECES:
             member, holder = _PIECES[kind]
             piece = delta.at(holder).string()
-            self.pieces.setdefault((index.integer(), member), []).append(piece)
-        elif kind == "signature_delta":
+            self._pieces.setdefault((index.integer(), member), []).append(piece)
+            return self._reported(index.integer(), member, piece)
+        if kind == "signature_delta":
             block["signature"] = delta.at("signature").string()
         elif kind == "citations_delta":
             block.setdefault("citations", []).append(delta.at("citation").object())
+        return []
 
-    def to_json(self, source: str) -> dict[str, Any]:
+    def _reported(self, index: int, member: str, piece: str) -> list[StreamDelta]:
+        if not piece:
+            return []
+        if member == "text":
+            return [TextDelta(piece)]
+        call = self._calls.get(index)
+        return [ArgumentsDelta(call, piece)] if member == "input" and call is not None else []
+
+    def _stop(self, event: Cursor) -> list[StreamDelta]:
+        """A tool input that came without fragments is its starting input: reported whole."""
+        index = event.at("index").integer()
+        call = self._calls.get(index)
+        if call is None or "".join(self._pieces.get((index, "input"), [])):
+            return []
+        return [ArgumentsDelta(call, compact(self._blocks[index].get("input") or {}))]
+
+    def body(self) -> dict[str, Any]:
         """The message the events add up to, as the non-streamed API would send it. A tool's
         input is its JSON fragments joined and parsed (no fragments: the input it started
-        with); text and thinking are joined onto what their block started with."""
-        for (index, member), pieces in self.pieces.items():
-            text, block = "".join(pieces), self.blocks[index]
+        with); text and thinking are joined onto what their block started with.
+
+        Raises:
+            JSONError: a tool input's fragments do not make JSON.
+        """
+        blocks = copy.deepcopy(self._blocks)
+        source = f"<{API} stream, assembled>"
+        for (index, member), pieces in self._pieces.items():
+            text, block = "".join(pieces), blocks[index]
             if member != "input":
                 block[member] = (block.get(member) or "") + text
             elif text:
                 block["input"] = loads(text, source=f"{source}, input of block {index}")
-        content = [self.blocks[i] for i in sorted(self.blocks)]
-        return {**self.message, "type": "message", "content": content}
+        content = [blocks[i] for i in sorted(blocks)]
+        return {**self._message, "type": "message", "content": content}
+
+    def turn(self) -> AssistantTurn:
+        return _read_turn(Cursor(self.body(), f"<{API} stream, assembled>"), self._tools)
 
 
 def accumulate(events: Iterable[Any], tools: Sequence[ToolRef] = ()) -> AssistantTurn:
-    """The turn that streamed Messages events add up to.
-
-    ``message_start`` opens the message, ``content_block_start`` each block;
-    ``content_block_delta`` events append text (``text_delta``), thinking and its signature,
-    citations, and a tool input's JSON in fragments (``input_json_delta.partial_json``), which
-    are parsed once the stream is over; ``message_delta`` brings the stop reason and the final
-    output token count. ``ping`` and unknown events are skipped.
+    """The turn that streamed Messages events add up to (`MessagesStreamReader`).
 
     Raises:
         InputError: an event is malformed or names a block never opened, the stream carried an
             ``error`` event, or a tool input's fragments do not make JSON (`JSONError`).
     """
-    stream = _Stream()
-    for index, event in enumerate(events):
-        stream.add(Cursor(event, f"<{API} stream>", f"/{index}"))
-    assembled = f"<{API} stream, assembled>"
-    return _read_turn(Cursor(stream.to_json(assembled), assembled), tools)
+    return read_all(MessagesStreamReader(tools), events)

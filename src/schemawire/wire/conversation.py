@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from schemawire.types import ToolCall, ToolResult
+
+if TYPE_CHECKING:
+    from schemawire.wire.stream import StreamReader
 
 __all__ = [
     "AssistantTurn",
@@ -119,4 +122,14 @@ class WireFormat(Protocol):
         Raises:
             InputError: the body is not a response of this API.
         """
+        ...
+
+    def stream_body(self, body: dict[str, Any]) -> dict[str, Any]:
+        """``body`` (from `body`) asking for the response as a stream of server-sent events,
+        the way this API is asked (its members shared with ``body``)."""
+        ...
+
+    def stream_reader(self, tools: Sequence[ToolRef] = ()) -> StreamReader:
+        """A reader for one streamed response; with ``tools``, names are mapped back to
+        canonical (without, they stay as on the wire)."""
         ...

@@ -16,17 +16,20 @@ The model's name is not in the body: the API takes it in the URL
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from schemawire.errors import UsageError
 from schemawire.types import ToolCall, ToolResult
+from schemawire.wire._partial_args import ArgumentsBuilder
 from schemawire.wire._render import (
     Cursor,
     EntryCache,
     arguments_object,
     canonical_name,
+    compact,
+    error_body_message,
     refuse_error_body,
     result_object,
     wire_name,
@@ -40,8 +43,22 @@ from schemawire.wire.conversation import (
     UserText,
     WireFormat,
 )
+from schemawire.wire.stream import (
+    ArgumentsDelta,
+    CallStarted,
+    StreamDelta,
+    TextDelta,
+    read_all,
+    with_canonical_name,
+)
 
-__all__ = ["REQUEST_MEMBERS", "WIRE", "GenerateContent", "accumulate"]
+__all__ = [
+    "REQUEST_MEMBERS",
+    "WIRE",
+    "GenerateContent",
+    "GenerateContentStreamReader",
+    "accumulate",
+]
 
 API = "gemini"
 REQUEST_MEMBERS = frozenset(
@@ -104,6 +121,15 @@ class GenerateContent:
             InputError: the body is not a GenerateContentResponse.
         """
         return _read_turn(Cursor(body, f"<{API} response>"), tools)
+
+    def stream_body(self, body: dict[str, Any]) -> dict[str, Any]:
+        """``body`` itself: Gemini is asked for a stream by its URL
+        (``:streamGenerateContent?alt=sse``), not by its body."""
+        return body
+
+    def stream_reader(self, tools: Sequence[ToolRef] = ()) -> GenerateContentStreamReader:
+        """A reader of ``streamGenerateContent`` chunks."""
+        return GenerateContentStreamReader(tools)
 
 
 WIRE: WireFormat = GenerateContent()
@@ -230,64 +256,139 @@ def _read_call(call: Cursor, index: int, tools: Sequence[ToolRef]) -> ToolCall:
 # --- streaming ---------------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
-class _Stream:
-    """The first candidate the chunks described so far: its parts (a text part's pieces kept
-    in a list and joined once, at the end), finish reason, usage."""
+class _OpenCall:
+    """A call whose arguments are still streaming (``partialArgs``): its part in the turn, its
+    place among the calls, and the builder of its arguments (the part's ``args``)."""
 
-    parts: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
-    texts: dict[int, list[str]] = field(default_factory=dict[int, list[str]])
-    finish_reason: str | None = None
-    usage: dict[str, Any] | None = None
-    feedback: dict[str, Any] | None = None
-    candidates: int = 0
+    def __init__(self, part: dict[str, Any], index: int) -> None:
+        self.part, self.index = part, index
+        call = part["functionCall"]
+        for member in ("willContinue", "partialArgs"):
+            call.pop(member, None)
+        self.builder = ArgumentsBuilder(call.setdefault("args", {}))
 
-    def add(self, chunk: Cursor) -> None:
-        chunk.object()
+
+class GenerateContentStreamReader:
+    """Reads the chunks of ``streamGenerateContent`` (see `schemawire.wire.stream`).
+
+    Each chunk is a partial GenerateContentResponse of the first candidate's parts. Text comes
+    in pieces, each its own part, and is joined: pieces of the same kind (thought or answer)
+    until a part carries a thought signature, which closes it. A function call comes whole, with
+    its args; or, when the request asked Vertex AI to ``streamFunctionCallArguments``, in parts:
+    one with the name and ``willContinue`` opens it, ``partialArgs`` build its args
+    (`ArgumentsBuilder`), and a part without ``willContinue`` (an empty ``functionCall``)
+    closes it. The finish reason and usage are the last chunk's that has them.
+    """
+
+    def __init__(self, tools: Sequence[ToolRef] = ()) -> None:
+        self._tools = tools
+        self._events = 0
+        self._envelope: dict[str, Any] = {}
+        self._parts: list[dict[str, Any]] = []
+        self._texts: dict[int, list[str]] = {}  # a text part's pieces, joined at the end
+        self._open: _OpenCall | None = None
+        self._calls = 0
+        self._finish_reason: str | None = None
+        self._usage: dict[str, Any] | None = None
+        self._feedback: dict[str, Any] | None = None
+        self._candidates = 0
+
+    @property
+    def complete(self) -> bool:
+        blocked = (self._feedback or {}).get("blockReason") is not None
+        return self._finish_reason is not None or blocked
+
+    def api_error(self, event: Any) -> str | None:
+        return error_body_message(event, "candidates")
+
+    def feed(self, event: Any) -> list[StreamDelta]:
+        chunk = Cursor(event, f"<{API} stream>", f"/{self._events}")
+        self._events += 1
         refuse_error_body(chunk, "candidates")
+        deltas: list[StreamDelta] = []
         for candidate in chunk.at("candidates").items():
             if candidate.at("index").present and candidate.at("index").integer() != 0:
                 continue  # only the first candidate makes the turn, as in `turn`
-            self.candidates += 1
+            self._candidates += 1
             for part in candidate.at("content").at("parts").items():
-                self._add_part(part)
-            self.finish_reason = candidate.at("finishReason").optional_string() or (
-                self.finish_reason
-            )
-        self.usage = chunk.at("usageMetadata").optional_object() or self.usage
-        self.feedback = chunk.at("promptFeedback").optional_object() or self.feedback
+                deltas += self._add_part(part)
+            reason = candidate.at("finishReason").optional_string()
+            self._finish_reason = reason or self._finish_reason
+        self._usage = chunk.at("usageMetadata").optional_object() or self._usage
+        self._feedback = chunk.at("promptFeedback").optional_object() or self._feedback
+        for member in ("modelVersion", "responseId"):
+            if chunk.at(member).present:
+                self._envelope[member] = chunk.at(member).value
+        return [with_canonical_name(delta, self._tools) for delta in deltas]
 
-    def _add_part(self, part: Cursor) -> None:
-        new = dict(part.object())
-        part.at("text").optional_string()
-        last = self.parts[-1] if self.parts else None
+    def _add_part(self, part: Cursor) -> list[StreamDelta]:
+        if part.at("functionCall").present:
+            return self._function_call(part)
+        new = copy.deepcopy(part.object())
+        text = part.at("text").optional_string()
+        last = self._parts[-1] if self._parts else None
         if last is not None and _continues(last, new):
-            self.texts.setdefault(len(self.parts) - 1, [last["text"]]).append(new["text"])
+            self._texts.setdefault(len(self._parts) - 1, [last["text"]]).append(new["text"])
             if "thoughtSignature" in new:
                 last["thoughtSignature"] = new["thoughtSignature"]
         else:
-            self.parts.append(new)
+            self._parts.append(new)
+        return [TextDelta(text)] if text and new.get("thought") is not True else []
 
-    def to_json(self) -> dict[str, Any]:
-        """The response the chunks add up to, as the non-streamed API would send it."""
-        for index, pieces in self.texts.items():
-            self.parts[index]["text"] = "".join(pieces)
+    def _function_call(self, part: Cursor) -> list[StreamDelta]:
+        call = part.at("functionCall")
+        call.object()
+        name = call.at("name").optional_string()
+        if name is None:
+            return self._continue_call(call)
+        deltas = self._close_call()
+        new = copy.deepcopy(part.object())
+        self._parts.append(new)
+        index, self._calls = self._calls, self._calls + 1
+        deltas.append(CallStarted(index, call.at("id").optional_string(), name))
+        if call.at("willContinue").value is True:  # its arguments stream in the parts after
+            self._open = _OpenCall(new, index)
+            self._open.builder.add(call.at("partialArgs"))
+            return deltas
+        return [*deltas, ArgumentsDelta(index, compact(call.at("args").optional_object() or {}))]
+
+    def _continue_call(self, call: Cursor) -> list[StreamDelta]:
+        if self._open is None:
+            raise call.at("name").error("a string (the part of a call opened before has none)")
+        self._open.builder.add(call.at("partialArgs"))
+        return [] if call.at("willContinue").value is True else self._close_call()
+
+    def _close_call(self) -> list[StreamDelta]:
+        """End the call whose arguments streamed, if one is open: its arguments, whole."""
+        if self._open is None:
+            return []
+        closed, self._open = self._open, None
+        return [ArgumentsDelta(closed.index, compact(closed.builder.arguments))]
+
+    def body(self) -> dict[str, Any]:
+        """The response the chunks add up to, as the non-streamed API would send it (a call
+        whose arguments streamed is one ``functionCall`` with its ``args``)."""
+        parts = copy.deepcopy(self._parts)
+        for index, pieces in self._texts.items():
+            parts[index]["text"] = "".join(pieces)
         body: dict[str, Any] = {"candidates": []}
-        if self.candidates:
-            content = {"role": "model", "parts": self.parts}
-            candidate = {"content": content, "finishReason": self.finish_reason, "index": 0}
+        if self._candidates:
+            content = {"role": "model", "parts": parts}
+            candidate = {"content": content, "finishReason": self._finish_reason, "index": 0}
             body["candidates"].append(candidate)
-        if self.feedback is not None:
-            body["promptFeedback"] = self.feedback
-        if self.usage is not None:
-            body["usageMetadata"] = self.usage
-        return body
+        if self._feedback is not None:
+            body["promptFeedback"] = self._feedback
+        if self._usage is not None:
+            body["usageMetadata"] = self._usage
+        return {**body, **self._envelope}
+
+    def turn(self) -> AssistantTurn:
+        return _read_turn(Cursor(self.body(), f"<{API} stream, assembled>"), self._tools)
 
 
 def _continues(last: dict[str, Any], new: dict[str, Any]) -> bool:
-    """Whether the part ``new`` is the next piece of the text part ``last``. Text streams in
-    pieces, each its own part; pieces of the same kind (thought or answer) are joined until a
-    part carries a thought signature, which closes it. Function calls arrive whole."""
+    """Whether the part ``new`` is the next piece of the text part ``last``: both text of the
+    same kind (thought or answer), ``last`` not closed by a thought signature."""
     return (
         _is_text(last)
         and _is_text(new)
@@ -301,16 +402,10 @@ def _is_text(part: dict[str, Any]) -> bool:
 
 
 def accumulate(events: Iterable[Any], tools: Sequence[ToolRef] = ()) -> AssistantTurn:
-    """The turn that the chunks of ``streamGenerateContent`` add up to.
-
-    Each chunk is a partial GenerateContentResponse: text comes in pieces and is joined;
-    function calls come whole (with their args) and are kept in order; the finish reason and
-    usage are the last chunk's that has them.
+    """The turn that the chunks of ``streamGenerateContent`` add up to
+    (`GenerateContentStreamReader`).
 
     Raises:
         InputError: a chunk is malformed or is the API's error object.
     """
-    stream = _Stream()
-    for index, event in enumerate(events):
-        stream.add(Cursor(event, f"<{API} stream>", f"/{index}"))
-    return _read_turn(Cursor(stream.to_json(), f"<{API} stream, assembled>"), tools)
+    return read_all(GenerateContentStreamReader(tools), events)

@@ -18,6 +18,7 @@ from schemawire.wire._render import (
     EntryCache,
     arguments_text,
     canonical_name,
+    error_body_message,
     refuse_error_body,
     result_text,
     wire_name,
@@ -32,8 +33,16 @@ from schemawire.wire.conversation import (
     UserText,
     WireFormat,
 )
+from schemawire.wire.stream import (
+    ArgumentsDelta,
+    CallStarted,
+    StreamDelta,
+    TextDelta,
+    read_all,
+    with_canonical_name,
+)
 
-__all__ = ["WIRE", "ChatCompletions", "accumulate"]
+__all__ = ["WIRE", "ChatCompletions", "ChatStreamReader", "accumulate"]
 
 API = "openai.chat"
 
@@ -65,6 +74,17 @@ class ChatCompletions:
             InputError: the body is not a chat completion.
         """
         return _read_turn(Cursor(body, f"<{API} response>"), tools)
+
+    def stream_body(self, body: dict[str, Any]) -> dict[str, Any]:
+        """``body`` with ``stream: true`` and ``stream_options.include_usage`` (without it the
+        stream carries no token counts)."""
+        options = body.get("stream_options")
+        given = options if isinstance(options, dict) else {}
+        return {**body, "stream": True, "stream_options": {**given, "include_usage": True}}
+
+    def stream_reader(self, tools: Sequence[ToolRef] = ()) -> ChatStreamReader:
+        """A reader of ``chat.completion.chunk`` events."""
+        return ChatStreamReader(tools)
 
 
 WIRE: WireFormat = ChatCompletions()
@@ -128,13 +148,15 @@ def _read_turn(root: Cursor, tools: Sequence[ToolRef]) -> AssistantTurn:
 
 
 def _read_call(call: Cursor, tools: Sequence[ToolRef]) -> ToolCall:
+    """One tool call, its arguments the string the model sent. Missing, null or empty
+    arguments (OpenRouter sends calls without any) are a call without arguments: ``"{}"``."""
     if call.at("type").optional_string() not in (None, "function"):
         raise call.at("type").error('"function" (schemawire sends only function tools)')
     function = call.at("function")
     return ToolCall(
         call_id=call.at("id").string(),
         name=canonical_name(function.at("name").string(), tools),
-        arguments=function.at("arguments").string(),
+        arguments=function.at("arguments").optional_string() or "{}",
         provider=API,
     )
 
@@ -149,70 +171,122 @@ class _CallParts:
     call_id: str | None = None
     name: str | None = None
     arguments: list[str] = field(default_factory=list[str])
+    started: bool = False  # its CallStarted was reported
 
     def to_json(self) -> dict[str, Any]:
         function = {"name": self.name, "arguments": "".join(self.arguments)}
         return {"id": self.call_id, "type": "function", "function": function}
 
 
-@dataclass(slots=True)
-class _Stream:
-    """What the chunks said so far about the first choice."""
+class ChatStreamReader:
+    """Reads streamed ``chat.completion.chunk`` events (see `schemawire.wire.stream`).
 
-    text: list[str] = field(default_factory=list[str])
-    calls: dict[int, _CallParts] = field(default_factory=dict[int, _CallParts])
-    finish_reason: str | None = None
-    usage: dict[str, Any] | None = None
+    Each tool call's id and name come in its first fragment and its arguments in pieces, all
+    under the call's ``index``. Some servers send fragments without an ``index`` (Gemini's
+    OpenAI-compatible endpoint): such a fragment continues the last call, unless it brings a
+    new id, which starts the next one. Usage comes in the last chunk when the request asked
+    for it (``stream_options.include_usage``). Only the first choice makes the turn.
+    """
 
-    def add(self, chunk: Cursor) -> None:
-        chunk.object()
+    def __init__(self, tools: Sequence[ToolRef] = ()) -> None:
+        self._tools = tools
+        self._events = 0
+        self._envelope: dict[str, Any] = {}
+        self._text: list[str] = []
+        self._calls: dict[int, _CallParts] = {}
+        self._last: int | None = None  # the index of the call the last fragment went to
+        self._finish_reason: str | None = None
+        self._usage: dict[str, Any] | None = None
+
+    @property
+    def complete(self) -> bool:
+        return self._finish_reason is not None
+
+    def api_error(self, event: Any) -> str | None:
+        return error_body_message(event, "choices")
+
+    def feed(self, event: Any) -> list[StreamDelta]:
+        chunk = Cursor(event, f"<{API} stream>", f"/{self._events}")
+        self._events += 1
         refuse_error_body(chunk, "choices")
+        for member in ("id", "created", "model", "system_fingerprint"):
+            if member not in self._envelope and chunk.at(member).present:
+                self._envelope[member] = chunk.at(member).value
+        deltas: list[StreamDelta] = []
         for choice in chunk.at("choices").items():
             if choice.at("index").present and choice.at("index").integer() != 0:
                 continue  # only the first choice makes the turn, as in `turn`
-            self._add_delta(choice.at("delta"))
-            self.finish_reason = choice.at("finish_reason").optional_string() or self.finish_reason
-        self.usage = chunk.at("usage").optional_object() or self.usage
+            deltas += self._read_delta(choice.at("delta"))
+            self._finish_reason = (
+                choice.at("finish_reason").optional_string() or self._finish_reason
+            )
+        self._usage = chunk.at("usage").optional_object() or self._usage
+        return [with_canonical_name(delta, self._tools) for delta in deltas]
 
-    def _add_delta(self, delta: Cursor) -> None:
+    def _read_delta(self, delta: Cursor) -> list[StreamDelta]:
+        deltas: list[StreamDelta] = []
         content = delta.at("content").optional_string()
         if content:
-            self.text.append(content)
+            self._text.append(content)
+            deltas.append(TextDelta(content))
         for fragment in delta.at("tool_calls").items():
-            self._add_call_fragment(fragment)
+            deltas += self._read_fragment(fragment)
+        return deltas
 
-    def _add_call_fragment(self, fragment: Cursor) -> None:
-        parts = self.calls.setdefault(fragment.at("index").integer(), _CallParts())
-        parts.call_id = fragment.at("id").optional_string() or parts.call_id
+    def _read_fragment(self, fragment: Cursor) -> list[StreamDelta]:
+        index = self._index_of(fragment)
+        parts = self._calls.setdefault(index, _CallParts())
+        self._last = index
+        parts.call_id = parts.call_id or fragment.at("id").optional_string()
         function = fragment.at("function")
-        parts.name = function.at("name").optional_string() or parts.name
+        parts.name = parts.name or function.at("name").optional_string()
         arguments = function.at("arguments").optional_string()
         if arguments:
             parts.arguments.append(arguments)
+        if parts.started:
+            return [ArgumentsDelta(index, arguments)] if arguments else []
+        if parts.name is None:
+            return []  # reported once its name comes
+        parts.started = True
+        started: list[StreamDelta] = [CallStarted(index, parts.call_id, parts.name)]
+        so_far = "".join(parts.arguments)
+        return [*started, ArgumentsDelta(index, so_far)] if so_far else started
 
-    def to_json(self) -> dict[str, Any]:
+    def _index_of(self, fragment: Cursor) -> int:
+        """The fragment's call: its ``index``; without one, the last call, or the next when
+        it brings an id of its own."""
+        if fragment.at("index").present:
+            return fragment.at("index").integer()
+        call_id = fragment.at("id").optional_string()
+        last = self._calls.get(self._last) if self._last is not None else None
+        if last is not None and (call_id is None or last.call_id in (None, call_id)):
+            assert self._last is not None
+            return self._last
+        if call_id is None:
+            raise fragment.at("index").error("an index, or an id that starts a tool call")
+        return max(self._calls, default=-1) + 1
+
+    def body(self) -> dict[str, Any]:
         """The chat completion the chunks add up to, as the non-streamed API would send it."""
         message: dict[str, Any] = {
             "role": "assistant",
-            "content": "".join(self.text) if self.text else None,
+            "content": "".join(self._text) if self._text else None,
         }
-        if self.calls:
-            message["tool_calls"] = [self.calls[i].to_json() for i in sorted(self.calls)]
-        choice = {"index": 0, "message": message, "finish_reason": self.finish_reason}
-        return {"object": "chat.completion", "choices": [choice], "usage": self.usage}
+        if self._calls:
+            message["tool_calls"] = [self._calls[i].to_json() for i in sorted(self._calls)]
+        choice = {"index": 0, "message": message, "finish_reason": self._finish_reason}
+        envelope = {**self._envelope, "object": "chat.completion"}
+        return {**envelope, "choices": [choice], "usage": self._usage}
+
+    def turn(self) -> AssistantTurn:
+        return _read_turn(Cursor(self.body(), f"<{API} stream, assembled>"), self._tools)
 
 
 def accumulate(events: Iterable[Any], tools: Sequence[ToolRef] = ()) -> AssistantTurn:
-    """The turn that streamed ``chat.completion.chunk`` events add up to.
-
-    Each tool call's id and name come in its first fragment and its arguments in pieces,
-    all under the call's ``index``; they are joined in order. Usage comes in the last chunk
-    when the request asked for it (``stream_options.include_usage``).
+    """The turn that streamed ``chat.completion.chunk`` events add up to (`ChatStreamReader`).
 
     Raises:
-        InputError: an event is not a chunk, or the chunks leave a call without id or name.
+        InputError: an event is not a chunk, or is the API's error, or the chunks leave a call
+            without id or name.
     """
-    stream = _Stream()
-    for index, event in enumerate(events):
-        stream.add(Cursor(event, f"<{API} stream>", f"/{index}"))
-    return _read_turn(Cursor(stream.to_json(), f"<{API} stream, assembled>"), tools)
+    return read_all(ChatStreamReader(tools), events)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from schemawire.types import ToolCall
@@ -19,6 +18,7 @@ from schemawire.wire._render import (
     EntryCache,
     arguments_text,
     canonical_name,
+    compact,
     refuse_error_body,
     result_text,
     stream_error,
@@ -34,8 +34,16 @@ from schemawire.wire.conversation import (
     UserText,
     WireFormat,
 )
+from schemawire.wire.stream import (
+    ArgumentsDelta,
+    CallStarted,
+    StreamDelta,
+    TextDelta,
+    read_all,
+    with_canonical_name,
+)
 
-__all__ = ["WIRE", "Responses", "accumulate"]
+__all__ = ["WIRE", "Responses", "ResponsesStreamReader", "accumulate"]
 
 API = "openai.responses"
 
@@ -71,6 +79,14 @@ class Responses:
             InputError: the body is not a response.
         """
         return _read_turn(Cursor(body, f"<{API} response>"), tools)
+
+    def stream_body(self, body: dict[str, Any]) -> dict[str, Any]:
+        """``body`` with ``stream: true``."""
+        return {**body, "stream": True}
+
+    def stream_reader(self, tools: Sequence[ToolRef] = ()) -> ResponsesStreamReader:
+        """A reader of Responses streaming events."""
+        return ResponsesStreamReader(tools)
 
 
 WIRE: WireFormat = Responses()
@@ -151,10 +167,12 @@ def _message_text(item: Cursor) -> list[str]:
 
 
 def _read_call(item: Cursor, tools: Sequence[ToolRef]) -> ToolCall:
+    """One function call, its arguments the string the model sent (missing, null or empty:
+    a call without arguments, ``"{}"``, as in Chat Completions)."""
     return ToolCall(
         call_id=item.at("call_id").string(),
         name=canonical_name(item.at("name").string(), tools),
-        arguments=item.at("arguments").string(),
+        arguments=item.at("arguments").optional_string() or "{}",
         provider=API,
     )
 
@@ -170,41 +188,92 @@ _RESPONSE_EVENTS = frozenset(
         "response.failed",
     }
 )
+_FINAL_EVENTS = frozenset({"response.completed", "response.incomplete", "response.failed"})
 _ITEM_EVENTS = frozenset({"response.output_item.added", "response.output_item.done"})
 _PART_EVENTS = frozenset({"response.content_part.added", "response.content_part.done"})
 
 
-@dataclass(slots=True)
-class _Stream:
-    """The response the events described so far: its envelope, its output items, and the
-    pieces of the values still streaming (kept in lists and joined once, at the end, so a long
-    argument in many fragments costs linear time)."""
+class ResponsesStreamReader:
+    """Reads streamed Responses events (see `schemawire.wire.stream`).
 
-    response: dict[str, Any] = field(default_factory=dict[str, Any])
-    items: dict[int, dict[str, Any]] = field(default_factory=dict[int, dict[str, Any]])
-    # (output index, None) -> a call's argument pieces; (output index, content index) -> text
-    pieces: dict[tuple[int, int | None], list[str]] = field(
-        default_factory=dict[tuple[int, int | None], list[str]]
-    )
+    Items are announced by ``response.output_item.added`` and finished by
+    ``response.output_item.done``; in between, ``response.function_call_arguments.delta``
+    fragments build a call's arguments and ``response.output_text.delta`` a message's text
+    (a ``.done`` event's full value, when it comes, is authoritative). The envelope (status,
+    usage) is the last ``response.*`` lifecycle event's. Values still streaming are kept in
+    pieces and joined once, at the end, so a long argument in many fragments costs linear time.
+    """
 
-    def add(self, event: Cursor) -> None:
-        kind = event.at("type").string()
+    def __init__(self, tools: Sequence[ToolRef] = ()) -> None:
+        self._tools = tools
+        self._events = 0
+        self._final = False
+        self._response: dict[str, Any] = {}
+        self._items: dict[int, dict[str, Any]] = {}
+        # (output index, None) -> a call's argument pieces; (output index, content index) -> text
+        self._pieces: dict[tuple[int, int | None], list[str]] = {}
+        self._calls: dict[int, int] = {}  # output index -> the call's place among the calls
+        self._shown: set[tuple[int, int | None]] = set()  # the pieces' keys deltas reported
+
+    @property
+    def complete(self) -> bool:
+        return self._final
+
+    def api_error(self, event: Any) -> str | None:
+        if not isinstance(event, dict) or event.get("type") != "error":
+            return None
+        error = event.get("error")
+        message = event.get("message") or (
+            error.get("message") if isinstance(error, dict) else None
+        )
+        return message if isinstance(message, str) and message else compact(event)
+
+    def feed(self, event: Any) -> list[StreamDelta]:
+        cursor = Cursor(event, f"<{API} stream>", f"/{self._events}")
+        self._events += 1
+        kind = cursor.at("type").string()
+        if kind == "error":
+            raise stream_error(cursor, self.api_error(event))
+        deltas = self._read(kind, cursor)
+        return [with_canonical_name(delta, self._tools) for delta in deltas]
+
+    def _read(self, kind: str, event: Cursor) -> list[StreamDelta]:
         if kind in _RESPONSE_EVENTS:
-            self.response = event.at("response").object()
+            self._response = event.at("response").object()
+            self._final = self._final or kind in _FINAL_EVENTS
         elif kind in _ITEM_EVENTS:
-            index = event.at("output_index").integer()
-            self.items[index] = copy.deepcopy(event.at("item").object())
-            self._settle(index, None)
+            return self._item(event)
         elif kind in _PART_EVENTS:
-            index = event.at("content_index").integer()
-            self._parts(event)[index] = dict(event.at("part").object())
-            self._settle(event.at("output_index").integer(), index)
-        elif kind == "error":
-            raise stream_error(event, event.at("message").optional_string())
+            index, content_index = event.at("output_index").integer(), self._content_index(event)
+            part = self._parts(event)[content_index] = dict(event.at("part").object())
+            self._settle(index, content_index)
+            return self._unshown_text(index, content_index, part)
         else:
-            self._add_piece(kind, event)
+            return self._piece(kind, event)
+        return []
 
-    def _add_piece(self, kind: str, event: Cursor) -> None:
+    def _item(self, event: Cursor) -> list[StreamDelta]:
+        """An item announced or finished; a function call's start, the first time it is seen,
+        and what it holds that no delta reported (some servers send no deltas at all)."""
+        index = event.at("output_index").integer()
+        given = event.at("item")
+        item = self._items[index] = copy.deepcopy(given.object())
+        self._settle(index, None)
+        if item.get("type") == "message":
+            parts = enumerate(item.get("content") or [])
+            return [d for i, part in parts for d in self._unshown_text(index, i, part)]
+        if item.get("type") != "function_call":
+            return []
+        deltas: list[StreamDelta] = []
+        if index not in self._calls:
+            self._calls[index] = len(self._calls)
+            name = given.at("name").string()
+            deltas.append(
+                CallStarted(self._calls[index], given.at("call_id").optional_string(), name)
+            )
+        return deltas + self._unshown_arguments(index, given.at("arguments").optional_string())
+
+    def _piece(self, kind: str, event: Cursor) -> list[StreamDelta]:
         """The deltas, and the ``.done`` values that replace them; other events (reasoning
         summaries, hosted tools' progress) are summed up by the ``output_item.done`` after."""
         key: tuple[int, int | None]
@@ -212,65 +281,98 @@ class _Stream:
             key, member = (self._index(event), None), "arguments"
         elif kind.startswith("response.output_text."):
             self._parts(event)  # the part must exist before its text
-            key, member = (self._index(event), event.at("content_index").integer()), "text"
+            key, member = (self._index(event), self._content_index(event)), "text"
         else:
-            return
+            return []
         if kind.endswith(".delta"):
-            self.pieces.setdefault(key, []).append(event.at("delta").string())
-        elif kind.endswith(".done"):
-            self.pieces.pop(key, None)
-            self._holder(key)[member] = event.at(member).string()
+            piece = event.at("delta").string()
+            self._pieces.setdefault(key, []).append(piece)
+            return self._reported(key, piece)
+        if kind.endswith(".done"):
+            self._pieces.pop(key, None)
+            value = self._holder(key)[member] = event.at(member).string()
+            if key[1] is None:
+                return self._unshown_arguments(key[0], value)
+            return self._unshown_text(key[0], key[1], {"type": "output_text", "text": value})
+        return []
+
+    def _reported(self, key: tuple[int, int | None], piece: str) -> list[StreamDelta]:
+        index, content_index = key
+        if not piece:
+            return []
+        self._shown.add(key)
+        if content_index is not None:
+            return [TextDelta(piece)]
+        call = self._calls.get(index)
+        return [ArgumentsDelta(call, piece)] if call is not None else []
+
+    def _unshown_arguments(self, index: int, arguments: str | None) -> list[StreamDelta]:
+        """A call's arguments that came whole, when no delta reported any of them."""
+        call = self._calls.get(index)
+        if not arguments or call is None or (index, None) in self._shown:
+            return []
+        self._shown.add((index, None))
+        return [ArgumentsDelta(call, arguments)]
+
+    def _unshown_text(self, index: int, content_index: int, part: Any) -> list[StreamDelta]:
+        """A text part that came whole, when no delta reported any of it."""
+        if not isinstance(part, dict) or part.get("type") != "output_text":
+            return []
+        text = part.get("text")
+        if not isinstance(text, str) or not text or (index, content_index) in self._shown:
+            return []
+        self._shown.add((index, content_index))
+        return [TextDelta(text)]
+
+    def _content_index(self, event: Cursor) -> int:
+        return event.at("content_index").integer()
 
     def _holder(self, key: tuple[int, int | None]) -> dict[str, Any]:
         """The item (for arguments) or content part (for text) that ``key``'s pieces go to."""
         index, content_index = key
-        item = self.items[index]
+        item = self._items[index]
         return item if content_index is None else item["content"][content_index]
 
     def _settle(self, index: int, content_index: int | None) -> None:
         """Forget the pieces a complete item (or content part) just replaced."""
-        for key in [k for k in self.pieces if k[0] == index]:
+        for key in [k for k in self._pieces if k[0] == index]:
             if content_index is None or key[1] == content_index:
-                del self.pieces[key]
+                del self._pieces[key]
 
     def _index(self, event: Cursor) -> int:
         """The event's output index, which an ``output_item.added`` must have announced."""
         index = event.at("output_index")
-        if index.integer() not in self.items:
+        if index.integer() not in self._items:
             raise index.error("the index of an item an output_item.added event announced")
         return index.integer()
 
     def _parts(self, event: Cursor) -> list[dict[str, Any]]:
         """The content parts of the event's message item, long enough for its index."""
-        parts: list[dict[str, Any]] = self.items[self._index(event)].setdefault("content", [])
-        while len(parts) <= event.at("content_index").integer():
+        parts: list[dict[str, Any]] = self._items[self._index(event)].setdefault("content", [])
+        while len(parts) <= self._content_index(event):
             parts.append({"type": "output_text", "text": "", "annotations": []})
         return parts
 
-    def to_json(self) -> dict[str, Any]:
+    def body(self) -> dict[str, Any]:
         """The response the events add up to, as the non-streamed API would send it."""
-        for key, pieces in self.pieces.items():
-            member = "arguments" if key[1] is None else "text"
-            holder = self._holder(key)
+        items = copy.deepcopy(self._items)
+        for (index, content_index), pieces in self._pieces.items():
+            item = items[index]
+            holder = item if content_index is None else item["content"][content_index]
+            member = "arguments" if content_index is None else "text"
             holder[member] = (holder.get(member) or "") + "".join(pieces)
-        output = [self.items[i] for i in sorted(self.items)] or self.response.get("output") or []
-        return {**self.response, "object": "response", "output": output}
+        output = [items[i] for i in sorted(items)] or self._response.get("output") or []
+        return {**self._response, "object": "response", "output": output}
+
+    def turn(self) -> AssistantTurn:
+        return _read_turn(Cursor(self.body(), f"<{API} stream, assembled>"), self._tools)
 
 
 def accumulate(events: Iterable[Any], tools: Sequence[ToolRef] = ()) -> AssistantTurn:
-    """The turn that streamed Responses events add up to.
-
-    Items are announced by ``response.output_item.added`` and finished by
-    ``response.output_item.done``; in between, ``response.function_call_arguments.delta``
-    fragments build a call's arguments and ``response.output_text.delta`` a message's text
-    (a ``.done`` event's full value, when it comes, is authoritative). The envelope (status,
-    usage) is the last ``response.*`` lifecycle event's.
+    """The turn that streamed Responses events add up to (`ResponsesStreamReader`).
 
     Raises:
         InputError: an event is malformed or names an item never announced, the stream
             carried an ``error`` event, or the items leave a call without id or name.
     """
-    stream = _Stream()
-    for index, event in enumerate(events):
-        stream.add(Cursor(event, f"<{API} stream>", f"/{index}"))
-    return _read_turn(Cursor(stream.to_json(), f"<{API} stream, assembled>"), tools)
+    return read_all(ResponsesStreamReader(tools), events)
