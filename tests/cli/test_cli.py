@@ -217,7 +217,10 @@ def test_validate_by_file_resolves_the_repository_refs(tmp_path: Path) -> None:
     call.write_text('{"order_id": "A-1042", "amount": 99.0, "reason": "late"}')
     schema = SUPPORT_DESK / "schemas/tools/create_refund.json"
     result = invoke("validate", str(schema), str(call))
-    assert (result.exit_code, result.output.strip()) == (0, f"{call}: valid")
+    assert (result.exit_code, result.output) == (
+        0,
+        f"{call}: valid\n1 instance: 1 valid, 0 invalid\n",
+    )
 
 
 def test_validate_json_lines_by_id_with_one_json_line_per_instance(tmp_path: Path) -> None:
@@ -322,6 +325,62 @@ def test_validate_refuses_a_missing_repository_and_odd_references(tmp_path: Path
 
 def test_diff_refuses_stdin_twice() -> None:
     assert invoke("diff", "-", "-", stdin="[]").exit_code == 2
+
+
+def test_validate_prints_every_instance_in_order_then_a_summary(tmp_path: Path) -> None:
+    calls = tmp_path / "calls.jsonl"
+    kelvin, paris = '{"city": "Paris", "unit": "kelvin"}', '{"city": "Paris"}'
+    rows = [kelvin if n % 1000 == 7 else paris for n in range(5000)]
+    calls.write_text("\n".join(rows) + "\n")
+    result = invoke("validate", "get_weather", str(calls), "--repo", str(SUPPORT_DESK))
+    assert result.exit_code == 1
+    expected: list[str] = []
+    for number, row in enumerate(rows, start=1):
+        if "kelvin" in row:
+            enum = '  /unit enum must be one of "celsius", "fahrenheit"'
+            expected += [f"{calls}:{number}: invalid", enum]
+        else:
+            expected.append(f"{calls}:{number}: valid")
+    expected.append("5000 instances: 4995 valid, 5 invalid")
+    assert result.output.splitlines() == expected
+
+
+def test_validate_quiet_prints_only_the_failures_and_the_summary(tmp_path: Path) -> None:
+    calls = tmp_path / "calls.jsonl"
+    calls.write_text('{"city": "Paris"}\n{"city": 1}\n{"city": "Rome",}\n')
+    result = invoke("validate", "get_weather", str(calls), "--repo", str(SUPPORT_DESK), "-q")
+    assert result.exit_code == 2
+    lines = result.output.splitlines()
+    assert lines[0] == f"{calls}:2: invalid"
+    assert lines[2].startswith(f"{calls}:3: unreadable {calls}:3:")
+    assert lines[-1] == "3 instances: 1 valid, 1 invalid, 1 unreadable"
+    assert not any(line.endswith(": valid") for line in lines)
+
+
+def test_validate_max_bytes_lifts_the_size_cap_for_one_run(tmp_path: Path) -> None:
+    big = tmp_path / "big.json"
+    big.write_text('{"city": "' + "x" * (17 * 1024 * 1024) + '"}')
+    refused = invoke("validate", "get_weather", str(big), "--repo", str(SUPPORT_DESK), "--json")
+    assert json.loads(refused.output)["error"]["code"] == "json_too_large"
+    limit = str(18 * 1024 * 1024)
+    accepted = invoke(
+        "validate", "get_weather", str(big), "--repo", str(SUPPORT_DESK), "--max-bytes", limit
+    )
+    assert accepted.exit_code == 0
+    assert invoke("validate", "get_weather", str(big), "--max-bytes", "0").exit_code == 2
+
+
+def test_validate_names_the_shared_file_that_is_broken(tmp_path: Path) -> None:
+    desk = tmp_path / "desk"
+    shutil.copytree(SUPPORT_DESK, desk)
+    common = desk / "schemas/common/order.json"
+    common.write_text(common.read_text().replace('"A-1042"', '"A-1042",'))
+    call = tmp_path / "call.json"
+    call.write_text('{"order_id": "A-1042", "amount": 1, "reason": "late"}')
+    result = invoke("validate", "create_refund", str(call), "--repo", str(desk))
+    assert result.exit_code == 2
+    assert "error: schemas/common/order.json:12:17: " in result.stderr
+    assert "trailing comma" in result.stderr
 
 
 def test_check_reports_fixtures_not_run_and_adapters_not_compared(tmp_path: Path) -> None:
