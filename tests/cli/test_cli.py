@@ -12,6 +12,7 @@ from typing import Any
 
 import jsonpatch
 import pytest
+from rich.console import Console
 from typer.testing import CliRunner
 
 from schemawire.cli.app import app
@@ -400,3 +401,17 @@ def test_check_reports_fixtures_not_run_and_adapters_not_compared(tmp_path: Path
     assert report["adapters"] == 2
     assert len(report["adapters_not_compared"]) == 6
     assert [f["rule"] for f in report["findings"]] == ["SW106"]
+
+
+def test_validate_styles_its_lines_as_rich_would_on_a_terminal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    terminal = Console(force_terminal=True, color_system="standard", highlight=False)
+    monkeypatch.setattr("schemawire.cli.toolbox.stdout", terminal)
+    calls = tmp_path / "calls.jsonl"
+    calls.write_text('{"city": "Paris"}\n{"city": 1}\n')
+    result = invoke("validate", "get_weather", str(calls), "--repo", str(SUPPORT_DESK))
+    lines = result.output.splitlines()
+    assert lines[0] == f"\x1b[1m{calls}:1\x1b[0m: \x1b[32mvalid\x1b[0m"
+    assert lines[1] == f"\x1b[1m{calls}:2\x1b[0m: \x1b[1;31minvalid\x1b[0m"
+    assert lines[2] == "  /city \x1b[2mtype\x1b[0m must be of type string"

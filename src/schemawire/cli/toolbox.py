@@ -390,61 +390,71 @@ class _JsonResults:
 
 
 class _TextResults:
-    """Each instance's verdict for people, printed in batches: rich's cost is per call, and a
-    JSON Lines file can hold millions of instances. On a terminal the lines are styled; elsewhere
-    they are the same words, written plainly. ``quiet`` leaves out the valid ones."""
+    """Each instance's verdict for people, written in batches of plain strings: rich renders
+    each style once (`_Styles`), since its cost is per call and a JSON Lines file can hold
+    millions of instances. ``quiet`` leaves out the valid ones."""
 
     _BATCH = 2000
 
     def __init__(self, *, quiet: bool) -> None:
         self.tally = _Tally()
         self.quiet = quiet
-        self.styled = stdout.is_terminal
+        self.style = _Styles()
         self.lines: list[str] = []
 
     def add(self, result: InstanceResult) -> None:
         self.tally.count(result)
         if not (self.quiet and result.valid):
-            self.lines.extend(_result_lines(result, styled=self.styled))
+            self.lines.extend(_result_lines(result, self.style))
         if len(self.lines) >= self._BATCH:
             self.flush()
 
     def flush(self) -> None:
-        if not self.lines:
-            return
-        if self.styled:
-            stdout.print("\n".join(self.lines))
-        else:
+        if self.lines:
             sys.stdout.write("".join(line + "\n" for line in self.lines))
             sys.stdout.flush()
-        self.lines.clear()
+            self.lines.clear()
 
     def finish(self) -> None:
         self.flush()
         stdout.print(_validation_summary(self.tally))
 
 
-def _result_lines(result: InstanceResult, *, styled: bool) -> Iterator[str]:
-    """The lines that show ``result``: rich markup when ``styled``, else plain text."""
-    style = _markup if styled else _plain
+class _Styles:
+    """The escape codes rich writes on stdout around a text of each style: none off a terminal
+    or with NO_COLOR, so the words are the same everywhere."""
+
+    def __init__(self) -> None:
+        self.codes = {
+            style: self._rendered(style) for style in ("bold", "bold red", "green", "dim")
+        }
+
+    def __call__(self, text: str, style: str | None = None) -> str:
+        if style is None:
+            return text
+        start, end = self.codes[style]
+        return f"{start}{text}{end}"
+
+    @staticmethod
+    def _rendered(style: str) -> tuple[str, str]:
+        with stdout.capture() as captured:
+            stdout.print(f"[{style}]\x00[/]", end="")
+        start, _, end = captured.get().partition("\x00")
+        return start, end
+
+
+def _result_lines(result: InstanceResult, style: _Styles) -> Iterator[str]:
+    """The lines that show ``result``."""
     source = style(result.source, "bold")
     if result.error is not None:
-        yield f"{source}: {style('unreadable', 'bold red')} {style(str(result.error))}"
+        yield f"{source}: {style('unreadable', 'bold red')} {result.error}"
     elif result.valid:
         yield f"{source}: {style('valid', 'green')}"
     else:
         yield f"{source}: {style('invalid', 'bold red')}"
         for violation in result.violations:
-            pointer, keyword = style(violation.pointer or "/"), style(violation.keyword, "dim")
-            yield f"  {pointer} {keyword} {style(violation.message)}"
-
-
-def _markup(text: str, style: str | None = None) -> str:
-    return f"[{style}]{escape(text)}[/]" if style else escape(text)
-
-
-def _plain(text: str, style: str | None = None) -> str:
-    return text
+            keyword = style(violation.keyword, "dim")
+            yield f"  {violation.pointer or '/'} {keyword} {violation.message}"
 
 
 def _validation_summary(tally: _Tally) -> str:
