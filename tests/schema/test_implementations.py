@@ -4,7 +4,9 @@ arguments its tool's schema describes; check says so, or says which entry and wh
 from __future__ import annotations
 
 import inspect
+import json
 import keyword
+import os
 import subprocess
 import sys
 import uuid
@@ -15,9 +17,11 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from typer.testing import CliRunner
 
 from schemawire._json import dumps
 from schemawire.check import check_repository
+from schemawire.cli.app import app
 from schemawire.errors import ConfigError, ErrorCode
 from schemawire.mcp.serve import load_implementations as served
 from schemawire.schema.implementations import (
@@ -153,6 +157,7 @@ def test_check_reads_implementations_without_the_mcp_sdk(tmp_path: Path) -> None
     code = f"""
 import sys
 from schemawire.check import check_repository
+from schemawire.cli.app import app
 report = check_repository({str(ROOT / "examples/support-desk")!r})
 assert report.findings == (), report.findings
 above = ("mcp", "httpx", "httpx2", "schemawire.mcp", "schemawire.host")
@@ -268,3 +273,26 @@ def test_settings_in_pyproject_are_located_too(write_repo: WriteRepo, module_nam
     )
     findings = list(implementation_findings(Repository.load(root)))
     assert [(f.rule.id, f.file, f.line) for f in findings] == [("SW502", "pyproject.toml", 2)]
+
+
+def test_what_a_module_prints_while_imported_stays_out_of_check_json(
+    write_repo: WriteRepo, module_name: str
+) -> None:
+    source = "print('connecting...')\ndef weather(city, unit='c'):\n    return {}\n"
+    root = serving(write_repo, module_name, source, f'weather = "{module_name}:weather"')
+    result = CliRunner().invoke(app, ["check", str(root), "--json"], catch_exceptions=False)
+    assert json.loads(result.stdout)["findings"] == [
+        {
+            "rule": "SW205",
+            "name": "missing-fixtures",
+            "severity": "warning",
+            "file": os.path.relpath(root / "schemas/tools/weather.json"),
+            "pointer": "",
+            "line": 1,
+            "column": 1,
+            "message": "no fixtures in fixtures/tools/weather/valid/ and "
+            "fixtures/tools/weather/invalid/",
+            "hint": "store 2-3 examples that must pass and fail",
+        }
+    ]
+    assert "connecting..." in result.stderr

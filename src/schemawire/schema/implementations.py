@@ -18,6 +18,7 @@ This module sits below the MCP layer, so `check` reads implementations without t
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import importlib
 import inspect
@@ -252,8 +253,11 @@ def _import(target: str, modules: dict[str, Any] | None = None) -> Callable[...,
 
 
 def _import_module(name: str) -> Any:
+    """The module, or why it cannot be imported. What it prints while it is imported goes to
+    stderr: stdout carries `check --json` output, or a stdio MCP server's messages."""
     try:
-        return importlib.import_module(name)
+        with contextlib.redirect_stdout(sys.stderr):
+            return importlib.import_module(name)
     except (Exception, SystemExit) as error:  # user code: whatever it raises is the reason
         reason = f"cannot import {name}: {_one_line(error)}"
         hint = f"python -c 'import {name}' in a python-path folder shows the traceback"
