@@ -86,25 +86,41 @@ def implementation_findings(
     if not settings.declared and not settings.tools:
         return
     tools = {file.name: file for file in repository.files if file.is_tool_input}
-    where = _SettingsFile(repository)
     if settings.tools:
         _add_python_path(repository)
-    modules: dict[str, Any] = {}
+    entries = _Entries(repository, tools, unusable)
     for tool, target in settings.tools.items():
-        schema = tools.get(tool)
-        if schema is None:
-            missing = f"{tool} has no schema {repository.config.tools}/{tool}.json to serve"
-            yield where.finding("SW505", tool, missing, hint=_did_you_mean(tool, tools))
-            continue
-        known = set(modules)
-        imported = _import(target, modules)
-        if isinstance(imported, _Failure):
-            if imported.rule_id == "SW502" or target.partition(":")[0] not in known:
-                yield where.finding(imported.rule_id, tool, imported.reason, hint=imported.hint)
-        elif schema.usable and schema.relpath not in unusable:
-            yield from _mismatch_findings(schema, target, imported)
+        yield from entries.check(tool, target)
     if settings.declared:
         yield from _unimplemented(repository, tools)
+
+
+class _Entries:
+    """Checks each ``[serve.tools]`` entry, importing each module once."""
+
+    def __init__(
+        self, repository: Repository, tools: Mapping[str, SchemaFile], unusable: Collection[str]
+    ) -> None:
+        self.repository = repository
+        self.tools = tools
+        self.unusable = unusable
+        self.where = _SettingsFile(repository)
+        self.modules: dict[str, Any] = {}
+
+    def check(self, tool: str, target: str) -> Iterator[Finding]:
+        """The findings of the entry ``tool = "target"``."""
+        schema = self.tools.get(tool)
+        if schema is None:
+            missing = f"{tool} has no schema {self.repository.config.tools}/{tool}.json to serve"
+            yield self.where.finding("SW505", tool, missing, _did_you_mean(tool, self.tools))
+            return
+        first_of_module = target.partition(":")[0] not in self.modules
+        imported = _import(target, self.modules)
+        if isinstance(imported, _Failure):
+            if imported.rule_id == "SW502" or first_of_module:  # a module fails to import once
+                yield self.where.finding(imported.rule_id, tool, imported.reason, imported.hint)
+        elif schema.usable and schema.relpath not in self.unusable:
+            yield from _mismatch_findings(schema, target, imported)
 
 
 def signature_mismatches(
