@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import filecmp
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ from typing import Any
 
 import jsonpatch
 import pytest
+from rich.console import Console
 from typer.testing import CliRunner
 
 from schemawire.cli.app import app
@@ -102,7 +104,7 @@ def test_check_json_output() -> None:
     report = json.loads(result.output)
     assert result.exit_code == 1
     assert report["ok"] is False
-    assert (report["errors"], report["warnings"]) == (14, 6)
+    assert (report["errors"], report["warnings"]) == (13, 6)
     first = report["findings"][0]
     assert set(first) >= {"rule", "name", "severity", "file", "pointer", "line", "column"}
 
@@ -111,7 +113,7 @@ def test_check_sarif_output() -> None:
     result = invoke("check", str(BROKEN), "--format", "sarif")
     log = json.loads(result.output)
     assert log["version"] == "2.1.0"
-    assert len(log["runs"][0]["results"]) == 20
+    assert len(log["runs"][0]["results"]) == 19
 
 
 def test_check_fail_on_warning() -> None:
@@ -129,7 +131,8 @@ def test_check_reports_unusable_settings_with_exit_2(tmp_path: Path) -> None:
     (tmp_path / "schemawire.toml").write_text("[repository]\ntool = 'x'\n")
     result = invoke("check", str(tmp_path))
     assert result.exit_code == 2
-    assert "did you mean 'tools'?" in result.stderr
+    assert result.stderr.startswith(f"error: {tmp_path / 'schemawire.toml'}#/repository/tool: ")
+    assert result.stderr.rstrip().endswith('unexpected property "tool" (did you mean "tools"?)')
 
 
 def test_check_of_a_missing_directory_exits_2(tmp_path: Path) -> None:
@@ -215,7 +218,10 @@ def test_validate_by_file_resolves_the_repository_refs(tmp_path: Path) -> None:
     call.write_text('{"order_id": "A-1042", "amount": 99.0, "reason": "late"}')
     schema = SUPPORT_DESK / "schemas/tools/create_refund.json"
     result = invoke("validate", str(schema), str(call))
-    assert (result.exit_code, result.output.strip()) == (0, f"{call}: valid")
+    assert (result.exit_code, result.output) == (
+        0,
+        f"{call}: valid\n1 instance: 1 valid, 0 invalid\n",
+    )
 
 
 def test_validate_json_lines_by_id_with_one_json_line_per_instance(tmp_path: Path) -> None:
@@ -263,10 +269,22 @@ def test_example_repository_files_are_formatted() -> None:
     assert invoke("fmt", "--check", *files).exit_code == 0
 
 
-def test_check_warns_when_it_finds_no_schema_at_all(tmp_path: Path) -> None:
-    result = invoke("check", str(tmp_path))
-    assert result.exit_code == 0
-    assert "no schema files found" in result.stderr
+def test_check_of_a_repository_without_schemas_exits_2_and_says_how_to_start(
+    tmp_path: Path,
+) -> None:
+    for command in ("check", "lint"):
+        result = invoke(command, str(tmp_path))
+        assert result.exit_code == 2
+        assert "schemas/tools/" in result.stderr
+        assert "schemawire init" in result.stderr
+        assert "--allow-empty" in result.stderr
+
+
+def test_check_passes_an_empty_repository_when_asked(tmp_path: Path) -> None:
+    assert invoke("check", str(tmp_path), "--allow-empty").exit_code == 0
+    assert invoke("lint", str(tmp_path), "--allow-empty").exit_code == 0
+    (tmp_path / "schemawire.toml").write_text("[repository]\nallow-empty = true\n")
+    assert invoke("check", str(tmp_path)).exit_code == 0
 
 
 def test_init_onto_a_file_exits_2_with_a_message(tmp_path: Path) -> None:
@@ -308,3 +326,92 @@ def test_validate_refuses_a_missing_repository_and_odd_references(tmp_path: Path
 
 def test_diff_refuses_stdin_twice() -> None:
     assert invoke("diff", "-", "-", stdin="[]").exit_code == 2
+
+
+def test_validate_prints_every_instance_in_order_then_a_summary(tmp_path: Path) -> None:
+    calls = tmp_path / "calls.jsonl"
+    kelvin, paris = '{"city": "Paris", "unit": "kelvin"}', '{"city": "Paris"}'
+    rows = [kelvin if n % 1000 == 7 else paris for n in range(5000)]
+    calls.write_text("\n".join(rows) + "\n")
+    result = invoke("validate", "get_weather", str(calls), "--repo", str(SUPPORT_DESK))
+    assert result.exit_code == 1
+    expected: list[str] = []
+    for number, row in enumerate(rows, start=1):
+        if "kelvin" in row:
+            enum = '  /unit enum must be one of "celsius", "fahrenheit"'
+            expected += [f"{calls}:{number}: invalid", enum]
+        else:
+            expected.append(f"{calls}:{number}: valid")
+    expected.append("5000 instances: 4995 valid, 5 invalid")
+    assert result.output.splitlines() == expected
+
+
+def test_validate_quiet_prints_only_the_failures_and_the_summary(tmp_path: Path) -> None:
+    calls = tmp_path / "calls.jsonl"
+    calls.write_text('{"city": "Paris"}\n{"city": 1}\n{"city": "Rome",}\n')
+    result = invoke("validate", "get_weather", str(calls), "--repo", str(SUPPORT_DESK), "-q")
+    assert result.exit_code == 2
+    lines = result.output.splitlines()
+    assert lines[0] == f"{calls}:2: invalid"
+    assert lines[2].startswith(f"{calls}:3: unreadable {calls}:3:")
+    assert lines[-1] == "3 instances: 1 valid, 1 invalid, 1 unreadable"
+    assert not any(line.endswith(": valid") for line in lines)
+
+
+def test_validate_max_bytes_lifts_the_size_cap_for_one_run(tmp_path: Path) -> None:
+    big = tmp_path / "big.json"
+    big.write_text('{"city": "' + "x" * (17 * 1024 * 1024) + '"}')
+    refused = invoke("validate", "get_weather", str(big), "--repo", str(SUPPORT_DESK), "--json")
+    assert json.loads(refused.output)["error"]["code"] == "json_too_large"
+    limit = str(18 * 1024 * 1024)
+    accepted = invoke(
+        "validate", "get_weather", str(big), "--repo", str(SUPPORT_DESK), "--max-bytes", limit
+    )
+    assert accepted.exit_code == 0
+    assert invoke("validate", "get_weather", str(big), "--max-bytes", "0").exit_code == 2
+
+
+def test_validate_names_the_shared_file_that_is_broken(tmp_path: Path) -> None:
+    desk = tmp_path / "desk"
+    shutil.copytree(SUPPORT_DESK, desk)
+    common = desk / "schemas/common/order.json"
+    common.write_text(common.read_text().replace('"A-1042"', '"A-1042",'))
+    call = tmp_path / "call.json"
+    call.write_text('{"order_id": "A-1042", "amount": 1, "reason": "late"}')
+    result = invoke("validate", "create_refund", str(call), "--repo", str(desk))
+    assert result.exit_code == 2
+    assert "error: schemas/common/order.json:12:17: " in result.stderr
+    assert "trailing comma" in result.stderr
+
+
+def test_check_reports_fixtures_not_run_and_adapters_not_compared(tmp_path: Path) -> None:
+    desk = tmp_path / "desk"
+    shutil.copytree(SUPPORT_DESK, desk)
+    schema = desk / "schemas/tools/get_weather.json"
+    schema.write_text(schema.read_text().replace('"type": "string"', '"type": "int"', 1))
+    text = invoke("check", str(desk))
+    assert text.exit_code == 1
+    assert "14/14 behave, 4 not run (schemas/tools/get_weather.json cannot be" in text.output
+    assert "6 not compared" in text.output
+    report = json.loads(invoke("check", str(desk), "--json").output)
+    assert report["fixtures"]["not_run"] == 4
+    assert {item["schema"] for item in report["fixtures"]["not_run_files"]} == {
+        "schemas/tools/get_weather.json"
+    }
+    assert report["adapters"] == 2
+    assert len(report["adapters_not_compared"]) == 6
+    assert [f["rule"] for f in report["findings"]] == ["SW106"]
+
+
+def test_validate_styles_its_lines_as_rich_would_on_a_terminal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    terminal = Console(force_terminal=True, color_system="standard", highlight=False)
+    monkeypatch.setattr("schemawire.cli.toolbox.stdout", terminal)
+    calls = tmp_path / "calls.jsonl"
+    calls.write_text('{"city": "Paris"}\n{"city": 1}\n')
+    result = invoke("validate", "get_weather", str(calls), "--repo", str(SUPPORT_DESK))
+    lines = result.output.splitlines()
+    assert lines[0] == f"\x1b[1m{calls}:1\x1b[0m: \x1b[32mvalid\x1b[0m"
+    assert lines[1] == f"\x1b[1m{calls}:2\x1b[0m: \x1b[1;31minvalid\x1b[0m"
+    assert lines[2] == "  /city \x1b[2mtype\x1b[0m must be of type string"
