@@ -1,7 +1,8 @@
 """pytest runs the eval cases: each case file is a test item.
 
-Enable it with ``-p schemawire.evals.pytest_plugin`` (or the ``pytest11`` entry point). It
-collects:
+Installing schemawire registers it (a ``pytest11`` entry point named as this module), so pytest
+loads it by itself; ``-p schemawire.evals.pytest_plugin`` loads it where entry points are not
+(``PYTEST_DISABLE_PLUGIN_AUTOLOAD=1``), and is harmless where they are. It collects:
 
 - ``evals/*.json`` at the root of a repository (beside a ``schemawire.toml``, or a
   ``pyproject.toml`` with ``[tool.schemawire]``): the cases of a repository, by the same rule
