@@ -9,14 +9,19 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
+from starlette.responses import JSONResponse, Response
 
 from schemawire.errors import ConfigError
 from schemawire.gates import HandoffGate, Route
+from schemawire.host import HttpModel, ModelError
 from schemawire.host.flow import flow_findings, load_flow
 from schemawire.schema.repository import Repository
 from schemawire.store import JournalEntry, SqliteStore, StoreError, idempotency_key
+from schemawire.trace import Trace, read_trace
 from tests.host.flows import FLOW, REFUND, REQUEST, ledger_lines, refund_runner, use_ledger
+from tests.host.test_models import provider
 
 pytestmark = pytest.mark.anyio
 
@@ -237,3 +242,83 @@ async def test_the_same_call_twice_in_one_turn_runs_once(store: Any, ledger: Pat
     result = await runner.resume("r7")
     assert result.status == "done"
     assert len(ledger_lines(ledger)) == 1  # create_refund ran once for the two calls
+
+
+# --- one id per run, in the store and in the trace -----------------------------------------------
+
+
+async def test_a_run_has_one_id_in_the_store_and_in_every_hop(store: Any, ledger: Path) -> None:
+    trace = Trace("run-of-the-trace")
+    result = await refund_runner(store, trace=trace).start(REQUEST)
+    assert result.run_id == "run-of-the-trace"
+    assert store.run("run-of-the-trace").status == "done"
+    assert {hop.run_id for hop in trace.hops} == {"run-of-the-trace"}
+
+    other = Trace()
+    await refund_runner(store, trace=other).start(REQUEST, run_id="given")
+    assert {hop.run_id for hop in other.hops} == {"given"}
+
+
+async def test_a_checkpoint_hop_holds_the_time_it_was_written(store: Any, ledger: Path) -> None:
+    trace = Trace()
+    await refund_runner(store, trace=trace).start(REQUEST, run_id="r8")
+    saved = [hop.payload for hop in trace.hops if hop.protocol == "checkpoint"]
+    written = [c.to_json() for c in store.checkpoints("r8")[1:]]
+    assert saved == written
+    assert all(isinstance(c["created"], float) and c["created"] > 0 for c in saved)
+
+
+def rewind_to_billing(store: Any, run_id: str) -> None:
+    """Drop the run's last checkpoint, as if its worker died after create_refund completed."""
+    again = SqliteStore(store.path)
+    again._db.execute("DELETE FROM checkpoints WHERE run_id = ? AND step = 2", (run_id,))
+    again._db.execute(
+        "UPDATE runs SET step = 1, node = 'billing', status = 'running' WHERE run_id = ?",
+        (run_id,),
+    )
+    again.close()
+
+
+async def test_a_resumed_run_appends_to_its_own_trace_numbered_on(
+    store: Any, ledger: Path, tmp_path: Path
+) -> None:
+    path = tmp_path / "traces" / "r9.jsonl"
+    with Trace("r9", path=path) as trace:
+        await refund_runner(store, trace=trace).start(REQUEST)
+    first = len(list(read_trace(path)))
+    rewind_to_billing(store, "r9")
+    with Trace(path=path) as trace:  # a fresh worker's trace: the run's id comes from resume
+        assert (await refund_runner(store, trace=trace).resume("r9")).status == "done"
+    hops = list(read_trace(path))
+    assert {hop.run_id for hop in hops} == {"r9"}
+    assert [hop.seq for hop in hops] == list(range(1, len(hops) + 1))
+    resumed = hops[first]
+    assert (resumed.source, resumed.protocol, resumed.direction) == (
+        "store",
+        "checkpoint",
+        "receive",
+    )
+    assert (resumed.payload["step"], resumed.payload["node"]) == (1, "billing")
+    assert len(ledger_lines(ledger)) == 1
+
+
+async def test_a_model_that_cannot_be_used_fails_the_run_which_can_be_resumed(
+    store: Any, ledger: Path
+) -> None:
+    def refused(attempt: int, body: dict[str, Any]) -> Response:
+        return JSONResponse({"error": {"message": "bad key"}}, status_code=401)
+
+    async with provider(refused) as (url, _):
+        flow = load_flow(FLOW)
+        broken = refund_runner(
+            store, model=lambda agent: HttpModel("openai.chat", "m", base_url=f"{url}/v1")
+        )
+        with anyio.fail_after(30), pytest.raises(ModelError) as raised:
+            await broken.start(REQUEST, run_id="r10")
+    assert raised.value.status == 401
+    run = store.run("r10")
+    assert (run.status, run.step) == ("failed", 0)
+    assert "HTTP 401" in (run.error or "")
+    resumed = await refund_runner(store, flow).resume("r10")
+    assert resumed.status == "done"
+    assert (store.run("r10").status, store.run("r10").error) == ("done", None)
