@@ -115,3 +115,54 @@ def test_import_refuses_to_overwrite_and_bad_input_exits_2(tmp_path: Path) -> No
     assert invoke("import", "--from", "nope", "-", stdin="[]").exit_code == 2
     bad = invoke("import", "--from", "openai", "-", "--out", str(tmp_path), stdin='[{"x": 1}]')
     assert bad.exit_code == 2
+
+
+def test_refresh_writes_every_adapter_with_its_own_options(desk: Path) -> None:
+    assert invoke("export", str(desk), "--target", "anthropic", "--strict").exit_code == 0
+    assert invoke("export", str(desk), "--target", "gemini", "--openapi").exit_code == 0
+    for name in ("anthropic.strict.json", "gemini.openapi.json"):
+        adapter = desk / "adapters" / name
+        adapter.write_text(adapter.read_text().replace("Temperature unit", "Temp unit"))
+    check = json.loads(invoke("check", str(desk), "--json").output)
+    hints = [f["hint"] for f in check["findings"] if f["rule"] == "SW015"]
+    assert [hint.split(" (")[0] for hint in hints] == [
+        "run schemawire export --target anthropic --strict",
+        "run schemawire export --target gemini --openapi",
+    ]
+    refreshed = invoke("export", str(desk), "--refresh", "--json")
+    assert refreshed.exit_code == 0
+    assert sorted(Path(row["file"]).name for row in json.loads(refreshed.output)) == [
+        "anthropic.strict.json",
+        "gemini.openapi.json",
+    ]
+    assert invoke("check", str(desk)).exit_code == 0
+
+
+def test_refresh_without_adapters_exits_2(desk: Path) -> None:
+    result = invoke("export", str(desk), "--refresh")
+    assert result.exit_code == 2
+    assert "no adapter to refresh" in result.stderr
+
+
+def test_export_writes_nothing_when_a_schema_cannot_be_used(desk: Path) -> None:
+    schema = desk / "schemas/tools/get_weather.json"
+    schema.write_text(schema.read_text().replace('"city"', '"city",', 1))
+    result = invoke("export", str(desk))
+    assert result.exit_code == 2
+    assert "schemas/tools/get_weather.json cannot be used (SW001" in result.stderr
+    assert not (desk / "adapters").exists()
+
+
+def test_import_names_the_check_that_finds_what_it_wrote(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    source = str(MCP_TOOLS / "memory.json")
+    into_default = invoke("import", "--from", "mcp", source, "--out", "agent/schemas/tools")
+    assert into_default.output.rstrip().endswith("next: schemawire check agent")
+    assert invoke("check", "agent").exit_code in (0, 1)  # it finds the schemas: not exit 2
+    elsewhere = invoke("import", "--from", "mcp", source, "--out", "tools")
+    assert "tools is no repository's tools folder" in elsewhere.output
+    (tmp_path / "schemawire.toml").write_text('[repository]\ntools = "tools"\n')
+    configured = invoke("import", "--from", "mcp", source, "--out", "tools", "--force")
+    assert configured.output.rstrip().endswith("next: schemawire check")

@@ -164,7 +164,7 @@ def test_a_flow_file_is_checked_against_the_flow_schema(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="routes"):
         load_flow(bad)
     bad.write_text(json.dumps({"name": "x", "start": "nobody", "agents": {"a": {}}}))
-    with pytest.raises(ConfigError, match="no agent 'nobody'"):
+    with pytest.raises(ConfigError, match='no agent "nobody"'):
         load_flow(bad)
 
 
@@ -185,9 +185,24 @@ def test_check_finds_what_is_wrong_with_a_flow(write_repo: Any) -> None:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(path.read_bytes())
     messages = [f.message for f in flow_findings(Repository.load(root))]
-    assert any("no schema 'state/nowhere'" in m for m in messages)
-    assert any("no tool schema 'teleport'" in m for m in messages)
-    assert any("refund.json should reach route 'billing'" in m for m in messages)
+    assert any('no schema "state/nowhere"' in m for m in messages)
+    assert any('no tool schema "teleport"' in m for m in messages)
+    wrong = 'refund.json should reach route "billing" of agent "triage", but reaches "end"'
+    assert any(wrong in m for m in messages)
+
+
+def test_check_says_so_when_no_route_takes_a_fixture(tmp_path: Path) -> None:
+    root = tmp_path / "refund"
+    shutil.copytree(REFUND, root, ignore=shutil.ignore_patterns("__pycache__"))
+    flow = json.loads(FLOW.read_text())
+    first = flow["agents"]["triage"]["routes"][0]
+    first["when"] = {"properties": {"confidence": {"minimum": 0.99}}}
+    flow["agents"]["triage"]["routes"] = [first]  # no fallback
+    (root / "flows" / "refund.json").write_text(json.dumps(flow))
+    messages = [f.message for f in flow_findings(Repository.load(root))]
+    said = 'should reach route "billing" of agent "triage", but no route takes it'
+    assert any(said in m for m in messages), messages
+    assert not any("None" in m or "'" in m for m in messages)
 
 
 async def test_a_flow_whose_routes_loop_stops_with_an_error(

@@ -226,7 +226,7 @@ def _schema(what: str, base: str, reference: str, _: Any, parsed: Any,
             repository: Repository) -> Found:  # fmt: skip
     file = repository.find(reference)
     if file is None:  # the runner checks this before the run; a stale repository still says so
-        yield f"{base}/schema", f"no schema {reference!r} in {repository.root}"
+        yield f"{base}/schema", f"no schema {dumps(reference, indent=False)} in {repository.root}"
         return
     violations = repository.validator(file).violations(parsed)
     for violation in violations[:_VIOLATIONS_SHOWN]:

@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from schemawire._json import dumps
 from schemawire.errors import InputError, UsageError
 from schemawire.evals.discover import is_case_file
 from schemawire.evals.runner import CaseResult, run_case
@@ -67,9 +68,11 @@ class CaseItem(pytest.Item):
         error = excinfo.value
         if isinstance(error, CaseFailedError):
             result = error.result
-            lines = [f"eval case {result.name!r} failed ({len(result.failures)}):"]
-            lines += [f"  {result.path}:{f.line}:{f.column} #{f.pointer or '/'}\n    {f.message}"
-                      for f in result.failures]  # fmt: skip
+            lines = [f"eval case {dumps(result.name)} failed ({len(result.failures)}):"]
+            lines += [
+                f"  {result.path}:{f.line}:{f.column} #{f.pointer or '/'}\n    {f.message}"
+                for f in result.failures
+            ]
             return "\n".join(lines)
         if isinstance(error, InputError | UsageError | OSError):
             return f"eval case {self.path} cannot be run:\n  {error}"

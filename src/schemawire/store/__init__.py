@@ -63,4 +63,4 @@ def open_store(url: str = DEFAULT_STORE) -> Store:
         path, _, query = url.removeprefix("sqlite:").partition("?")
         options = {k: v[-1] for k, v in parse_qs(query).items()}
         return SqliteStore(Path(path), synchronous=options.get("synchronous", "FULL"))
-    raise StoreError(f"--store {url!r}: write sqlite:PATH or postgresql://...")
+    raise StoreError(f"--store {url}: write sqlite:PATH or postgresql://...")
