@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import socket
 import subprocess
 import sys
@@ -14,7 +15,7 @@ import anyio
 import pytest
 from starlette.responses import JSONResponse, Response
 
-from schemawire.trace import read_trace
+from schemawire.trace import read_trace, trace_path
 from tests.cli.test_cli import SUPPORT_DESK, invoke
 from tests.conftest import EXAMPLES
 from tests.host.test_models import provider
@@ -357,3 +358,28 @@ def test_the_hop_printer_shows_values_as_json() -> None:
         "  4 host → store  checkpoint step 2 saved, next end: {}",
         '  5 host → mcp:x  mcp tools/call get {"x":null}',
     ]
+
+
+def test_a_flow_the_flow_fails_exits_1_with_its_trace(tmp_path: Path) -> None:
+    flow = json.loads(REFUND_FLOW.read_text(encoding="utf-8"))
+    flow["agents"]["triage"]["model"] = f"script:{REFUND / 'scripts' / 'triage_prose.json'}"
+    prose = tmp_path / "prose.json"
+    prose.write_text(json.dumps(flow), encoding="utf-8")
+    result = run("run", "--flow", str(prose), "--repo", str(REFUND), REQUEST, cwd=tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    (failed,) = [line for line in result.stdout.splitlines() if line.startswith("failed run ")]
+    run_id = failed.removeprefix("failed run ").split(":")[0]
+    assert f"trace: .schemawire/traces/{run_id}.jsonl" in result.stdout.splitlines()
+
+
+def test_the_trace_path_host_md_gives_is_where_run_and_run_flow_write(tmp_path: Path) -> None:
+    page = (Path(__file__).parents[2] / "docs" / "host.md").read_text(encoding="utf-8")
+    (claim,) = re.findall(r"`(\.schemawire/traces/<run id>\.jsonl)`", page)
+    assert claim == str(trace_path("<run id>"))
+    demo = json.loads(DEMO_SCRIPT.read_text(encoding="utf-8"))["responses"]
+    script = script_file(tmp_path, demo[:2])
+    args = ("run", "-m", f"script:{script}", "--repo", str(SUPPORT_DESK), "q")
+    single = run_json(*args, cwd=tmp_path)
+    flow = run_json("run", "--flow", str(REFUND_FLOW), REQUEST, cwd=tmp_path)
+    for body in (single, flow):
+        assert body["trace"] == claim.replace("<run id>", body["run_id"])
