@@ -15,9 +15,7 @@ import jsonpatch
 
 from schemawire._json import DEFAULT_LIMITS, JSONValue, Limits, dumps, load_file, loads, loads_lines
 from schemawire.errors import ErrorCode, InputError, JSONError, SchemaError
-from schemawire.schema.breakage import Unusable, diagnose
-from schemawire.schema.positions import locate
-from schemawire.schema.repository import Repository, SchemaFile
+from schemawire.schema.repository import Repository
 from schemawire.schema.validator import CompiledSchema, compile_schema
 from schemawire.types import Violation
 
@@ -125,24 +123,18 @@ class InstanceResult:
 
 
 def validate_file(
-    schema: CompiledSchema,
-    path: Path,
-    *,
-    label: str | None = None,
-    limits: Limits = DEFAULT_LIMITS,
+    schema: CompiledSchema, path: Path, *, label: str | None = None
 ) -> Iterator[InstanceResult]:
     """Check the JSON file at ``path`` (JSON Lines when it ends in ``.jsonl``) against ``schema``.
 
     One result per instance; an unreadable instance is a result too, so it hides no others.
-    ``limits`` apply to the file, or to each line of a JSON Lines file.
     """
     source = label if label is not None else str(path)
     try:
         if path.suffix == ".jsonl":
-            raw = path.read_bytes()
-            yield from validate_text(schema, raw, source=source, lines=True, limits=limits)
+            yield from validate_text(schema, path.read_bytes(), source=source, lines=True)
         else:
-            yield _verdict(schema, source, load_file(path, source=source, limits=limits))
+            yield _verdict(schema, source, load_file(path, source=source))
     except JSONError as error:
         yield InstanceResult(source, False, error=error)
     except OSError as error:
@@ -152,21 +144,16 @@ def validate_file(
 
 
 def validate_text(
-    schema: CompiledSchema,
-    text: bytes | str,
-    *,
-    source: str = "<input>",
-    lines: bool = False,
-    limits: Limits = DEFAULT_LIMITS,
+    schema: CompiledSchema, text: bytes | str, *, source: str = "<input>", lines: bool = False
 ) -> Iterator[InstanceResult]:
     """Check one JSON text, or each line of a JSON Lines text, against ``schema``."""
     if not lines:
         try:
-            yield _verdict(schema, source, loads(text, source=source, limits=limits))
+            yield _verdict(schema, source, loads(text, source=source))
         except JSONError as error:
             yield InstanceResult(source, False, error=error)
         return
-    for line in loads_lines(text, source=source, limits=limits):
+    for line in loads_lines(text, source=source):
         label = f"{source}:{line.number}"
         if line.error is not None:
             yield InstanceResult(label, False, error=line.error)
@@ -189,9 +176,7 @@ def load_schema(
     current one). A file's own ``$ref``s resolve through that repository.
 
     Raises:
-        SchemaError: ``reference`` names no schema, or the schema cannot be used; the error
-            names the file, and the place in it, where the cause is written (a shared
-            definition the schema references, say).
+        SchemaError: ``reference`` names no schema, or the schema does not compile.
         JSONError: the schema file is not acceptable JSON.
     """
     path = Path(reference)
@@ -206,30 +191,7 @@ def load_schema(
             "$id, path or tool name",
             source=reference,
         )
-    return _validator(repository, known), known.relpath
-
-
-def _validator(repository: Repository, file: SchemaFile) -> CompiledSchema:
-    """The compiled ``file``, or an error at the cause when it cannot be used."""
-    verdict = diagnose(repository, file)
-    if verdict is not None:
-        raise _unusable(repository, verdict)
-    return repository.validator(file)
-
-
-def _unusable(repository: Repository, verdict: Unusable) -> SchemaError:
-    (cause,) = locate([verdict.cause], repository.root)
-    message = cause.message
-    if verdict.inherited:
-        message = f"{verdict.file.relpath} depends on {cause.file}, which cannot be used: {message}"
-    return SchemaError(
-        ErrorCode.SCHEMA_INVALID,
-        message,
-        source=cause.file,
-        pointer=cause.pointer or None,
-        line=cause.line,
-        column=cause.column,
-    )
+    return repository.validator(known), known.relpath
 
 
 def _load_schema_file(path: Path, repository: Repository) -> tuple[CompiledSchema, str]:
@@ -237,7 +199,7 @@ def _load_schema_file(path: Path, repository: Repository) -> tuple[CompiledSchem
     if resolved.is_relative_to(repository.root):
         known = repository.find(resolved.relative_to(repository.root).as_posix())
         if known is not None:
-            return _validator(repository, known), known.relpath
+            return repository.validator(known), known.relpath
     document = load_file(path, source=str(path))
     if not isinstance(document, dict | bool):
         raise SchemaError(

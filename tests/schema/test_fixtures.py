@@ -2,15 +2,8 @@
 
 from __future__ import annotations
 
-import re
-import tempfile
-from pathlib import Path
 from typing import Any
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from schemawire._json import dumps
 from schemawire.schema.fixtures import check_fixtures
 from schemawire.schema.repository import Repository
 from tests.conftest import EXAMPLES, WriteRepo, tool_schema
@@ -101,62 +94,3 @@ def test_fixture_folder_without_schema_and_schema_without_fixtures(write_repo: W
         ("SW204", "fixtures/tools/refnud", ""),
         ("SW205", "schemas/tools/refund.json", ""),
     ]
-
-
-def test_a_fixture_folder_named_after_a_schema_of_another_kind_says_which(
-    write_repo: WriteRepo,
-) -> None:
-    schema = tool_schema("refund", properties={"amount": AMOUNT}, required=["amount"])
-    fixture = {"fixtures/handoffs/refund/valid/a.json": {"amount": 1}}
-    report = check_fixtures(
-        Repository.load(write_repo({"schemas/tools/refund.json": schema, **fixture}))
-    )
-    finding = report.findings[0]
-    assert (finding.rule.id, finding.file) == ("SW204", "fixtures/handoffs/refund")
-    assert finding.hint == "did you mean fixtures/tools/refund/?"
-
-
-def test_fixtures_of_an_unusable_schema_are_listed_not_dropped(write_repo: WriteRepo) -> None:
-    schema = tool_schema("refund", properties={"amount": {"type": "number", "pattern": "("}})
-    fixtures = {
-        "fixtures/tools/refund/valid/a.json": {"amount": 1},
-        "fixtures/tools/refund/invalid/lines.jsonl": '{"amount": "x"}\n{"amount": []}\n',
-    }
-    root = write_repo({"schemas/tools/refund.json": schema, **fixtures})
-    report = check_fixtures(Repository.load(root))
-    assert (report.checked, report.passed, report.findings) == (0, 0, ())
-    schema_file = "schemas/tools/refund.json"
-    assert [item.to_json() for item in report.not_run] == [
-        {
-            "file": "fixtures/tools/refund/invalid/lines.jsonl",
-            "schema": schema_file,
-            "instances": 2,
-        },
-        {"file": "fixtures/tools/refund/valid/a.json", "schema": schema_file, "instances": 1},
-    ]
-    assert report.not_run_instances == 3
-
-
-_SEGMENTS = st.sampled_from(
-    ["tools", "tool", "handoffs", "refund", "refnud", "valid", "valids", "invalid", "Valid", "x"]
-)
-
-
-@settings(max_examples=60, deadline=None)
-@given(st.lists(st.lists(_SEGMENTS, max_size=5), min_size=1, max_size=6))
-def test_every_file_under_fixtures_runs_or_is_a_finding(folders: list[list[str]]) -> None:
-    schema = tool_schema("refund", properties={"amount": AMOUNT}, required=["amount"])
-    paths = sorted({"/".join([*parts, "f.json"]) for parts in folders})
-    with tempfile.TemporaryDirectory() as directory:
-        root = Path(directory)
-        (root / "schemas/tools").mkdir(parents=True)
-        (root / "schemas/tools/refund.json").write_text(dumps(schema))
-        for path in paths:
-            (root / "fixtures" / path).parent.mkdir(parents=True, exist_ok=True)
-            (root / "fixtures" / path).write_text('{"amount": 1}')
-        report = check_fixtures(Repository.load(root))
-    run = [p for p in paths if re.fullmatch(r"tools/refund/(valid|invalid)/f\.json", p)]
-    assert report.checked == len(run)
-    flagged = [f.file.removeprefix("fixtures/") for f in report.findings]
-    for path in set(paths) - set(run):
-        assert any(path == f or path.startswith(f + "/") for f in flagged), path

@@ -142,7 +142,7 @@ def test_unknown_keyword_hints_at_the_keyword_meant(write_repo: WriteRepo) -> No
                                                    "description": "Tags.", "nullable": True}},
                               required=[])})  # fmt: skip
     hints = {f.pointer: f.hint for f in lint_repository(Repository.load(root))}
-    assert hints["/properties/tags/item"] == 'did you mean "items"?'
+    assert hints["/properties/tags/item"] == "did you mean 'items'?"
     assert "OpenAPI" in (hints["/properties/tags/nullable"] or "")
 
 

@@ -65,7 +65,7 @@ def test_settings_typo_is_an_error_that_suggests_the_key(write_repo: WriteRepo) 
     with pytest.raises(ConfigError) as caught:
         load_config(root)
     assert caught.value.code == ErrorCode.CONFIG_INVALID
-    assert '(did you mean "ignore"?)' in caught.value.message
+    assert "'ignore'" in caught.value.message
 
 
 def test_settings_that_are_not_toml_are_an_error(write_repo: WriteRepo) -> None:
@@ -289,8 +289,8 @@ def test_files_linked_from_outside_the_repository_are_not_read(
         ('[repository]\ntools = "/etc"\n', "/repository/tools", "inside the repository"),
         ('[repository]\ntools = "../../elsewhere"\n', "/repository/tools", "inside the repository"),
         ("[repository]\ntools = 1979-05-27\n", "/repository/tools", "string, number"),
-        ('[lint]\nignore = ["SW999"]\n', "/lint/ignore", 'unknown rule "SW999"'),
-        ('[lint]\nignore = ["sw101"]\n', "/lint/ignore", 'did you mean "SW101"?'),
+        ('[lint]\nignore = ["SW999"]\n', "/lint/ignore", "unknown rule 'SW999'"),
+        ('[lint]\nignore = ["sw101"]\n', "/lint/ignore", "did you mean 'SW101'?"),
         ("[repository]\ntools = 5\n", "/repository/tools", "must be of type string"),
     ],
 )
@@ -302,7 +302,7 @@ def test_unusable_settings_name_the_setting(
         load_config(root)
     assert caught.value.pointer == pointer
     assert words in caught.value.message
-    assert 'did you mean "tools"' not in caught.value.message
+    assert "did you mean 'tools'" not in caught.value.message
 
 
 def test_settings_that_are_not_utf8_are_an_error(write_repo: WriteRepo) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from collections import Counter
 from pathlib import Path
@@ -16,20 +15,9 @@ from schemawire._json import dumps, load_file, loads
 from schemawire.cli.output import EXIT_FINDINGS, fail, guarded, print_json, stderr, stdout
 from schemawire.project import TARGETS
 from schemawire.project.checkers import Problem, check_payload, check_request
-from schemawire.project.export import (
-    DEFAULT_OPTIONS,
-    Export,
-    adapter_status,
-    export,
-    exports_to_refresh,
-    write,
-    write_adapter,
-)
+from schemawire.project.export import DEFAULT_OPTIONS, Export, adapter_status, export, write
 from schemawire.project.importers import ImportedTool, import_tools
-from schemawire.schema.breakage import unusable_files
-from schemawire.schema.config import Config, load_config
 from schemawire.schema.repository import Repository
-from schemawire.schema.rules import quoted
 from schemawire.types import Projection
 
 __all__ = ["export_command", "import_command"]
@@ -72,41 +60,25 @@ def export_command(
     verify: Annotated[
         bool, typer.Option("--verify", help="Check each payload against the target's rules.")
     ] = False,
-    refresh: Annotated[
-        bool,
-        typer.Option(
-            "--refresh",
-            help="Write every adapter that exists again, each with the target and options it "
-            "was written with.",
-        ),
-    ] = False,
     json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
     """Project every schema to provider formats, MCP and A2A, and write the adapters.
 
     Each target gets one file, marked as generated, under adapters/ (or --out). --check
-    compares the committed files with a fresh export, as `schemawire check` does; --refresh
-    writes the files that exist again, whatever options made them.
-
-    A schema that cannot be used (it cannot be read or compiled) would be left out of every
-    adapter: nothing is written then (exit 2), and schemawire check says what to fix.
+    compares the committed files with a fresh export, as `schemawire check` does.
     """
     repository = Repository.load(directory)
     folder = out or repository.root / repository.config.adapters
     if check:
         _check(repository, folder, json)
         return
-    if refresh:
-        exports = _refresh(repository, folder, json)
+    exports = [export(repository, t, **o) for t, o in _plan(target, strict, openapi, version)]
+    if losses:
+        _show_losses(exports, json)
+    elif verify:
+        _verify(exports, json)
     else:
-        exports = [export(repository, t, **o) for t, o in _plan(target, strict, openapi, version)]
-        if losses:
-            _show_losses(exports, json)
-        elif verify:
-            _verify(exports, json)
-        else:
-            _refuse_unusable(repository, exports)
-            _write(exports, folder, repository.root, json)
+        _write(exports, folder, repository.root, json)
     if any(item.catalogue.blocked for item in exports):
         stderr.print(
             "[bold red]error:[/] a target would refuse a payload (LIMIT_EXCEEDED); see --losses"
@@ -121,7 +93,7 @@ def _plan(
     plan = []
     for name in targets:
         if name not in TARGETS:
-            fail(f"unknown target {quoted(name)}; targets: all, {', '.join(TARGETS)}")
+            fail(f"unknown target {name!r}; targets: all, {', '.join(TARGETS)}")
         options = dict(DEFAULT_OPTIONS[name]) if target == "all" else {}
         takes = TARGETS[name].options
         if strict is not None and "strict" in takes:
@@ -134,37 +106,8 @@ def _plan(
     return plan
 
 
-def _refuse_unusable(repository: Repository, exports: list[Export]) -> None:
-    """Exit 2 before anything is written when a schema an export needs cannot be used."""
-    kinds = {kind for item in exports for kind in TARGETS[item.target].kinds}
-    unusable = [v for v in unusable_files(repository).values() if v.file.kind in kinds]
-    if unusable:
-        first = unusable[0]
-        more = f" (and {len(unusable) - 1} more)" if len(unusable) > 1 else ""
-        fail(
-            f"{first.file.relpath}{more} cannot be used ({first.cause.rule.id} in "
-            f"{first.cause.file}), so every adapter would leave it out: nothing was written; "
-            "run schemawire check to see what to fix"
-        )
-
-
-def _refresh(repository: Repository, folder: Path, json: bool) -> list[Export]:
-    pairs = exports_to_refresh(repository, folder) if folder.is_dir() else []
-    if not pairs:
-        fail(f"no adapter to refresh in {folder}; run schemawire export to write them")
-    exports = [item for _, item in pairs]
-    _refuse_unusable(repository, exports)
-    for path, item in pairs:
-        write_adapter(path, item)
-    _report_written(exports, [path for path, _ in pairs], repository.root, json)
-    return exports
-
-
 def _write(exports: list[Export], folder: Path, root: Path, json: bool) -> None:
-    _report_written(exports, write(exports, folder), root, json)
-
-
-def _report_written(exports: list[Export], written: list[Path], root: Path, json: bool) -> None:
+    written = write(exports, folder)
     if json:
         print_json(
             [
@@ -299,7 +242,7 @@ def import_command(
     x-version; every change the import made is listed.
     """
     if source not in _SOURCES:
-        fail(f"--from must be one of {', '.join(_SOURCES)}, not {quoted(source)}")
+        fail(f"--from must be one of {', '.join(_SOURCES)}, not {source!r}")
     tools = load_file(file) if str(file) != "-" else loads(sys.stdin.buffer.read(), source="-")
     imported = import_tools(_SOURCES[source], tools, id_base=id_base, version=version)
     files = [(out / f"{t.file_name}.json", t.schema) for t in imported]
@@ -345,34 +288,7 @@ def _report_import(imported: tuple[ImportedTool, ...], out: Path, json: bool) ->
                 f"  [dim]{escape(note.document)}#{escape(note.pointer)}[/] "
                 f"{escape(str(note.code))}: {escape(note.detail)}"
             )
-    stdout.print(f"imported {len(imported)} tools; next: {escape(_next_step(out))}")
-
-
-def _next_step(out: Path) -> str:
-    """The command that checks what was just written to ``out``, or what to do first when no
-    repository would find the files there."""
-    root = _repository_of(out)
-    if root is None:
-        return (
-            f"{out} is no repository's tools folder, so schemawire check would not find them: "
-            f"import into <repository>/schemas/tools, or set tools = "
-            f"{dumps(str(out), indent=False)} under [repository] in schemawire.toml"
-        )
-    shown = os.path.relpath(root, Path.cwd())
-    return "schemawire check" if shown == "." else f"schemawire check {shown}"
-
-
-def _repository_of(out: Path) -> Path | None:
-    """The root of the repository whose tools folder is ``out``: by its settings, or by the
-    default layout (``<root>/schemas/tools``) when there are none."""
-    config = load_config(out)
-    folder = out.resolve()
-    if (config.root / config.tools).resolve() == folder:
-        return config.root
-    default = Path(Config(root=folder).tools)
-    if config.source is None and folder.parts[-len(default.parts) :] == default.parts:
-        return folder.parents[len(default.parts) - 1]
-    return None
+    stdout.print(f"imported {len(imported)} tools; next: [bold]schemawire check[/]")
 
 
 def _shown(path: Path, root: Path) -> str:

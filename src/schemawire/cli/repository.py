@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import os
 import shutil
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from importlib import resources
 from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from schemawire.check import CheckReport, check_repository
 from schemawire.cli.output import (
@@ -18,6 +19,7 @@ from schemawire.cli.output import (
     fail,
     guarded,
     render_check,
+    stderr,
     stdout,
 )
 from schemawire.schema.rules import Severity
@@ -33,14 +35,6 @@ Format = Annotated[
 Json = Annotated[bool, typer.Option("--json", help="Same as --format json.")]
 FailOn = Annotated[
     Severity, typer.Option("--fail-on", help="Exit 1 on findings of this severity or worse.")
-]
-AllowEmpty = Annotated[
-    bool,
-    typer.Option(
-        "--allow-empty",
-        help="Pass when there is no schema file at all (else exit 2; or set allow-empty = true "
-        "under [repository]).",
-    ),
 ]
 
 
@@ -87,21 +81,18 @@ def check(
             "major x-version bump.",
         ),
     ] = None,
-    allow_empty: AllowEmpty = False,
 ) -> None:
-    """Check every schema: JSON, metaschema, $id, x-version, $refs, lint rules and fixtures;
-    the committed adapters, flows, and the [serve.tools] implementations.
+    """Check every schema: JSON, metaschema, $id, x-version, $refs, lint rules and fixtures.
 
     With --since REV, each schema is compared with git revision REV too (see schemawire diff
     --since): a breaking change without a major x-version bump is an error (SW401), another
     change without a bump a warning (SW402).
 
-    Exit 0 when clean, 1 on findings (errors by default), 2 when the settings cannot be read,
-    REV cannot, or there is no schema file (unless --allow-empty).
+    Exit 0 when clean, 1 on findings (errors by default), 2 when the settings cannot be read or
+    REV cannot.
     """
-    options = _CheckOptions(not no_fixtures, since, allow_empty)
-    report_format = ReportFormat.JSON if json else report_format
-    _run_check(directory, report_format, fail_on, options, title="schemawire check")
+    _run_check(directory, ReportFormat.JSON if json else report_format, fail_on,
+               fixtures=not no_fixtures, title="schemawire check", since=since)  # fmt: skip
 
 
 @guarded
@@ -110,48 +101,37 @@ def lint(
     report_format: Format = ReportFormat.TEXT,
     json: Json = False,
     fail_on: FailOn = Severity.ERROR,
-    allow_empty: AllowEmpty = False,
 ) -> None:
     """Check the schemas and their lint rules, without running fixtures."""
-    report_format = ReportFormat.JSON if json else report_format
-    options = _CheckOptions(fixtures=False, allow_empty=allow_empty)
-    _run_check(directory, report_format, fail_on, options, title="schemawire lint")
-
-
-@dataclass(frozen=True, slots=True)
-class _CheckOptions:
-    fixtures: bool = True
-    since: str | None = None
-    allow_empty: bool = False
+    _run_check(directory, ReportFormat.JSON if json else report_format, fail_on,
+               fixtures=False, title="schemawire lint")  # fmt: skip
 
 
 def _run_check(
     directory: Path,
     report_format: ReportFormat,
     fail_on: Severity,
-    options: _CheckOptions,
     *,
+    fixtures: bool,
     title: str,
+    since: str | None = None,
 ) -> None:
     if not directory.is_dir():
         fail(f"{directory} is not a directory")
     if report_format == ReportFormat.TEXT and stdout.is_terminal:
         with stdout.status("checking schemas…"):
-            report = _checked(directory, options)
+            report = check_repository(directory, fixtures=fixtures, since=since)
     else:
-        report = _checked(directory, options)
+        report = check_repository(directory, fixtures=fixtures, since=since)
     render_check(_seen_from_here(report), report_format, title, fail_on)
+    if not report.schemas:
+        stderr.print(
+            f"[yellow]warning:[/] no schema files found in {escape(str(report.root))}; "
+            "schemawire looks in schemas/tools, schemas/handoffs, schemas/state and "
+            + escape("schemas/common unless [repository] in schemawire.toml says otherwise")
+        )
     if report.failed(fail_on):
         raise typer.Exit(EXIT_FINDINGS)
-
-
-def _checked(directory: Path, options: _CheckOptions) -> CheckReport:
-    return check_repository(
-        directory,
-        fixtures=options.fixtures,
-        since=options.since,
-        allow_empty=options.allow_empty or None,  # else the repository's setting decides
-    )
 
 
 def _seen_from_here(report: CheckReport) -> CheckReport:

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
 
-from schemawire._json import DEFAULT_LIMITS, JSONValue, Limits, dumps, load_file, loads
+from schemawire._json import JSONValue, dumps, load_file, loads
 from schemawire.cli.output import (
     EXIT_FINDINGS,
     EXIT_INPUT,
@@ -306,151 +305,45 @@ def validate(
             file_okay=False,
         ),
     ] = None,
-    quiet: Annotated[
-        bool,
-        typer.Option("--quiet", "-q", help="Print only the instances that fail, and the summary."),
-    ] = False,
-    max_bytes: Annotated[
-        int | None,
-        typer.Option(
-            "--max-bytes",
-            min=1,
-            metavar="N",
-            help="Accept JSON texts (a file, stdin, or a JSON Lines line) of up to N bytes, "
-            "instead of 16 MiB, for this run.",
-        ),
-    ] = None,
 ) -> None:
     """Validate instances against a schema, with every violation and where it is.
-
-    Text output ends with a summary: how many instances were valid, invalid and unreadable.
 
     Exit 0 when every instance is valid, 1 when one is not, 2 when one cannot be read.
     """
     compiled, _ = load_schema(schema, repository_dir=repo)
-    limits = DEFAULT_LIMITS if max_bytes is None else replace(DEFAULT_LIMITS, max_bytes=max_bytes)
-    printer = _JsonResults() if json else _TextResults(quiet=quiet)
+    invalid = unreadable = 0
     for path in instances:
-        before = printer.tally.total
-        for result in _validate(compiled, path, limits):
-            printer.add(result)
-        if printer.tally.total == before:
-            printer.flush()
+        results = 0
+        for result in _validate(compiled, path):
+            results += 1
+            invalid += not result.valid
+            unreadable += result.error is not None
+            if json:
+                print_json(result.to_json(), indent=False)
+            else:
+                _render_result(result)
+        if not results:
             stderr.print(f"[yellow]warning:[/] {escape(str(path))} holds no instance")
-    printer.finish()
-    if printer.tally.unreadable:
+    if unreadable:
         raise typer.Exit(EXIT_INPUT)
-    if printer.tally.invalid:
+    if invalid:
         raise typer.Exit(EXIT_FINDINGS)
 
 
-def _validate(compiled: CompiledSchema, path: Path, limits: Limits) -> Iterator[InstanceResult]:
+def _validate(compiled: CompiledSchema, path: Path) -> Iterator[InstanceResult]:
     if str(path) == _STDIN:
-        raw = sys.stdin.buffer.read()
-        return validate_text(compiled, raw, source="<stdin>", limits=limits)
-    return validate_file(compiled, path, limits=limits)
+        return validate_text(compiled, sys.stdin.buffer.read(), source="<stdin>")
+    return validate_file(compiled, path)
 
 
-@dataclass(slots=True)
-class _Tally:
-    """How many instances were valid, invalid (a schema violation) and unreadable."""
-
-    valid: int = 0
-    invalid: int = 0
-    unreadable: int = 0
-
-    @property
-    def total(self) -> int:
-        return self.valid + self.invalid + self.unreadable
-
-    def count(self, result: InstanceResult) -> None:
-        if result.error is not None:
-            self.unreadable += 1
-        elif result.valid:
-            self.valid += 1
-        else:
-            self.invalid += 1
-
-
-class _JsonResults:
-    """One JSON line per instance, written as it comes."""
-
-    def __init__(self) -> None:
-        self.tally = _Tally()
-
-    def add(self, result: InstanceResult) -> None:
-        self.tally.count(result)
-        sys.stdout.write(dumps(result.to_json(), indent=False) + "\n")
-
-    def flush(self) -> None:
-        sys.stdout.flush()
-
-    def finish(self) -> None:
-        self.flush()
-
-
-class _TextResults:
-    """Each instance's verdict for people, printed in batches: rich's cost is per call, and a
-    JSON Lines file can hold millions of instances. On a terminal the lines are styled; elsewhere
-    they are the same words, written plainly. ``quiet`` leaves out the valid ones."""
-
-    _BATCH = 2000
-
-    def __init__(self, *, quiet: bool) -> None:
-        self.tally = _Tally()
-        self.quiet = quiet
-        self.styled = stdout.is_terminal
-        self.lines: list[str] = []
-
-    def add(self, result: InstanceResult) -> None:
-        self.tally.count(result)
-        if not (self.quiet and result.valid):
-            self.lines.extend(_result_lines(result, styled=self.styled))
-        if len(self.lines) >= self._BATCH:
-            self.flush()
-
-    def flush(self) -> None:
-        if not self.lines:
-            return
-        if self.styled:
-            stdout.print("\n".join(self.lines))
-        else:
-            sys.stdout.write("".join(line + "\n" for line in self.lines))
-            sys.stdout.flush()
-        self.lines.clear()
-
-    def finish(self) -> None:
-        self.flush()
-        stdout.print(_validation_summary(self.tally))
-
-
-def _result_lines(result: InstanceResult, *, styled: bool) -> Iterator[str]:
-    """The lines that show ``result``: rich markup when ``styled``, else plain text."""
-    style = _markup if styled else _plain
-    source = style(result.source, "bold")
+def _render_result(result: InstanceResult) -> None:
+    source = escape(result.source)
     if result.error is not None:
-        yield f"{source}: {style('unreadable', 'bold red')} {style(str(result.error))}"
+        stdout.print(f"[bold]{source}[/]: [bold red]unreadable[/] {escape(str(result.error))}")
     elif result.valid:
-        yield f"{source}: {style('valid', 'green')}"
+        stdout.print(f"[bold]{source}[/]: [green]valid[/]")
     else:
-        yield f"{source}: {style('invalid', 'bold red')}"
+        stdout.print(f"[bold]{source}[/]: [bold red]invalid[/]")
         for violation in result.violations:
-            pointer, keyword = style(violation.pointer or "/"), style(violation.keyword, "dim")
-            yield f"  {pointer} {keyword} {style(violation.message)}"
-
-
-def _markup(text: str, style: str | None = None) -> str:
-    return f"[{style}]{escape(text)}[/]" if style else escape(text)
-
-
-def _plain(text: str, style: str | None = None) -> str:
-    return text
-
-
-def _validation_summary(tally: _Tally) -> str:
-    instances = f"{tally.total} instance" + ("" if tally.total == 1 else "s")
-    invalid = f"[bold red]{tally.invalid} invalid[/]" if tally.invalid else "0 invalid"
-    text = f"{instances}: [green]{tally.valid} valid[/], {invalid}"
-    if tally.unreadable:
-        text += f", [bold red]{tally.unreadable} unreadable[/]"
-    return text
+            pointer = escape(violation.pointer or "/")
+            stdout.print(f"  {pointer} [dim]{violation.keyword}[/] {escape(violation.message)}")

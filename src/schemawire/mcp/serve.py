@@ -3,6 +3,8 @@ Streamable HTTP."""
 
 from __future__ import annotations
 
+import importlib
+import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -14,12 +16,11 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
 from schemawire._version import __version__
-from schemawire.errors import UsageError
+from schemawire.errors import ConfigError, ErrorCode, UsageError
 from schemawire.mcp._http import HttpOptions, http_app, running
 from schemawire.mcp.client import HttpServer, McpClient, StdioServer
 from schemawire.mcp.proxy import UpstreamTools
 from schemawire.mcp.server import LocalTools, Sessions, build_server
-from schemawire.schema.implementations import load_implementations
 from schemawire.schema.repository import Repository
 from schemawire.trace import Trace
 
@@ -44,6 +45,36 @@ class ServeOptions:
     trace: Path | None = None
     name: str | None = None
     on_ready: Callable[[int | None], None] = field(default=lambda port: None)
+
+
+def load_implementations(repository: Repository) -> dict[str, Callable[..., Any]]:
+    """The functions ``[serve] tools`` names, imported (``python-path`` first on ``sys.path``).
+
+    Raises:
+        ConfigError: a module or function cannot be imported.
+    """
+    settings = repository.config.serve
+    for folder in reversed(settings.python_path):
+        path = str((repository.root / folder).resolve())
+        if path not in sys.path:
+            sys.path.insert(0, path)
+    return {tool: _import(target, repository, tool) for tool, target in settings.tools.items()}
+
+
+def _import(target: str, repository: Repository, tool: str) -> Callable[..., Any]:
+    module_name, _, attribute = target.partition(":")
+    source = str(repository.config.source or repository.root)
+    try:
+        value: Any = importlib.import_module(module_name)
+        for part in attribute.split("."):
+            value = getattr(value, part)
+    except (ImportError, AttributeError) as error:
+        raise ConfigError(ErrorCode.CONFIG_INVALID, f"cannot import {target}: {error}",
+                          source=source, pointer=f"/serve/tools/{tool}") from None  # fmt: skip
+    if not callable(value):
+        raise ConfigError(ErrorCode.CONFIG_INVALID, f"{target} is not callable",
+                          source=source, pointer=f"/serve/tools/{tool}")  # fmt: skip
+    return value  # type: ignore[no-any-return]
 
 
 @asynccontextmanager

@@ -5,15 +5,12 @@ current.
 payloads to send, marked as generated, with the target and options that made them. A file holds
 what was exported, so ``schemawire check`` can export again with the same target and options and
 fail when the committed file differs: nobody edits an adapter by hand, and nobody forgets to
-export after changing a schema. An adapter made from a schema that cannot be used (it cannot be
-read or compiled) is not compared: the schema's own finding says what to fix. `refresh` exports
-every adapter that exists again, each with the target and options it was written with
-(`exports_to_refresh`).
+export after changing a schema.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,8 +19,7 @@ from schemawire._json import JSONValue, dumps, load_file
 from schemawire.errors import JSONError, UsageError
 from schemawire.project import TARGETS, Catalogue, project_catalogue
 from schemawire.project.a2a import Agent
-from schemawire.schema.repository import Repository, SchemaFile
-from schemawire.schema.rules import quoted
+from schemawire.schema.repository import Repository
 from schemawire.toolbox import diff_json
 from schemawire.types import Loss
 
@@ -34,14 +30,10 @@ __all__ = [
     "adapter_status",
     "export",
     "export_all",
-    "exports_to_refresh",
     "write",
-    "write_adapter",
 ]
 
 _GENERATED = "schemawire export"
-# Options whose command-line flag has another name.
-_FLAGS = {"version": "mcp-version"}
 # What `--target all` exports: every target with the options a repository usually wants.
 DEFAULT_OPTIONS: dict[str, dict[str, Any]] = {
     "openai.chat": {"strict": True},
@@ -74,21 +66,16 @@ class Export:
                 parts.append(f"{key}-{value}")
         return ".".join(parts) + ".json"
 
-    @property
-    def command(self) -> str:
-        """The command that writes this adapter, such as ``schemawire export --target
-        openai.chat --strict``."""
+    def document(self) -> dict[str, Any]:
+        """The adapter file's content: what generated it, and the payloads."""
         flags = "".join(
-            f" --{_FLAGS.get(key, key)}" if value is True else f" --{_FLAGS.get(key, key)} {value}"
+            f" --{key}" if value is True else f" --{key} {value}"
             for key, value in sorted(self.options.items())
             if value not in (False, None)
         )
-        return f"{_GENERATED} --target {self.target}{flags}"
-
-    def document(self) -> dict[str, Any]:
-        """The adapter file's content: what generated it, and the payloads."""
         body: dict[str, Any] = {
-            "generated": f"{self.command}; do not edit: change the schemas and export again",
+            "generated": f"{_GENERATED} --target {self.target}{flags}; do not edit: change the "
+            "schemas and export again",
             "target": self.target,
             "options": self.options,
         }
@@ -112,18 +99,12 @@ class AdapterStatus:
         detail: what is wrong, in one sentence ("" when it is current).
         patch: the RFC 6902 patch from the committed file to the fresh export.
         refused: the fresh export's losses that make the target refuse it (limits).
-        command: the command that writes the file again ("" when it is no adapter schemawire
-            export wrote).
-        not_compared: why the file was not compared ("" when it was): a schema it is made
-            from cannot be used.
     """
 
     file: str
     detail: str = ""
     patch: tuple[dict[str, Any], ...] = ()
     refused: tuple[Loss, ...] = ()
-    command: str = ""
-    not_compared: str = ""
 
     @property
     def stale(self) -> bool:
@@ -138,7 +119,7 @@ def export(repository: Repository, target: str, **options: Any) -> Export:
         UsageError: an unknown target or option.
     """
     if target not in TARGETS:
-        raise UsageError(f"unknown target {quoted(target)}; targets: {', '.join(TARGETS)}")
+        raise UsageError(f"unknown target {target!r}; targets: {', '.join(TARGETS)}")
     specs = repository.specs(*TARGETS[target].kinds)
     extra: dict[str, Any] = {"agent": _agent(repository)} if target == "a2a" else {}
     documents = repository.documents
@@ -151,44 +132,19 @@ def export_all(repository: Repository) -> list[Export]:
     return [export(repository, target, **options) for target, options in DEFAULT_OPTIONS.items()]
 
 
-def adapter_status(
-    repository: Repository, directory: Path, *, unusable: Collection[SchemaFile] = ()
-) -> Iterator[AdapterStatus]:
-    """The status of each adapter file under ``directory``, sorted by file name.
-
-    An adapter whose target takes a kind of schema that has a file in ``unusable`` is not
-    compared: a fresh export would leave that schema out, and every tool after it would seem
-    to have changed.
-    """
+def adapter_status(repository: Repository, directory: Path) -> Iterator[AdapterStatus]:
+    """The status of each adapter file under ``directory``, sorted by file name."""
     for path in sorted(directory.glob("*.json")):
         relative = path.relative_to(repository.root).as_posix()
         committed = _read_adapter(path)
         if isinstance(committed, str):
             yield AdapterStatus(relative, committed)
             continue
-        target = str(committed["target"])
-        blocked = sorted(f.relpath for f in unusable if f.kind in TARGETS[target].kinds)
-        fresh = export(repository, target, **committed["options"])
-        if blocked:
-            more = f" (and {len(blocked) - 1} more)" if len(blocked) > 1 else ""
-            why = f"{blocked[0]}{more} cannot be used"
-            yield AdapterStatus(relative, command=fresh.command, not_compared=why)
-            continue
+        fresh = export(repository, committed["target"], **committed["options"])
         refused = tuple(fresh.catalogue.refusals)
-        patch = tuple(diff_json(_payloads(committed), _payloads(fresh.document())))
+        patch = tuple(diff_json(committed, fresh.document()))
         detail = f"differs from a fresh export in {len(patch)} place(s)" if patch else ""
-        yield AdapterStatus(relative, detail, patch, refused, fresh.command)
-
-
-def exports_to_refresh(repository: Repository, directory: Path) -> list[tuple[Path, Export]]:
-    """A fresh export for each adapter file under ``directory`` that schemawire export wrote,
-    with the target and options it names, and the file to write it to."""
-    exports = []
-    for path in sorted(directory.glob("*.json")):
-        committed = _read_adapter(path)
-        if not isinstance(committed, str):
-            exports.append((path, export(repository, committed["target"], **committed["options"])))
-    return exports
+        yield AdapterStatus(relative, detail, patch, refused)
 
 
 def write(exports: list[Export], directory: Path) -> list[Path]:
@@ -197,20 +153,9 @@ def write(exports: list[Export], directory: Path) -> list[Path]:
     written = []
     for item in exports:
         path = directory / item.file_name
-        write_adapter(path, item)
+        path.write_text(dumps(item.document()) + "\n", encoding="utf-8")
         written.append(path)
     return written
-
-
-def write_adapter(path: Path, item: Export) -> None:
-    """Write ``item``'s adapter file at ``path``."""
-    path.write_text(dumps(item.document()) + "\n", encoding="utf-8")
-
-
-def _payloads(document: dict[str, Any]) -> dict[str, Any]:
-    """An adapter file without its ``generated`` note: the note is for people (and older
-    versions worded it differently), the rest is what a fresh export must match."""
-    return {key: value for key, value in document.items() if key != "generated"}
 
 
 def _read_adapter(path: Path) -> dict[str, Any] | str:
@@ -225,7 +170,7 @@ def _read_adapter(path: Path) -> dict[str, Any] | str:
         return "is not a file schemawire export generated"
     target, options = document.get("target"), document.get("options")
     if target not in TARGETS or not isinstance(options, dict):
-        return f"names an unknown target {quoted(target)}"
+        return f"names an unknown target {target!r}"
     if set(options) - set(TARGETS[str(target)].options):
         return "has options its target does not take"
     return document

@@ -12,7 +12,6 @@ the root and the defaults apply. The settings are checked against a JSON Schema,
     common = "schemas/common"        # shared definitions that other schemas $ref
     fixtures = "fixtures"
     id-base = "https://example.com/" # optional: every $id must be id-base + the file's path
-    allow-empty = false              # true: `schemawire check` passes without any schema file
 
     [export]
     adapters = "adapters"            # where `schemawire export` writes the projections
@@ -40,7 +39,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from schemawire.errors import ConfigError, ErrorCode
-from schemawire.schema.rules import RULES, quoted
+from schemawire.schema.rules import RULES
 from schemawire.schema.validator import compile_schema
 
 __all__ = ["CONFIG_FILE", "Config", "LintConfig", "find_root", "load_config"]
@@ -68,7 +67,6 @@ _CONFIG_SCHEMA: dict[str, Any] = {
                 "common": {"type": "string"},
                 "fixtures": {"type": "string"},
                 "id-base": {"type": "string", "pattern": "^[a-zA-Z][a-zA-Z0-9+.-]*:.*/$"},
-                "allow-empty": {"type": "boolean"},
             },
         },
         "lint": {
@@ -123,14 +121,11 @@ class ServeConfig:
         name: the server's name in ``serverInfo`` (default: the repository's directory name).
         python_path: directories, relative to the root, where the modules are found.
         tools: tool name -> ``module:function``.
-        declared: whether the settings have a ``[serve]`` section at all: a repository that
-            serves tools, whose every tool needs an implementation.
     """
 
     name: str | None = None
     python_path: tuple[str, ...] = (".",)
     tools: dict[str, str] = field(default_factory=dict[str, str])
-    declared: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,7 +162,6 @@ class Config:
     common: str = "schemas/common"
     fixtures: str = "fixtures"
     id_base: str | None = None
-    allow_empty: bool = False
     lint: LintConfig = field(default_factory=LintConfig)
     adapters: str = "adapters"
     a2a: dict[str, str] = field(default_factory=dict[str, str])
@@ -243,7 +237,6 @@ def _config_from(table: dict[str, Any], root: Path, source: Path) -> Config:
         common=repository.get("common", "schemas/common"),
         fixtures=repository.get("fixtures", "fixtures"),
         id_base=repository.get("id-base"),
-        allow_empty=repository.get("allow-empty", False),
         lint=LintConfig(
             ignore=frozenset(lint.get("ignore", ())),
             per_file_ignores=tuple(
@@ -260,7 +253,6 @@ def _config_from(table: dict[str, Any], root: Path, source: Path) -> Config:
             name=serving.get("name"),
             python_path=tuple(serving.get("python-path", (".",))),
             tools=dict(serving.get("tools", {})),
-            declared="serve" in table,
         ),
         source=source,
     )
@@ -287,9 +279,8 @@ def _check_settings(table: dict[str, Any], root: Path, source: Path) -> None:
 
 
 def _refuse(message: str, pointer: str, source: Path) -> NoReturn:
-    # The error's location names the file and the pointer; the message says what is wrong.
-    where = pointer or None
-    raise ConfigError(ErrorCode.CONFIG_INVALID, message, source=str(source), pointer=where)
+    raise ConfigError(ErrorCode.CONFIG_INVALID, f"{pointer or '/'}: {message}",
+                      source=str(source), pointer=pointer)  # fmt: skip
 
 
 def _refuse_toml_only_values(value: Any, pointer: str, source: Path) -> None:
@@ -317,8 +308,8 @@ def _check_rule_ids(lint: dict[str, Any], source: Path) -> None:
         if rule_id not in RULES:
             close = [known for known in RULES if known.lower() == rule_id.lower()]
             close = close or difflib.get_close_matches(rule_id, list(RULES), n=1)
-            hint = f" (did you mean {quoted(close[0])}?)" if close else " (see docs/rules.md)"
-            _refuse(f"unknown rule {quoted(rule_id)}{hint}", pointer, source)
+            hint = f" (did you mean {close[0]!r}?)" if close else " (see docs/rules.md)"
+            _refuse(f"unknown rule {rule_id!r}{hint}", pointer, source)
 
 
 def _did_you_mean(pointer: str) -> str:
@@ -328,4 +319,4 @@ def _did_you_mean(pointer: str) -> str:
         schema = schema.get("properties", {}).get(token, {})
     known = list(schema.get("properties", {}))
     close = difflib.get_close_matches(key, known, n=1)
-    return f" (did you mean {quoted(close[0])}?)" if close else ""
+    return f" (did you mean {close[0]!r}?)" if close else ""

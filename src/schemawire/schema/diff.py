@@ -43,7 +43,7 @@ from schemawire.errors import UsageError
 from schemawire.schema._compare import ABSENT, At, differences, document_root
 from schemawire.schema.files import relpath
 from schemawire.schema.repository import Repository, SchemaFile
-from schemawire.schema.rules import Finding, quoted, rule
+from schemawire.schema.rules import Finding, rule
 
 __all__ = [
     "ABSENT",
@@ -556,11 +556,11 @@ def _repository_at(repository: Repository, rev: str, scratch: Path) -> Repositor
 
 def _check_revision(top: Path, rev: str) -> None:
     if rev.startswith("-"):
-        raise UsageError(f"{quoted(rev)} is not a git revision")
+        raise UsageError(f"{rev!r} is not a git revision")
     try:
         _git(top, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")
     except UsageError:
-        raise UsageError(f"{quoted(rev)} names no commit in {top}") from None
+        raise UsageError(f"{rev!r} names no commit in {top}") from None
 
 
 def _blobs(listing: bytes) -> Iterator[tuple[str, str]]:

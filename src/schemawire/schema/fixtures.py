@@ -10,16 +10,11 @@
 ``<kind>`` is ``tools``, ``handoffs``, ``state`` or ``common``; ``<name>`` is the schema's file stem
 (``create_refund.output`` for a tool's output schema). A ``.jsonl`` file holds one fixture per line;
 its ``.expect.json`` applies to every line.
-
-A file anywhere else under the fixtures folder would never run, so it is a finding (SW207), with
-the folder it was probably meant for. The fixtures of a schema that cannot be used (it cannot be
-read or compiled) are not run: they are counted and listed as such, never dropped from the count.
 """
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Collection, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,45 +28,19 @@ from schemawire.schema.rules import Finding, rule
 from schemawire.schema.validator import CompiledSchema
 from schemawire.types import Violation
 
-__all__ = ["FixtureReport", "NotRun", "check_fixtures"]
+__all__ = ["FixtureReport", "check_fixtures"]
 
 _EXPECT_SUFFIX = ".expect.json"
 _OUTCOMES = ("valid", "invalid")
 
 
 @dataclass(frozen=True, slots=True)
-class NotRun:
-    """A fixture file that was not run, because its schema cannot be used.
-
-    Attributes:
-        file: the fixture file, relative to the repository root.
-        schema: the schema file it belongs to.
-        instances: how many instances it holds (one, or a JSON Lines file's lines).
-    """
-
-    file: str
-    schema: str
-    instances: int
-
-    def to_json(self) -> dict[str, Any]:
-        """``{"file", "schema", "instances"}``."""
-        return {"file": self.file, "schema": self.schema, "instances": self.instances}
-
-
-@dataclass(frozen=True, slots=True)
 class FixtureReport:
-    """What the fixtures showed: how many ran and passed, which were not run, and every
-    finding."""
+    """What the fixtures showed: how many ran and passed, and every finding."""
 
     checked: int
     passed: int
     findings: tuple[Finding, ...]
-    not_run: tuple[NotRun, ...] = ()
-
-    @property
-    def not_run_instances(self) -> int:
-        """How many instances were not run."""
-        return sum(item.instances for item in self.not_run)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,34 +60,26 @@ class _Fixture:
     may_read: bool
 
 
-def check_fixtures(repository: Repository, *, unusable: Collection[str] = ()) -> FixtureReport:
-    """Run every fixture of ``repository`` against its schema.
-
-    The fixtures of a schema that does not compile, or whose path is in ``unusable``, are not
-    run: the report lists them in ``not_run``.
-    """
-    run = _Run(repository, unusable)
-    fixtures, misplaced = _walk(repository)
+def check_fixtures(repository: Repository) -> FixtureReport:
+    """Run every fixture of ``repository`` against its schema."""
+    run = _Run(repository)
     folders: dict[tuple[str, str], list[_Fixture]] = {}
-    for fixture in fixtures:
+    for fixture in _fixtures(repository):
         folders.setdefault((fixture.kind, fixture.name), []).append(fixture)
-    for (kind, name), in_folder in folders.items():
-        run.check_folder(kind, name, in_folder)
-    run.findings.extend(_misplaced(repository, misplaced))
+    for (kind, name), fixtures in folders.items():
+        run.check_folder(kind, name, fixtures)
     run.findings.extend(_missing_fixtures(repository, run.covered))
-    return FixtureReport(run.checked, run.passed, tuple(run.findings), tuple(run.not_run))
+    return FixtureReport(run.checked, run.passed, tuple(run.findings))
 
 
 class _Run:
     """Counts and findings while fixtures are checked."""
 
-    def __init__(self, repository: Repository, unusable: Collection[str]) -> None:
+    def __init__(self, repository: Repository) -> None:
         self.repository = repository
-        self.unusable = unusable
         self.checked = 0
         self.passed = 0
         self.findings: list[Finding] = []
-        self.not_run: list[NotRun] = []
         self.covered: set[tuple[str, str, str]] = set()
         self.schemas = {(f.kind, f.name): f for f in reversed(repository.files)}
 
@@ -127,15 +88,13 @@ class _Run:
         if schema is None:
             self.findings.append(_without_schema(self.repository, kind, name))
             return
-        validator = None if schema.relpath in self.unusable else _validator(self.repository, schema)
+        validator = _validator(self.repository, schema)
         for fixture in fixtures:
             self.covered.add((kind, name, fixture.outcome))
-            relative = relpath(self.repository.root, fixture.path)
             if not fixture.may_read:
+                relative = relpath(self.repository.root, fixture.path)
                 self.findings.append(unreadable(relative, linked_outside()))
-            elif validator is None:  # the schema cannot be used, and its findings say why
-                self.not_run.append(NotRun(relative, schema.relpath, _count(fixture.path)))
-            else:
+            elif validator is not None:  # else the schema is broken, and findings say how
                 self.check_file(schema, validator, fixture.path, fixture.outcome)
 
     def check_file(
@@ -150,36 +109,22 @@ class _Run:
             if isinstance(instance, Finding):
                 self.findings.append(instance)
                 continue
-            violations = validator.violations(instance.value)
-            found = list(_judge(violations, instance, outcome, expected, against))
+            found = list(_judge(validator.violations(instance.value), instance, outcome,
+                                expected, against))  # fmt: skip
             self.checked += 1
             self.passed += not found
             self.findings.extend(found)
 
 
-def _walk(repository: Repository) -> tuple[list[_Fixture], list[list[str]]]:
-    """Every fixture file, and the parts (relative to the fixtures folder) of every JSON file
-    that is not where a fixture must be, from one walk (linked folders not followed)."""
+def _fixtures(repository: Repository) -> Iterator[_Fixture]:
+    """Every fixture file, from one walk of the fixtures folder (linked folders not followed)."""
     base = repository.root / repository.config.fixtures
-    fixtures: list[_Fixture] = []
-    misplaced: list[list[str]] = []
     for path, may_read in json_files(repository.root, base, suffixes=(".json", ".jsonl")):
         parts = relpath(base, path).split("/")
         if len(parts) != 4 or parts[0] not in KINDS or parts[2] not in _OUTCOMES:
-            misplaced.append(parts)  # not in a fixtures/<kind>/<name>/<valid|invalid>/ folder
-        elif not parts[3].endswith(_EXPECT_SUFFIX):
-            fixtures.append(_Fixture(parts[0], parts[1], parts[2], path, may_read))
-    return fixtures, misplaced
-
-
-def _count(path: Path) -> int:
-    """How many instances a fixture file holds, without reading them as JSON."""
-    if path.suffix != ".jsonl":
-        return 1
-    try:
-        return sum(1 for line in path.read_bytes().split(b"\n") if line.strip(b" \t\r"))
-    except OSError:
-        return 0
+            continue  # not in a fixtures/<kind>/<name>/<valid|invalid>/ folder
+        if not parts[3].endswith(_EXPECT_SUFFIX):
+            yield _Fixture(parts[0], parts[1], parts[2], path, may_read)
 
 
 def _validator(repository: Repository, schema: SchemaFile) -> CompiledSchema | None:
@@ -257,14 +202,10 @@ def _expectations(repository: Repository, fixture: Path) -> set[tuple[str, str]]
         return unreadable(relative, error)
     entries = document if isinstance(document, list) else [document]
     if not all(_is_expectation(entry) for entry in entries):
-        message = "each entry needs a string pointer and keyword"
-        hint = '[{"pointer": "/amount", "keyword": "minimum"}]'
-        return Finding(rule("SW206"), relative, "", message, hint)
-    return {
-        (str(entry["pointer"]), str(entry["keyword"]))
-        for entry in entries
-        if isinstance(entry, dict)
-    }
+        return Finding(rule("SW206"), relative, "", "each entry needs a string pointer and keyword",
+                       hint='[{"pointer": "/amount", "keyword": "minimum"}]')  # fmt: skip
+    return {(str(entry["pointer"]), str(entry["keyword"])) for entry in entries
+            if isinstance(entry, dict)}  # fmt: skip
 
 
 def _is_expectation(entry: Any) -> bool:
@@ -285,104 +226,9 @@ def _at(instance: _Instance, rule_id: str, pointer: str, message: str) -> Findin
 
 
 def _without_schema(repository: Repository, kind: str, name: str) -> Finding:
-    folder = repository.config.fixtures
-    meant = _folder_meant(repository, kind, name)
-    hint = "rename the folder after the schema's file stem"
-    if (meant.kind, meant.name) != (kind, name):
-        hint = f"did you mean {folder}/{meant.kind}/{meant.name}/?"
-    message = f"no {kind} schema is named {name}, so these fixtures are never run"
-    return Finding(rule("SW204"), f"{folder}/{kind}/{name}", "", message, hint)
-
-
-@dataclass(frozen=True, slots=True)
-class _Folder:
-    """Where a fixture was probably meant to be: a kind, a schema name, an outcome."""
-
-    kind: str
-    name: str
-    outcome: str = "valid"
-
-
-def _closest(word: str, choices: Collection[str]) -> str | None:
-    """The choice ``word`` most probably meant: the same but for case, else the nearest."""
-    same = [choice for choice in choices if choice.lower() == word.lower()]
-    close = same or difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return close[0] if close else None
-
-
-def _folder_meant(repository: Repository, kind: str, name: str, outcome: str = "valid") -> _Folder:
-    """The folder a fixture under ``kind``/``name``/``outcome`` was probably meant for."""
-    kind = _closest(kind, KINDS) or kind
-    names = {f.name for f in repository.files if f.kind == kind}
-    if name not in names:
-        other = next((f.kind for f in repository.files if f.name == name), None)
-        kind, name = (other, name) if other else (kind, _closest(name, names) or name)
-    return _Folder(kind, name, _closest(outcome, _OUTCOMES) or outcome)
-
-
-def _misplaced(repository: Repository, misplaced: list[list[str]]) -> Iterator[Finding]:
-    """SW207 once for each folder whose name is wrong (with how many files it holds), and once
-    for each file that sits at the wrong depth."""
-    grouped: dict[str, tuple[str, str | None, int]] = {}
-    for parts in misplaced:
-        where, message, hint = _misplacement(repository, parts)
-        _, _, count = grouped.get(where, (message, hint, 0))
-        grouped[where] = (message, hint, count + 1)
-    for where, (message, hint, count) in grouped.items():
-        files = f"{count} file{'s' if count > 1 else ''}"
-        text = message.format(files=files, are="are" if count > 1 else "is")
-        yield Finding(rule("SW207"), where, "", text, hint)
-
-
-def _misplacement(repository: Repository, parts: list[str]) -> tuple[str, str, str | None]:
-    """``(the folder or file at fault, message, hint)`` for a file at ``parts`` under the
-    fixtures folder; ``{files}`` and ``{are}`` in the message stand for the files there."""
-    folders = parts[:-1]
-    if folders and folders[0] not in KINDS:
-        return _wrong_kind(repository, folders[0])
-    if len(folders) < 3:
-        return _too_shallow(repository, parts)
-    if folders[2] not in _OUTCOMES:
-        return _wrong_outcome(repository, *folders[:3])
-    folder = "/".join([repository.config.fixtures, *folders[:3]])
-    nested = f"{folder}/{folders[3]}"
-    message = "subfolders of valid/ and invalid/ are not read: {files} in it {are} never run"
-    return nested, message, f"move them up into {folder}/"
-
-
-def _wrong_kind(repository: Repository, kind: str) -> tuple[str, str, str | None]:
-    base, kinds = repository.config.fixtures, ", ".join(KINDS)
-    meant = _closest(kind, KINDS)
-    hint = f"did you mean {base}/{meant}/?" if meant else f"use one of {kinds}"
-    message = f"{kind}/ is not a kind of schema ({kinds}): {{files}} in it {{are}} never run"
-    return f"{base}/{kind}", message, hint
-
-
-def _too_shallow(repository: Repository, parts: list[str]) -> tuple[str, str, str | None]:
-    base = repository.config.fixtures
-    folder = "/".join([base, *parts[:-1]])
-    target = f"{base}/<kind>/<name>/valid/ or invalid/"
-    if len(parts) > 1:
-        stem = parts[-1].removesuffix(".jsonl").removesuffix(".json")
-        name = parts[1] if len(parts) == 3 else stem
-        meant = _folder_meant(repository, parts[0], name)
-        names = {f.name for f in repository.files if f.kind == meant.kind}
-        shown = meant.name if len(parts) == 3 or meant.name in names else "<name>"
-        target = f"{base}/{meant.kind}/{shown}/valid/ or invalid/"
-    message = f"a fixture directly in {folder}/ is never run"
-    return "/".join([base, *parts]), message, f"move it to {target}"
-
-
-def _wrong_outcome(
-    repository: Repository, kind: str, name: str, outcome: str
-) -> tuple[str, str, str | None]:
-    base = repository.config.fixtures
-    meant = _folder_meant(repository, kind, name, outcome)
-    hint = f"move them to {base}/{meant.kind}/{meant.name}/valid/ or invalid/"
-    if meant.outcome in _OUTCOMES:
-        hint = f"did you mean {base}/{meant.kind}/{meant.name}/{meant.outcome}/?"
-    message = f"{outcome}/ is neither valid/ nor invalid/: {{files}} in it {{are}} never run"
-    return f"{base}/{kind}/{name}/{outcome}", message, hint
+    relative = f"{repository.config.fixtures}/{kind}/{name}"
+    return Finding(rule("SW204"), relative, "", f"no {kind} schema is named {name!r}",
+                   hint="rename the folder after the schema's file stem")  # fmt: skip
 
 
 def _missing_fixtures(
@@ -395,5 +241,5 @@ def _missing_fixtures(
         absent = [o for o in _OUTCOMES if (file.kind, file.name, o) not in covered]
         if absent:
             where = " and ".join(f"{folder}/{file.kind}/{file.name}/{o}/" for o in absent)
-            hint = "store 2-3 examples that must pass and fail"
-            yield Finding(rule("SW205"), file.relpath, "", f"no fixtures in {where}", hint)
+            yield Finding(rule("SW205"), file.relpath, "", f"no fixtures in {where}",
+                          hint="store 2-3 examples that must pass and fail")  # fmt: skip

@@ -20,7 +20,7 @@ from schemawire._pointer import join
 from schemawire.schema.config import LintConfig
 from schemawire.schema.dialect import KNOWN_FORMATS
 from schemawire.schema.repository import Repository, SchemaFile
-from schemawire.schema.rules import Finding, quoted, rule
+from schemawire.schema.rules import Finding, rule
 from schemawire.schema.walk import Site
 
 __all__ = ["FILE_CHECKS", "SITE_CHECKS", "lint_file", "lint_repository"]
@@ -43,8 +43,8 @@ _FOREIGN_KEYWORDS = {
     "nullable": 'nullable is OpenAPI 3.0; write "type": [T, "null"]',
     "optional": "JSON Schema has no optional; leave the property out of required",
     "example": "use examples (a list)",
-    "require": 'did you mean "required"?',
-    "item": 'did you mean "items"?',
+    "require": "did you mean 'required'?",
+    "item": "did you mean 'items'?",
 }
 _SHAPE_KEYWORDS = ("type", "enum", "const", "$ref", "$dynamicRef", "anyOf", "oneOf", "allOf")
 _VALUE_SHAPES = ("properties", "patternProperties", "propertyNames", "$ref", "$dynamicRef",
@@ -178,9 +178,8 @@ def check_untyped_property(context: LintContext, site: Site) -> Iterator[Finding
         return
     if _is_open_object_property(context, site):
         return
-    yield context.finding(
-        "SW102", site.pointer, f"property {quoted(site.key)} accepts any value", hint='add a "type"'
-    )
+    yield context.finding("SW102", site.pointer, f"property {site.key!r} accepts any value",
+                          hint='add a "type"')  # fmt: skip
 
 
 def check_undescribed_property(context: LintContext, site: Site) -> Iterator[Finding]:
@@ -189,12 +188,8 @@ def check_undescribed_property(context: LintContext, site: Site) -> Iterator[Fin
     schema = site.schema
     if isinstance(schema, dict) and ("description" in schema or "$ref" in schema):
         return  # a $ref takes its description from the definition it names
-    yield context.finding(
-        "SW103",
-        site.pointer,
-        f"property {quoted(site.key)} has no description",
-        hint="say what the value means and give an example",
-    )
+    yield context.finding("SW103", site.pointer, f"property {site.key!r} has no description",
+                          hint="say what the value means and give an example")  # fmt: skip
 
 
 def check_required_defined(context: LintContext, site: Site) -> Iterator[Finding]:
@@ -214,13 +209,9 @@ def check_required_defined(context: LintContext, site: Site) -> Iterator[Finding
         if any(_search(pattern, name) for pattern in patterns):
             continue
         close = difflib.get_close_matches(name, list(properties), n=1)
-        hint = f"did you mean {quoted(close[0])}?" if close else "add it to properties"
-        yield context.finding(
-            "SW104",
-            join(site.pointer, "required", index),
-            f"required property {quoted(name)} is not defined",
-            hint,
-        )
+        hint = f"did you mean {close[0]!r}?" if close else "add it to properties"
+        yield context.finding("SW104", join(site.pointer, "required", index),
+                              f"required property {name!r} is not defined", hint)  # fmt: skip
 
 
 def _search(pattern: str, text: str) -> bool:
@@ -239,12 +230,9 @@ def check_unknown_keyword(context: LintContext, site: Site) -> Iterator[Finding]
             continue
         if keyword in context.config.keywords:
             continue
-        yield context.finding(
-            "SW105",
-            join(site.pointer, keyword),
-            f"unknown keyword {quoted(keyword)} is ignored by validators",
-            _keyword_hint(keyword, dialect.keywords),
-        )
+        yield context.finding("SW105", join(site.pointer, keyword),
+                              f"unknown keyword {keyword!r} is ignored by validators",
+                              _keyword_hint(keyword, dialect.keywords))  # fmt: skip
 
 
 def _keyword_hint(keyword: str, known: frozenset[str]) -> str:
@@ -252,7 +240,7 @@ def _keyword_hint(keyword: str, known: frozenset[str]) -> str:
         return _FOREIGN_KEYWORDS[keyword]
     close = difflib.get_close_matches(keyword, sorted(known), n=1, cutoff=0.75)
     if close:
-        return f"did you mean {quoted(close[0])}?"
+        return f"did you mean {close[0]!r}?"
     return 'prefix your own keywords with "x-", or list them under [lint] keywords'
 
 
@@ -270,9 +258,8 @@ def check_type_names(context: LintContext, site: Site) -> Iterator[Finding]:
             if isinstance(declared, list)
             else join(site.pointer, "type")
         )
-        yield context.finding(
-            "SW106", pointer, f"{quoted(name)} is not a JSON Schema type", _type_hint(name)
-        )
+        yield context.finding("SW106", pointer, f"{name!r} is not a JSON Schema type",
+                              _type_hint(name))  # fmt: skip
 
 
 def _type_hint(name: str) -> str:
@@ -375,12 +362,8 @@ def check_unused_definitions(context: LintContext, site: Site) -> Iterator[Findi
     fragments = context.referenced.get(context.file.uri, frozenset())
     if prefix in fragments or any(fragment.startswith(prefix + "/") for fragment in fragments):
         return
-    yield context.finding(
-        "SW109",
-        site.pointer,
-        f"definition {quoted(site.key)} is never referenced",
-        hint="remove it, or $ref it where it is meant to be used",
-    )
+    yield context.finding("SW109", site.pointer, f"definition {site.key!r} is never referenced",
+                          hint="remove it, or $ref it where it is meant to be used")  # fmt: skip
 
 
 def _declares_target(schema: Any) -> bool:
@@ -394,10 +377,8 @@ def check_unknown_format(context: LintContext, site: Site) -> Iterator[Finding]:
     if not isinstance(name, str) or name in KNOWN_FORMATS or name in context.config.formats:
         return
     close = difflib.get_close_matches(name, sorted(KNOWN_FORMATS), n=1)
-    hint = f"did you mean {quoted(close[0])}?" if close else "list it under [lint] formats"
-    yield context.finding(
-        "SW110", join(site.pointer, "format"), f"unknown format {quoted(name)}", hint
-    )
+    hint = f"did you mean {close[0]!r}?" if close else "list it under [lint] formats"
+    yield context.finding("SW110", join(site.pointer, "format"), f"unknown format {name!r}", hint)
 
 
 def check_property_keys(context: LintContext, site: Site) -> Iterator[Finding]:
@@ -409,7 +390,7 @@ def check_property_keys(context: LintContext, site: Site) -> Iterator[Finding]:
     yield context.finding(
         "SW112",
         site.pointer,
-        f"property key {quoted(key)} is not portable",
+        f"property key {key!r} is not portable",
         hint="use letters, digits and underscores, starting with a letter",
     )
 
@@ -454,13 +435,9 @@ SITE_CHECKS: dict[str, SiteCheck] = {
 def check_tool_name(context: LintContext) -> Iterator[Finding]:
     name = context.file.name
     if context.file.is_tool_input and not PORTABLE_TOOL_NAME.match(name):
-        yield context.finding(
-            "SW111",
-            "",
-            f"tool name {quoted(name)} is not portable",
-            hint="rename the file: letters, digits, _ and -, at most 64, "
-            "starting with a letter or _",
-        )
+        yield context.finding("SW111", "", f"tool name {name!r} is not portable",
+                              hint="rename the file: letters, digits, _ and -, at most 64, "
+                              "starting with a letter or _")  # fmt: skip
 
 
 def check_tool_root(context: LintContext) -> Iterator[Finding]:
@@ -490,7 +467,7 @@ def check_tool_description(context: LintContext) -> Iterator[Finding]:
         yield context.finding(
             "SW115",
             "",
-            f"tool {quoted(file.name)} has no description",
+            f"tool {file.name!r} has no description",
             hint="say what the tool does and when to use it",
         )
 

@@ -30,7 +30,7 @@ from schemawire.errors import ErrorCode, JSONError, SchemaError
 from schemawire.schema.config import Config, load_config
 from schemawire.schema.dialect import Dialect, dialect_named
 from schemawire.schema.files import json_files, linked_outside, relpath
-from schemawire.schema.rules import Finding, quoted, rule
+from schemawire.schema.rules import Finding, rule
 from schemawire.schema.validator import CompiledSchema, compile_schema, metaschema_violations
 from schemawire.schema.walk import Site, iter_sites
 from schemawire.types import ToolSpec
@@ -149,7 +149,6 @@ class Repository:
         self.references = references
         self._sites = sites
         self._by_id = {f.schema_id: f for f in reversed(files) if f.schema_id is not None}
-        self._index = _FileIndex(files, config.id_base)
         self._validators: dict[str, CompiledSchema] = {}
 
     @classmethod
@@ -171,8 +170,7 @@ class Repository:
         sites = {f.relpath: tuple(iter_sites(f.document, f.dialect, f.uri))
                  for f in files if f.usable and f.dialect is not None}  # fmt: skip
         references = tuple(r for f in files for r in _references(f, sites.get(f.relpath, ())))
-        index = _FileIndex(files, config.id_base)
-        findings.extend(_check_references(references, registry, missing, index))
+        findings.extend(_check_references(references, registry, missing))
         return cls(config, files, findings=tuple(findings), registry=registry, sites=sites,
                    references=references)  # fmt: skip
 
@@ -192,11 +190,6 @@ class Repository:
             ):
                 return file
         return None
-
-    def referenced_file(self, reference: Reference) -> SchemaFile | None:
-        """The file of this repository that ``reference`` names, even one that cannot be read:
-        by ``$id``, by its path from the referring file, or by ``id-base`` and its path."""
-        return self._index.file_of(reference)
 
     @functools.cached_property
     def documents(self) -> dict[str, Any]:
@@ -314,14 +307,10 @@ def _check_file(file: SchemaFile, config: Config) -> Iterator[Finding]:
                       hint="wrap the schema in { ... }")  # fmt: skip
         return
     if file.dialect is None:
-        yield Finding(
-            rule("SW003"),
-            file.relpath,
-            "/$schema",
-            f"unsupported $schema {quoted(document.get('$schema'))}",
-            hint="use https://json-schema.org/draft/2020-12/schema or "
-            "http://json-schema.org/draft-07/schema#",
-        )
+        yield Finding(rule("SW003"), file.relpath, "/$schema",
+                      f"unsupported $schema {document.get('$schema')!r}",
+                      hint="use https://json-schema.org/draft/2020-12/schema or "
+                      "http://json-schema.org/draft-07/schema#")  # fmt: skip
     own = [*_check_id(file, config), *_check_version(file)]
     explained = {finding.pointer for finding in own}  # say it once, in the clearer words
     for violation in metaschema_violations(document, file.dialect) if file.dialect else ():
@@ -337,21 +326,13 @@ def _check_id(file: SchemaFile, config: Config) -> Iterator[Finding]:
     if identifier is None:
         yield Finding(rule("SW005"), file.relpath, "", "no $id", hint=hint)
     elif _own_uri(file.document) is None:
-        yield Finding(
-            rule("SW006"),
-            file.relpath,
-            "/$id",
-            f"$id {quoted(identifier)} is not an absolute URI without a fragment",
-            hint=hint,
-        )
+        yield Finding(rule("SW006"), file.relpath, "/$id",
+                      f"$id {identifier!r} is not an absolute URI without a fragment",
+                      hint=hint)  # fmt: skip
     elif expected is not None and identifier != expected:
-        yield Finding(
-            rule("SW007"),
-            file.relpath,
-            "/$id",
-            f"$id {quoted(identifier)} does not match the file's path",
-            hint=f'use "$id": "{expected}"',
-        )
+        yield Finding(rule("SW007"), file.relpath, "/$id",
+                      f"$id {identifier!r} does not match the file's path",
+                      hint=f'use "$id": "{expected}"')  # fmt: skip
 
 
 def _check_version(file: SchemaFile) -> Iterator[Finding]:
@@ -364,7 +345,7 @@ def _check_version(file: SchemaFile) -> Iterator[Finding]:
             rule("SW010"),
             file.relpath,
             "/x-version",
-            f"x-version {quoted(version)} is not a semantic version (MAJOR.MINOR.PATCH)",
+            f"x-version {version!r} is not a semantic version (MAJOR.MINOR.PATCH)",
         )
 
 
@@ -375,13 +356,9 @@ def _check_ids(files: tuple[SchemaFile, ...]) -> Iterator[Finding]:
         if identifier is None:
             continue
         if identifier in first_with:
-            yield Finding(
-                rule("SW008"),
-                file.relpath,
-                "/$id",
-                f"$id {quoted(identifier)} is also the $id of {first_with[identifier].relpath}",
-                hint="give each file its own $id",
-            )
+            yield Finding(rule("SW008"), file.relpath, "/$id",
+                          f"$id {identifier!r} is also the $id of {first_with[identifier].relpath}",
+                          hint="give each file its own $id")  # fmt: skip
         else:
             first_with[identifier] = file
 
@@ -395,7 +372,7 @@ def _check_names(files: tuple[SchemaFile, ...]) -> Iterator[Finding]:
                 rule("SW013"),
                 file.relpath,
                 "",
-                f"{file.kind} name {quoted(file.name)} is also used by {seen[key].relpath}",
+                f"{file.kind} name {file.name!r} is also used by {seen[key].relpath}",
             )
         else:
             seen[key] = file
@@ -403,13 +380,9 @@ def _check_names(files: tuple[SchemaFile, ...]) -> Iterator[Finding]:
     for file in files:
         tool = file.name.removesuffix(OUTPUT_SUFFIX)
         if file.is_output and tool not in inputs:
-            yield Finding(
-                rule("SW012"),
-                file.relpath,
-                "",
-                f"output schema for {quoted(tool)}, but there is no {tool}.json",
-                hint=f"add {tool}.json beside it, or rename the file",
-            )
+            yield Finding(rule("SW012"), file.relpath, "",
+                          f"output schema for {tool!r}, but there is no {tool}.json",
+                          hint=f"add {tool}.json beside it, or rename the file")  # fmt: skip
 
 
 def _build_registry(files: tuple[SchemaFile, ...]) -> tuple[jsonschema_rs.Registry, set[str]]:
@@ -468,54 +441,10 @@ def _target_of(reference: str, base_uri: str) -> tuple[str, str]:
     return target.url, unquote(target.fragment)
 
 
-class _FileIndex:
-    """The repository file a reference names, including files that cannot be read (whose
-    ``$id`` is unknown): they are found by their path."""
-
-    def __init__(self, files: tuple[SchemaFile, ...], id_base: str | None) -> None:
-        self._by_uri = {f.uri: f for f in reversed(files)}
-        self._by_path = {f.path.resolve().as_uri(): f for f in reversed(files)}
-        self._by_relpath = {f.relpath: f for f in reversed(files)}
-        self._id_base = id_base
-
-    def file_of(self, reference: Reference) -> SchemaFile | None:
-        """The file ``reference`` names, or None when it names none of the repository's."""
-        if not reference.target:
-            return None
-        return (
-            self._by_uri.get(reference.target)
-            or self._by_location(reference)
-            or self._by_id_base(reference.target)
-        )
-
-    def _by_location(self, reference: Reference) -> SchemaFile | None:
-        referrer = self._by_relpath.get(reference.file)
-        address = reference.value.partition("#")[0]
-        try:
-            if referrer is None or not address or urlsplit(address).scheme:
-                return None
-            return self._by_path.get(urljoin(referrer.path.resolve().as_uri(), address))
-        except ValueError:  # not a URI reference at all
-            return None
-
-    def _by_id_base(self, target: str) -> SchemaFile | None:
-        if self._id_base is None or not target.startswith(self._id_base):
-            return None
-        return self._by_relpath.get(target.removeprefix(self._id_base))
-
-
 def _check_references(
-    references: tuple[Reference, ...],
-    registry: jsonschema_rs.Registry,
-    missing: set[str],
-    index: _FileIndex,
+    references: tuple[Reference, ...], registry: jsonschema_rs.Registry, missing: set[str]
 ) -> Iterator[Finding]:
-    """SW011 for each reference that resolves to nothing; a reference to a file of the
-    repository that cannot be read is not blamed here (`schema.breakage` names the file)."""
     for reference in references:
-        target = index.file_of(reference)
-        if target is not None and not target.usable:
-            continue
         problem = _reference_problem(reference, registry, missing)
         if problem:
             yield Finding(rule("SW011"), reference.file, reference.pointer, problem)
@@ -525,14 +454,13 @@ def _reference_problem(
     reference: Reference, registry: jsonschema_rs.Registry, missing: set[str]
 ) -> str | None:
     if not reference.target:
-        return f"{quoted(reference.value)} is not a URI reference"
+        return f"{reference.value!r} is not a URI reference"
     if reference.target in missing:
-        value = quoted(reference.value)
-        return f"{value} names a schema that is not in this repository (never fetched)"
+        return f"{reference.value!r} names a schema that is not in this repository (never fetched)"
     try:
         registry.resolver(reference.base_uri).lookup(reference.value)
     except (jsonschema_rs.ReferencingError, ValueError) as exc:
-        return f"{quoted(reference.value)} does not resolve: {getattr(exc, 'message', exc)}"
+        return f"{reference.value!r} does not resolve: {getattr(exc, 'message', exc)}"
     return None
 
 

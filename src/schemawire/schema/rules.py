@@ -11,9 +11,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
-from schemawire._json import dumps
-
-__all__ = ["RULES", "Finding", "Rule", "Severity", "quoted", "rule", "rules_markdown"]
+__all__ = ["RULES", "Finding", "Rule", "Severity", "rule", "rules_markdown"]
 
 
 class Severity(StrEnum):
@@ -41,15 +39,14 @@ class Rule:
 
     @property
     def category(self) -> str:
-        """``repository``, ``lint``, ``fixtures``, ``flows``, ``compatibility`` or
-        ``implementations``, from the id's range."""
+        """``repository``, ``lint``, ``fixtures``, ``flows`` or ``compatibility``, from the id's
+        range."""
         ranges = {
             "0": "repository",
             "1": "lint",
             "2": "fixtures",
             "3": "flows",
             "4": "compatibility",
-            "5": "implementations",
         }
         return ranges[self.id[2]]
 
@@ -137,8 +134,6 @@ RULES: dict[str, Rule] = {
              "it was edited by hand, or a schema changed without schemawire export."),
         Rule("SW016", "refused-by-target", _E, "An exported payload is over a limit of its "
              "target (size, nesting, enum values, tools per request): the provider refuses it."),
-        Rule("SW017", "broken-dependency", _E, "A schema $refs a file (or a part of one) that "
-             "cannot be read or compiled, so it cannot be used either; fix that file first."),
         # Lint: schemas that validate, but let bad data through or confuse a model or provider.
         Rule("SW101", "open-object", _E, "An object without additionalProperties: false accepts "
              "any extra key, including injected ones; open a named metadata object instead."),
@@ -181,8 +176,6 @@ RULES: dict[str, Rule] = {
              "fixtures is untested in CI."),
         Rule("SW206", "invalid-expectation", _E, "An .expect.json must be a list of "
              "{\"pointer\", \"keyword\"} objects."),
-        Rule("SW207", "misplaced-fixture", _E, "A file under fixtures/ that is not in a "
-             "`fixtures/<kind>/<name>/valid/` or `invalid/` folder is never run."),
         # Flows: agents, handoffs and routes that can run.
         Rule("SW301", "broken-flow", _E, "A flow file breaks the flow schema, names a schema, "
              "tool or agent that is not there, or a handoff fixture misses the route it "
@@ -193,27 +186,8 @@ RULES: dict[str, Rule] = {
              "of a handoff or state; see docs/diff.md) needs a major x-version bump."),
         Rule("SW402", "change-without-version-bump", _W, "A schema changed compatibly but kept "
              "its x-version: bump the minor version (the patch version for annotations)."),
-        # Implementations (a repository that serves tools): [serve.tools] can serve each tool.
-        Rule("SW501", "implementation-not-importable", _E, "A module [serve.tools] names "
-             "cannot be imported (or fails while it is imported): schemawire serve cannot "
-             "start."),
-        Rule("SW502", "implementation-missing", _E, "The module has no such function, or what "
-             "it names is not callable."),
-        Rule("SW503", "tool-not-implemented", _E, "A repository that serves tools has a tool "
-             "that [serve.tools] does not name: schemawire serve leaves it out without a word."),
-        Rule("SW504", "implementation-signature-mismatch", _E, "The function's parameters do "
-             "not match the tool's input schema: calls the gate accepts fail with a TypeError, "
-             "or the function and the schema disagree on what is required."),
-        Rule("SW505", "implementation-without-tool", _E, "[serve.tools] names a tool that has "
-             "no input schema: schemawire serve refuses to start."),
     )
 }  # fmt: skip
-
-
-def quoted(value: Any) -> str:
-    """``value`` as JSON (``"int"``, ``1``, ``null``): how a message shows a value it quotes,
-    never a Python repr."""
-    return dumps(value, indent=False)
 
 
 def rule(rule_id: str) -> Rule:
@@ -231,8 +205,6 @@ _CATEGORY_TITLES = {
     "fixtures": "Fixture rules: the stored examples behave",
     "flows": "Flow rules: agents, handoffs and routes that can run",
     "compatibility": "Compatibility rules (`schemawire check --since REV`): changes are versioned",
-    "implementations": "Implementation rules (a repository with `[serve]`): every tool can be "
-    "served",
 }
 
 
@@ -251,7 +223,6 @@ def rules_markdown() -> str:
         "",
         "[lint.per-file-ignores]",
         '"schemas/tools/legacy_*.json" = ["SW101", "SW103"]',
-        '"schemas/tools/web_search.json" = ["SW503"]  # served by an upstream, not [serve.tools]',
         "```",
         "",
         "This page is generated from the catalogue in `src/schemawire/schema/rules.py` by",
