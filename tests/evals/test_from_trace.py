@@ -132,7 +132,7 @@ def test_a_resumed_run_reads_as_one_run_with_each_call_once(tmp_path: Path) -> N
 
     try:
         with Trace("r1", path=path) as trace:
-            anyio.run(runner(trace).start, REQUEST)
+            anyio.run(runner(trace).start, REQUEST, "r1")
         store._db.execute("DELETE FROM checkpoints WHERE step = 2")
         store._db.execute("UPDATE runs SET step = 1, node = 'billing', status = 'running'")
         with Trace(path=path) as trace:

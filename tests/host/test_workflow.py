@@ -263,15 +263,17 @@ async def test_the_same_call_twice_in_one_turn_runs_once(store: Any, ledger: Pat
 
 
 async def test_a_run_has_one_id_in_the_store_and_in_every_hop(store: Any, ledger: Path) -> None:
-    trace = Trace("run-of-the-trace")
-    result = await refund_runner(store, trace=trace).start(REQUEST)
-    assert result.run_id == "run-of-the-trace"
-    assert store.run("run-of-the-trace").status == "done"
-    assert {hop.run_id for hop in trace.hops} == {"run-of-the-trace"}
-
-    other = Trace()
-    await refund_runner(store, trace=other).start(REQUEST, run_id="given")
-    assert {hop.run_id for hop in other.hops} == {"given"}
+    trace = Trace()
+    runner = refund_runner(store, trace=trace)
+    first = await runner.start(REQUEST)
+    second = await runner.start(REQUEST, run_id="given")  # one runner, one trace, two runs
+    assert first.run_id != second.run_id == "given"
+    assert [store.run(r.run_id).status for r in (first, second)] == ["done", "done"]
+    by_run: dict[str, list[int]] = {}
+    for hop in trace.hops:
+        by_run.setdefault(hop.run_id, []).append(hop.seq)
+    assert list(by_run) == [first.run_id, "given"]
+    assert all(seqs == list(range(1, len(seqs) + 1)) for seqs in by_run.values())
 
 
 async def test_a_checkpoint_hop_holds_the_time_it_was_written(store: Any, ledger: Path) -> None:
@@ -299,7 +301,7 @@ async def test_a_resumed_run_appends_to_its_own_trace_numbered_on(
 ) -> None:
     path = tmp_path / "traces" / "r9.jsonl"
     with Trace("r9", path=path) as trace:
-        await refund_runner(store, trace=trace).start(REQUEST)
+        await refund_runner(store, trace=trace).start(REQUEST, run_id="r9")
     first = len(list(read_trace(path)))
     rewind_to_billing(store, "r9")
     with Trace(path=path) as trace:  # a fresh worker's trace: the run's id comes from resume

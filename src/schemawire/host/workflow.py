@@ -39,7 +39,7 @@ from schemawire.host.tools import ToolRunner, current_idempotency_key
 from schemawire.schema.repository import Repository
 from schemawire.schema.validator import CompiledSchema
 from schemawire.store.base import Checkpoint, JournalEntry, Store, StoreError, idempotency_key
-from schemawire.trace import Trace
+from schemawire.trace import Trace, new_run_id
 from schemawire.types import Rejection, ToolResult, ToolSpec, Violation
 
 __all__ = ["FlowError", "FlowResult", "FlowRunner", "JournaledTool", "current_idempotency_key"]
@@ -148,14 +148,15 @@ class FlowRunner:
 
         Args:
             user_input: the user's request: the first agent's input.
-            run_id: the run's id (default: the trace's), which is also its hops' ``run``.
+            run_id: the run's id (default: a new one); the trace records the run's hops under
+                it.
 
         Raises:
             StoreError: a run with that id exists, or the store cannot be written.
             SchemawireError: a model or tool server that cannot be used (the run is marked
                 failed, with the error, and can be resumed).
         """
-        run_id = run_id or self.trace.run_id
+        run_id = run_id or new_run_id()
         spec = self._state[0] if self._state else None
         first = Checkpoint(
             run_id,
