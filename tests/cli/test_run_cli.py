@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import socket
 import subprocess
 import sys
@@ -251,32 +252,53 @@ async def test_a_run_whose_model_fails_prints_the_error_and_its_trace(
     assert stopped["trace"] == f".schemawire/traces/{stopped['run_id']}.jsonl"
 
 
+def refusing_once() -> Callable[[int, dict[str, Any]], Response]:
+    """A model that refuses the first request (401), then answers as billing's script."""
+    script = json.loads((REFUND / "scripts" / "billing.json").read_text(encoding="utf-8"))
+
+    def answer(attempt: int, body: dict[str, Any]) -> Response:
+        if attempt == 1:
+            return JSONResponse({"error": {"message": "bad key"}}, 401)
+        return JSONResponse(script["responses"][attempt - 2])
+
+    return answer
+
+
 @pytest.mark.anyio
-async def test_a_flow_whose_model_fails_stops_resumably_and_resumes_into_its_trace(
+async def test_a_flow_whose_model_fails_stops_and_its_resume_command_goes_on(
     tmp_path: Path,
 ) -> None:
     flow = json.loads(REFUND_FLOW.read_text(encoding="utf-8"))
     flow["agents"]["triage"]["model"] = f"script:{REFUND / 'scripts' / 'triage.json'}"
-    async with provider(refusing(401)) as (url, _):
+    async with provider(refusing_once()) as (url, _):
         flow["agents"]["billing"]["model"] = f"openai-compatible:{url}/v1:m"
-        broken = tmp_path / "broken.json"
-        broken.write_text(json.dumps(flow), encoding="utf-8")
-        args = ("run", "--flow", str(broken), "--repo", str(REFUND), REQUEST)
+        live = tmp_path / "live.json"
+        live.write_text(json.dumps(flow), encoding="utf-8")
+        args = ("run", "--flow", str(live), "--repo", str(REFUND), REQUEST)
         stopped = await run_async(*args, cwd=tmp_path)
-    assert stopped.returncode == 2, stopped.stdout + stopped.stderr
-    assert "answered HTTP 401" in stopped.stderr
-    (resume,) = [line for line in stopped.stderr.splitlines() if "runs resume" in line]
-    run_id = resume.split()[1]
-    assert f"schemawire runs resume {run_id} --flow {broken}" in resume
-    where = f".schemawire/traces/{run_id}.jsonl"
-    assert f"trace: {where}" in stopped.stderr.splitlines()
-    (failed,) = run_json("runs", "list", cwd=tmp_path)
-    assert (failed["run_id"], failed["status"], failed["step"]) == (run_id, "failed", 1)
-    assert "answered HTTP 401" in failed["error"]
-    before = len(list(read_trace(tmp_path / where)))
-    resumed = run_json("runs", "resume", run_id[:6], "--flow", str(REFUND_FLOW), cwd=tmp_path)
-    assert (resumed["run_id"], resumed["status"], resumed["steps"]) == (run_id, "done", ["billing"])
-    assert resumed["trace"] == where
+        assert stopped.returncode == 2, stopped.stdout + stopped.stderr
+        assert "answered HTTP 401" in stopped.stderr
+        (said,) = [line for line in stopped.stderr.splitlines() if "go on with:" in line]
+        run_id = said.split()[1]
+        command = f"schemawire runs resume {run_id} --flow {live} --repo {REFUND}"
+        assert said == f"run {run_id} stopped; go on with: {command}"
+        where = f".schemawire/traces/{run_id}.jsonl"
+        assert f"trace: {where}" in stopped.stderr.splitlines()
+        (failed,) = run_json("runs", "list", cwd=tmp_path)
+        assert (failed["run_id"], failed["status"], failed["step"]) == (run_id, "failed", 1)
+        assert "answered HTTP 401" in failed["error"]
+        before = len(list(read_trace(tmp_path / where)))
+        resumed = await run_async(*shlex.split(command)[1:], "--json", cwd=tmp_path)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    body = json.loads(resumed.stdout)
+    assert (body["run_id"], body["status"], body["steps"], body["trace"]) == (
+        run_id,
+        "done",
+        ["billing"],
+        where,
+    )
+    again = run_json("runs", "resume", run_id[:6], "--flow", str(REFUND_FLOW), cwd=tmp_path)
+    assert (again["run_id"], again["status"], again["steps"]) == (run_id, "done", [])
     hops = list(read_trace(tmp_path / where))
     assert len(hops) > before
     assert {hop.run_id for hop in hops} == {run_id}

@@ -8,6 +8,7 @@ resume`` appends to. ``runs show`` and ``runs resume`` take the id or its start.
 from __future__ import annotations
 
 import datetime
+import shlex
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -65,8 +66,9 @@ def run_flow(
     printer = None if json else HopPrinter(stdout)
     recorded = Trace(run_id, path=trace or trace_path(run_id), on_hop=printer)
     options = HostOptions(max_turns=max_turns)
+    resume = _resume_command(run_id, flow_path, store, model, repo)
     with _runner(flow_path, store, model, repo, recorded, options) as runner:
-        _drive(lambda: runner.start(question, run_id), recorded, flow_path, json)
+        _drive(lambda: runner.start(question, run_id), recorded, resume, json)
 
 
 @contextmanager
@@ -97,8 +99,9 @@ def _runner(
             store.close()
 
 
-def _drive(go: Callable[[], Awaitable[Any]], trace: Trace, flow_path: Path, json: bool) -> None:
-    """Run ``go`` (a start or a resume) and print how the run ended.
+def _drive(go: Callable[[], Awaitable[Any]], trace: Trace, resume: str, json: bool) -> None:
+    """Run ``go`` (a start or a resume) and print how the run ended (``resume``: the command
+    that drives it on, should it stop).
 
     Raises:
         typer.Exit: 1 when the flow failed, 2 when a model, server or store could not be used.
@@ -106,8 +109,22 @@ def _drive(go: Callable[[], Awaitable[Any]], trace: Trace, flow_path: Path, json
     try:
         result = anyio.run(go)
     except SchemawireError as error:
-        _print_stopped(trace, str(error), flow_path, json)
+        _print_stopped(trace, str(error), resume, json)
     print_flow_result(result, trace, json)
+
+
+def _resume_command(
+    run_id: str, flow_path: Path, store: str, model: str | None, repo: Path | None
+) -> str:
+    """The ``schemawire runs resume`` command that drives run ``run_id`` on, as it was run."""
+    words = ["schemawire", "runs", "resume", run_id, "--flow", str(flow_path)]
+    if store != DEFAULT_STORE:
+        words += ["--store", store]
+    if model is not None:
+        words += ["--model", model]
+    if repo is not None:
+        words += ["--repo", str(repo)]
+    return shlex.join(words)
 
 
 def _tools(repository: Any) -> dict[str, Any]:
@@ -166,20 +183,16 @@ def print_flow_result(result: Any, trace: Trace, json: bool) -> None:
         raise typer.Exit(EXIT_FINDINGS)
 
 
-def _print_stopped(trace: Trace, error: str, flow_path: Path, json: bool) -> NoReturn:
-    """A run stopped by what could not be used (a model, a server, the store): the error, the
-    run, its trace, and how to go on; exit 2."""
+def _print_stopped(trace: Trace, error: str, resume: str, json: bool) -> NoReturn:
+    """A run stopped by what could not be used (a model, a server, the store): the error and,
+    once the run has begun, its trace and how to go on; exit 2."""
     where = str(trace.path) if trace.written else None
     if json:
         print_json({"run_id": trace.run_id, "status": "failed", "error": error, "trace": where})
     stderr.print(f"[bold red]error:[/] {escape(error)}")
-    if not json:
-        stderr.print(
-            f"run {escape(trace.run_id)} stopped; go on with: schemawire runs resume "
-            f"{escape(trace.run_id)} --flow {escape(str(flow_path))}"
-        )
-        if where is not None:
-            stderr.print(f"[bold]trace:[/] {escape(where)}")
+    if where is not None and not json:
+        stderr.print(f"run {escape(trace.run_id)} stopped; go on with: {escape(resume)}")
+        stderr.print(f"[bold]trace:[/] {escape(where)}")
     raise typer.Exit(EXIT_INPUT)
 
 
@@ -297,8 +310,9 @@ def resume_command(
         opened.close()
     printer = None if json else HopPrinter(stdout)
     resumed = Trace(found, path=trace or trace_path(found), on_hop=printer)
+    again = _resume_command(found, flow, store, model, repo)
     with _runner(flow, store, model, repo, resumed, HostOptions()) as runner:
-        _drive(lambda: runner.resume(found), resumed, flow, json)
+        _drive(lambda: runner.resume(found), resumed, again, json)
 
 
 def _find(opened: Any, given: str, store: str) -> Any:
