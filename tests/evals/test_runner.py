@@ -110,7 +110,8 @@ REFUND_CALL = {"tool": "create_refund", "arguments": {"order_id": "A-1042", "amo
                 "call 2 (create_refund): argument `/note` is missing (expected `x`)"}),
         ([{**LOOKUP, "agent": "triage"}, REFUND_CALL], "exact", {
             "/expect/calls/0/agent":
-                "call 1 (lookup_order): expected it from agent `triage`, it came from `billing`"}),
+                "call 1 (lookup_order): expected it from agent `triage`, it came from agent "
+                "`billing`"}),
         ([LOOKUP], "exact", {"/expect/calls": "expected 1 call, the run made 2; the calls after: "
                                               "create_refund"}),
         ([LOOKUP, REFUND_CALL, LOOKUP], "exact", {
