@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import re
 from pathlib import Path
 
@@ -82,6 +84,17 @@ def test_a_file_that_is_not_a_trace_is_refused_before_a_hop_is_written(tmp_path:
         Trace("r1", path=path)
     assert (raised.value.code, raised.value.line) == (ErrorCode.JSON_SYNTAX, 1)
     assert path.read_text(encoding="utf-8") == "not a hop\n{}\n"
+
+
+def test_a_trace_can_go_to_a_pipe(tmp_path: Path) -> None:
+    read, write = os.pipe()
+    with os.fdopen(read, "rb") as reader:
+        with Trace("r1", path=f"/dev/fd/{write}") as trace:
+            record(trace, 1)
+        os.close(write)
+        (line,) = reader.read().splitlines()
+    assert json.loads(line)["run"] == "r1"
+    assert trace.written
 
 
 def test_after_close_hops_are_kept_in_memory_only(tmp_path: Path) -> None:

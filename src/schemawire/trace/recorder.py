@@ -85,8 +85,9 @@ class Trace:
         self._file: IO[bytes] | None = None
         self._closed = False
         self._last_seq: dict[str, int] = {}  # run id -> the last hop's seq, here or in the file
-        if self.path is not None and self.path.exists():
+        if self.path is not None and self.path.is_file():  # not a pipe or a terminal
             self._file = _reopen(self.path, self._last_seq)
+        self._holds_hops = bool(self._last_seq)
 
     def begin(self, run_id: str) -> None:
         """Record the hops that follow under ``run_id`` (a run resumed with this trace),
@@ -135,11 +136,12 @@ class Trace:
             self._file = self.path.open("ab")
         self._file.write(orjson.dumps(hop.to_json(), default=str) + b"\n")
         self._file.flush()
+        self._holds_hops = True
 
     @property
     def written(self) -> bool:
         """Whether the trace has a file that holds hops (the path is worth showing)."""
-        return self.path is not None and self.path.exists() and self.path.stat().st_size > 0
+        return self._holds_hops
 
     def close(self) -> None:
         """Close the file; the hops stay in memory, and later ones are kept there only."""
