@@ -67,3 +67,15 @@ def test_the_command_line_shown_is_the_commands() -> None:
     for option in ("--junit", "--json", "--from-trace", "--out", "--flow", "--repo", "--name"):
         assert option in result.output
         assert option in PAGE
+
+
+def test_the_pytest_command_runs_the_cases(tmp_path: Path) -> None:
+    (tmp_path / "examples").symlink_to(ROOT / "examples")
+    lines = [line for block in blocks("text") for line in block.splitlines()]
+    (command,) = [line for line in lines if line.startswith("python -m pytest")]
+    argv = [sys.executable, *shlex.split(command)[1:], "-p", "no:cacheprovider"]
+    done = subprocess.run(
+        argv, capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "3 passed" in done.stdout

@@ -109,3 +109,46 @@ def test_without_a_flow_that_fits_it_asks_for_one(tmp_path: Path) -> None:
     trace = record(tmp_path, "triage.json")
     with pytest.raises(UsageError, match="give --flow"):
         case_from_trace(trace, repo=tmp_path)
+
+
+def test_a_resumed_run_reads_as_one_run_with_each_call_once(tmp_path: Path) -> None:
+    # The run finishes, then its last checkpoint is lost, as if its worker died after
+    # create_refund completed; a second worker resumes it into the same trace file. The
+    # interrupted billing step is done again, its calls answered from the journal.
+    flow = load_flow(FLOW)
+    repository = Repository.load(REFUND)
+    tools = {r.spec.name: r for r in python_tools(repository, load_implementations(repository))}
+
+    def model(agent: AgentSpec) -> Any:
+        return model_from_spec(
+            f"script:{FLOW.parent / (agent.model or '').removeprefix('script:')}"
+        )
+
+    path = tmp_path / "r1.jsonl"
+    store = SqliteStore(tmp_path / "runs.db")
+
+    def runner(trace: Trace) -> FlowRunner:
+        return FlowRunner(flow, repository, store, tools=tools, model=model, trace=trace)
+
+    try:
+        with Trace("r1", path=path) as trace:
+            anyio.run(runner(trace).start, REQUEST, "r1")
+        store._db.execute("DELETE FROM checkpoints WHERE step = 2")
+        store._db.execute("UPDATE runs SET step = 1, node = 'billing', status = 'running'")
+        with Trace(path=path) as trace:
+            anyio.run(runner(trace).resume, "r1")
+    finally:
+        store.close()
+    hops = list(read_trace(path))
+    assert sum(hop.protocol == "journal" for hop in hops) == 2  # both calls answered again
+    recorded = case_from_trace(path, flow=FLOW, out=tmp_path / "evals" / "case.json")
+    assert not any(note.startswith("the trace holds") for note in recorded.notes)
+    expect = recorded.document["expect"]
+    assert (expect["status"], expect["steps"], expect["route"]) == (
+        "done",
+        ["triage", "billing"],
+        "billing",
+    )
+    assert [call["tool"] for call in expect["calls"]] == ["lookup_order", "create_refund"]
+    assert "models" not in recorded.document  # the responses are the flow's own scripts'
+    assert run_case(write(tmp_path, recorded.document)).status == "passed"

@@ -89,3 +89,20 @@ def test_same_json_tells_booleans_from_numbers_but_not_integers_from_floats() ->
     assert not same_json([False], [0])
     assert same_json(20, 20.0)
     assert same_json({"amount": 20}, {"amount": 20.0})
+
+
+def test_a_call_from_no_agent_is_said_so_not_written_as_none() -> None:
+    from schemawire.evals.expect import check_expectations
+    from schemawire.evals.outcome import ObservedCall, Outcome
+    from schemawire.schema.repository import Repository
+    from tests.evals.conftest import REFUND
+
+    outcome = Outcome("done", calls=[ObservedCall("lookup_order", {"order_id": "A-1"})])
+    expect = {"calls": [{"tool": "lookup_order", "agent": "billing"}]}
+    assert check_expectations(expect, outcome, Repository.load(REFUND)) == [
+        (
+            "/expect/calls/0/agent",
+            "call 1 (lookup_order): expected it from agent `billing`, it came from no agent "
+            "of a flow",
+        )
+    ]

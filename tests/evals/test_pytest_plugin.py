@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import importlib.metadata
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -11,23 +11,22 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import pytest
+
 from tests.evals.conftest import REFUND, flow_case
 
 ROOT = Path(__file__).parents[2]
 PLUGIN = "schemawire.evals.pytest_plugin"
 
 
-def pytest_args() -> list[str]:
-    """``-p`` for the plugin, unless its entry point already loads it (then ``-p`` would
-    register it twice)."""
-    points = importlib.metadata.entry_points(group="pytest11")
-    return [] if any(point.value == PLUGIN for point in points) else ["-p", PLUGIN]
-
-
-def run_pytest(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "pytest", *pytest_args(), "-p", "no:cacheprovider", *args]
-    return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False,
-                          cwd=cwd)  # fmt: skip
+def run_pytest(
+    *args: str, cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """A real ``pytest`` in a fresh process; the plugin comes from its entry point."""
+    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args]
+    return subprocess.run(
+        command, capture_output=True, text=True, timeout=120, check=False, cwd=cwd, env=env
+    )
 
 
 def test_pytest_runs_the_cases_and_counts_passes_and_failures(tmp_path: Path) -> None:
@@ -84,3 +83,25 @@ def test_a_json_file_named_on_the_command_line_is_collected(tmp_path: Path) -> N
     result = run_pytest(str(case), "-q", cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "1 passed" in result.stdout
+
+
+@pytest.mark.parametrize("given", [0, 1, 2])
+def test_the_plugin_loads_once_however_often_p_names_it(tmp_path: Path, given: int) -> None:
+    # The entry point loads the plugin; a user who also types -p (once or twice) must not
+    # meet "Plugin already registered".
+    repository = tmp_path / "refund"
+    shutil.copytree(REFUND, repository, ignore=shutil.ignore_patterns("__pycache__"))
+    result = run_pytest(*["-p", PLUGIN] * given, str(repository / "evals"), "-q", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "3 passed" in result.stdout
+
+
+def test_p_loads_the_plugin_when_entry_points_are_not_autoloaded(tmp_path: Path) -> None:
+    repository = tmp_path / "refund"
+    shutil.copytree(REFUND, repository, ignore=shutil.ignore_patterns("__pycache__"))
+    quiet = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    without = run_pytest(str(repository / "evals"), "-q", cwd=tmp_path, env=quiet)
+    assert without.returncode == 5, without.stdout + without.stderr  # no tests collected
+    result = run_pytest("-p", PLUGIN, str(repository / "evals"), "-q", cwd=tmp_path, env=quiet)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "3 passed" in result.stdout

@@ -110,7 +110,8 @@ REFUND_CALL = {"tool": "create_refund", "arguments": {"order_id": "A-1042", "amo
                 "call 2 (create_refund): argument `/note` is missing (expected `x`)"}),
         ([{**LOOKUP, "agent": "triage"}, REFUND_CALL], "exact", {
             "/expect/calls/0/agent":
-                "call 1 (lookup_order): expected it from agent `triage`, it came from `billing`"}),
+                "call 1 (lookup_order): expected it from agent `triage`, it came from agent "
+                "`billing`"}),
         ([LOOKUP], "exact", {"/expect/calls": "expected 1 call, the run made 2; the calls after: "
                                               "create_refund"}),
         ([LOOKUP, REFUND_CALL, LOOKUP], "exact", {
@@ -217,17 +218,17 @@ def test_without_a_model_for_an_agent_the_case_cannot_run(
         ({"flow": "flows/nowhere.json"}, "/flow", "no flow file"),
         ({"models": {"triage": "script:scripts/nowhere.json"}}, "/models/triage", "no script"),
         ({"models": {"auditor": "script:scripts/triage.json"}}, "/models/auditor",
-         "flow refund has no agent 'auditor'"),
+         'flow refund has no agent "auditor"'),
         ({"models": {"triage": "telepathy:x"}}, "/models/triage", "unknown provider"),
         ({"expect": {"calls": [{"tool": "teleport"}]}}, "/expect/calls/0/tool",
-         "the run offers no tool 'teleport'"),
+         'the run offers no tool "teleport"'),
         ({"expect": {"calls": [{"tool": "lookup_order", "agent": "x"}]}},
-         "/expect/calls/0/agent", "flow refund has no agent 'x'"),
+         "/expect/calls/0/agent", 'flow refund has no agent "x"'),
         ({"expect": {"steps": ["triage", "shipping"]}}, "/expect/steps/1",
-         "flow refund has no agent 'shipping'"),
+         'flow refund has no agent "shipping"'),
         ({"expect": {"route": "shipping"}}, "/expect/route", "flow refund has no agent"),
         ({"expect": {"output": {"schema": "tools/nothing"}}}, "/expect/output/schema",
-         "no schema 'tools/nothing'"),
+         'no schema "tools/nothing"'),
     ],
 )  # fmt: skip
 def test_a_case_naming_what_is_not_there_cannot_run(

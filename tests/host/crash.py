@@ -18,6 +18,7 @@ from typing import Any
 import anyio
 
 from schemawire.store import Store, open_store
+from schemawire.trace import Trace, trace_path
 from tests.host.flows import REQUEST, refund_runner, use_ledger
 
 WRITES = ("create_run", "claim", "release", "save", "finish", "call_started", "call_ended")
@@ -50,12 +51,14 @@ class CrashingStore:
 
 
 def work(url: str, run_id: str, ledger: Path, crash: tuple[int, bool] | None) -> None:
-    """Start ``run_id`` (or resume it, if it exists), dying as ``crash`` says."""
+    """Start ``run_id`` (or resume it, if it exists), dying as ``crash`` says; its hops go to
+    its own trace file, in a ``traces`` folder beside the ledger."""
     use_ledger(ledger)
     store: Any = open_store(url)
     if crash is not None:
         store = CrashingStore(store, *crash)
-    runner = refund_runner(store, worker=f"worker-{os.getpid()}")
+    trace = Trace(run_id, path=trace_path(run_id, ledger.parent / "traces"))
+    runner = refund_runner(store, worker=f"worker-{os.getpid()}", trace=trace)
 
     async def go() -> None:
         if store.run(run_id) is None:
@@ -64,6 +67,7 @@ def work(url: str, run_id: str, ledger: Path, crash: tuple[int, bool] | None) ->
             await runner.resume(run_id)
 
     anyio.run(go)
+    trace.close()
     store.close()
 
 

@@ -1,5 +1,6 @@
 """Workers killed with SIGKILL at every kind of point, 100 runs: every run resumes to its end,
-no completed tool call runs twice, and every checkpoint is there and valid."""
+no completed tool call runs twice, every checkpoint is there and valid, and each run's trace
+file reads as that one run."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ from typing import Any
 
 import pytest
 
+from schemawire.evals.outcome import read_outcome
 from schemawire.schema.repository import Repository
 from schemawire.store import open_store
+from schemawire.trace import read_trace, trace_path
 from tests.host.crash import in_child, work
 from tests.host.flows import REFUND, ledger_lines
 
@@ -79,5 +82,22 @@ def _check_runs(url: str, kind: str, ledger: Path) -> None:
                     # a completed refund ran exactly once; an interrupted one at most once
                     limit = {"completed": (1, 1), "started": (0, 1)}[entry.status]
                     assert limit[0] <= executed[entry.key] <= limit[1], (run_id, entry)
+            _check_trace(trace_path(run_id, ledger.parent / "traces"), run_id, store)
     finally:
         store.close()
+
+
+def _check_trace(path: Path, run_id: str, store: Any) -> None:
+    """Every attempt of the run appended to its one trace file, numbered on, and the file
+    reads as one run that did each step once and made a completed refund once."""
+    hops = list(read_trace(path))
+    assert {hop.run_id for hop in hops} == {run_id}, path
+    assert [hop.seq for hop in hops] == list(range(1, len(hops) + 1)), path
+    outcome = read_outcome(hops)
+    assert (outcome.status, outcome.steps) == ("done", ["triage", "billing"]), run_id
+    refunds = [call for call in outcome.calls if call.tool == "create_refund"]
+    entries = [e for e in store.journal(run_id) if e.tool == "create_refund"]
+    completed = any(entry.status == "completed" for entry in entries)
+    # a completed refund counts once (run, or answered from the journal after a crash); an
+    # interrupted one is not made again, so the run as read did not make it
+    assert len(refunds) == (1 if completed else 0), (run_id, refunds, entries)

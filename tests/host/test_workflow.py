@@ -9,14 +9,19 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
+from starlette.responses import JSONResponse, Response
 
 from schemawire.errors import ConfigError
 from schemawire.gates import HandoffGate, Route
+from schemawire.host import HttpModel, ModelError
 from schemawire.host.flow import flow_findings, load_flow
 from schemawire.schema.repository import Repository
 from schemawire.store import JournalEntry, SqliteStore, StoreError, idempotency_key
+from schemawire.trace import Trace, read_trace
 from tests.host.flows import FLOW, REFUND, REQUEST, ledger_lines, refund_runner, use_ledger
+from tests.host.test_models import provider
 
 pytestmark = pytest.mark.anyio
 
@@ -159,7 +164,7 @@ def test_a_flow_file_is_checked_against_the_flow_schema(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="routes"):
         load_flow(bad)
     bad.write_text(json.dumps({"name": "x", "start": "nobody", "agents": {"a": {}}}))
-    with pytest.raises(ConfigError, match="no agent 'nobody'"):
+    with pytest.raises(ConfigError, match='no agent "nobody"'):
         load_flow(bad)
 
 
@@ -180,9 +185,24 @@ def test_check_finds_what_is_wrong_with_a_flow(write_repo: Any) -> None:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(path.read_bytes())
     messages = [f.message for f in flow_findings(Repository.load(root))]
-    assert any("no schema 'state/nowhere'" in m for m in messages)
-    assert any("no tool schema 'teleport'" in m for m in messages)
-    assert any("refund.json should reach route 'billing'" in m for m in messages)
+    assert any('no schema "state/nowhere"' in m for m in messages)
+    assert any('no tool schema "teleport"' in m for m in messages)
+    wrong = 'refund.json should reach route "billing" of agent "triage", but reaches "end"'
+    assert any(wrong in m for m in messages)
+
+
+def test_check_says_so_when_no_route_takes_a_fixture(tmp_path: Path) -> None:
+    root = tmp_path / "refund"
+    shutil.copytree(REFUND, root, ignore=shutil.ignore_patterns("__pycache__"))
+    flow = json.loads(FLOW.read_text())
+    first = flow["agents"]["triage"]["routes"][0]
+    first["when"] = {"properties": {"confidence": {"minimum": 0.99}}}
+    flow["agents"]["triage"]["routes"] = [first]  # no fallback
+    (root / "flows" / "refund.json").write_text(json.dumps(flow))
+    messages = [f.message for f in flow_findings(Repository.load(root))]
+    said = 'should reach route "billing" of agent "triage", but no route takes it'
+    assert any(said in m for m in messages), messages
+    assert not any("None" in m or "'" in m for m in messages)
 
 
 async def test_a_flow_whose_routes_loop_stops_with_an_error(
@@ -237,3 +257,88 @@ async def test_the_same_call_twice_in_one_turn_runs_once(store: Any, ledger: Pat
     result = await runner.resume("r7")
     assert result.status == "done"
     assert len(ledger_lines(ledger)) == 1  # create_refund ran once for the two calls
+
+
+# --- one id per run, in the store and in the trace -----------------------------------------------
+
+
+async def test_a_run_has_one_id_in_the_store_and_in_every_hop(store: Any, ledger: Path) -> None:
+    trace = Trace()
+    runner = refund_runner(store, trace=trace)
+    first = await runner.start(REQUEST)
+    second = await runner.start(REQUEST, run_id="given")  # one runner, one trace, two runs
+    assert first.run_id != second.run_id == "given"
+    assert [store.run(r.run_id).status for r in (first, second)] == ["done", "done"]
+    by_run: dict[str, list[int]] = {}
+    for hop in trace.hops:
+        by_run.setdefault(hop.run_id, []).append(hop.seq)
+    assert list(by_run) == [first.run_id, "given"]
+    assert all(seqs == list(range(1, len(seqs) + 1)) for seqs in by_run.values())
+
+
+async def test_a_checkpoint_hop_holds_the_time_it_was_written(store: Any, ledger: Path) -> None:
+    trace = Trace()
+    await refund_runner(store, trace=trace).start(REQUEST, run_id="r8")
+    saved = [hop.payload for hop in trace.hops if hop.protocol == "checkpoint"]
+    written = [c.to_json() for c in store.checkpoints("r8")[1:]]
+    assert saved == written
+    assert all(isinstance(c["created"], float) and c["created"] > 0 for c in saved)
+
+
+def rewind_to_billing(store: Any, run_id: str) -> None:
+    """Drop the run's last checkpoint, as if its worker died after create_refund completed."""
+    again = SqliteStore(store.path)
+    again._db.execute("DELETE FROM checkpoints WHERE run_id = ? AND step = 2", (run_id,))
+    again._db.execute(
+        "UPDATE runs SET step = 1, node = 'billing', status = 'running' WHERE run_id = ?",
+        (run_id,),
+    )
+    again.close()
+
+
+async def test_a_resumed_run_appends_to_its_own_trace_numbered_on(
+    store: Any, ledger: Path, tmp_path: Path
+) -> None:
+    path = tmp_path / "traces" / "r9.jsonl"
+    with Trace("r9", path=path) as trace:
+        await refund_runner(store, trace=trace).start(REQUEST, run_id="r9")
+    first = len(list(read_trace(path)))
+    rewind_to_billing(store, "r9")
+    with Trace(path=path) as trace:  # a fresh worker's trace: the run's id comes from resume
+        assert (await refund_runner(store, trace=trace).resume("r9")).status == "done"
+    hops = list(read_trace(path))
+    assert {hop.run_id for hop in hops} == {"r9"}
+    assert [hop.seq for hop in hops] == list(range(1, len(hops) + 1))
+    resumed = hops[first]
+    assert (resumed.source, resumed.protocol, resumed.direction) == (
+        "store",
+        "checkpoint",
+        "receive",
+    )
+    assert (resumed.payload["step"], resumed.payload["node"]) == (1, "billing")
+    assert len(ledger_lines(ledger)) == 1
+
+
+async def test_a_model_that_cannot_be_used_fails_the_run_which_can_be_resumed(
+    store: Any, ledger: Path
+) -> None:
+    def refused(attempt: int, body: dict[str, Any]) -> Response:
+        return JSONResponse({"error": {"message": "bad key"}}, status_code=401)
+
+    async with provider(refused) as (url, _):
+        flow = load_flow(FLOW)
+        broken = refund_runner(
+            store,
+            model=lambda agent: HttpModel(
+                "openai.chat", "m", base_url=f"{url}/v1", api_key="sk-test"
+            ),
+        )
+        with anyio.fail_after(30), pytest.raises(ModelError) as raised:
+            await broken.start(REQUEST, run_id="r10")
+    assert raised.value.status == 401
+    run = store.run("r10")
+    assert (run.status, run.step) == ("failed", 0)
+    assert "HTTP 401" in (run.error or "")
+    resumed = await refund_runner(store, flow).resume("r10")
+    assert resumed.status == "done"
+    assert (store.run("r10").status, store.run("r10").error) == ("done", None)

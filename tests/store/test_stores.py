@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from schemawire.store import Checkpoint, JournalEntry, Store, StoreError, idempotency_key
+from schemawire.store import (
+    Checkpoint,
+    JournalEntry,
+    RunLookupError,
+    Store,
+    StoreError,
+    find_run,
+    idempotency_key,
+)
 from tests.store.conftest import OpenStore
 
 STATE_SCHEMA = "https://example.com/schemas/state.json"
@@ -146,6 +154,57 @@ def test_states_come_back_as_the_json_they_were(store: Store) -> None:
 
     assert [c.state for c in store.checkpoints("r1")] == [state, [1, "two", None], "a bare string"]
     assert isinstance(store.checkpoints("r1")[0].state["whole float"], float)
+
+
+def test_a_checkpoint_comes_back_with_the_time_it_was_written(store: Store) -> None:
+    unwritten = checkpoint("r1", 0)
+    assert unwritten.created is None
+
+    first = store.create_run("r1", "refunds", unwritten)
+    second = store.save(checkpoint("r1", 1), expected_step=0)
+
+    info = store.run("r1")
+    assert info is not None
+    assert first.created == info.created
+    assert second.created == info.updated
+    assert store.checkpoints("r1") == [first, second]
+    assert first.to_json()["created"] == info.created
+
+
+# --- finding a run by the start of its id ------------------------------------------------------
+
+
+def runs_named(store: Store, *run_ids: str) -> None:
+    for run_id in run_ids:
+        store.create_run(run_id, "refunds", checkpoint(run_id, 0))
+
+
+def test_the_start_of_one_runs_id_finds_it(store: Store) -> None:
+    runs_named(store, "3f2a9c01", "3f2b0000", "a_%_b")
+
+    assert find_run(store, "3f2a").run_id == "3f2a9c01"
+    assert find_run(store, "3f2a9c01").run_id == "3f2a9c01"
+    assert find_run(store, "a_%_").run_id == "a_%_b"  # no wildcards: _ and % are themselves
+    assert [r.run_id for r in store.runs_starting("3f2")] == ["3f2b0000", "3f2a9c01"]
+
+
+def test_the_start_of_several_ids_names_them_all(store: Store) -> None:
+    runs_named(store, "3f2a9c01", "3f2a9c02", "3f2b0000")
+
+    with pytest.raises(RunLookupError) as raised:
+        find_run(store, "3f2a")
+    assert raised.value.candidates == ("3f2a9c02", "3f2a9c01")
+    assert "3f2a9c02, 3f2a9c01" in str(raised.value)
+
+
+def test_an_unknown_or_too_short_start_finds_nothing(store: Store) -> None:
+    runs_named(store, "3f2a9c01", "r1")
+
+    assert find_run(store, "r1").run_id == "r1"  # a whole id, however short
+    for given in ("3f2", "ffff", "3f2a9c01x"):
+        with pytest.raises(RunLookupError) as raised:
+            find_run(store, given)
+        assert (raised.value.given, raised.value.candidates) == (given, ())
 
 
 # --- the journal -------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ EXAMPLES = (
     "schemawire eval                       # evals/*.json of this repository",
     "schemawire eval examples/refund/evals --junit evals.xml",
     "schemawire eval evals/happy_path.json --json",
-    "schemawire eval --from-trace .schemawire/traces/refund.jsonl --out evals/recorded.json",
+    "schemawire eval --from-trace .schemawire/traces/RUN_ID.jsonl --out evals/recorded.json",
 )
 """The examples of ``schemawire eval --help`` (``epilog=_examples(*EXAMPLES)`` in app.py)."""
 

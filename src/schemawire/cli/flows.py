@@ -1,22 +1,29 @@
-"""``schemawire run --flow`` and ``schemawire runs``: workflows that checkpoint and resume."""
+"""``schemawire run --flow`` and ``schemawire runs``: workflows that checkpoint and resume.
+
+One id per run: ``run --flow`` picks it, the store keeps the run under it, every hop carries it,
+and the trace is ``.schemawire/traces/<run id>.jsonl`` (unless ``--trace``), which ``runs
+resume`` appends to. ``runs show`` and ``runs resume`` take the id or its start.
+"""
 
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterator
+import shlex
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import anyio
 import typer
 from rich.markup import escape
 from rich.table import Table
 
-from schemawire.cli.hops import HopPrinter
-from schemawire.cli.output import EXIT_FINDINGS, guarded, print_json, stdout
-from schemawire.errors import UsageError
-from schemawire.store import DEFAULT_STORE
+from schemawire.cli.hops import HopPrinter, shown
+from schemawire.cli.output import EXIT_FINDINGS, EXIT_INPUT, guarded, print_json, stderr, stdout
+from schemawire.errors import SchemawireError, UsageError
+from schemawire.store import DEFAULT_STORE, RunLookupError
+from schemawire.trace import Trace, new_run_id, trace_path
 
 __all__ = ["run_flow", "runs_app"]
 
@@ -28,6 +35,7 @@ Store = Annotated[
         help="Where runs are kept: sqlite:PATH or postgresql://...",
     ),
 ]
+RunId = Annotated[str, typer.Argument(help="The run: its id, or the first 4 or more characters.")]
 
 runs_app = typer.Typer(
     name="runs",
@@ -39,43 +47,84 @@ runs_app = typer.Typer(
 )
 
 
-def run_flow(flow_path: Path, question: str, *, store: str, model: str | None, repo: Path | None,
-             trace: Path | None, quiet: bool, max_turns: int) -> Any:  # fmt: skip
-    """Start a run of a flow; its result."""
+def run_flow(
+    flow_path: Path,
+    question: str,
+    *,
+    store: str,
+    model: str | None,
+    repo: Path | None,
+    trace: Path | None,
+    json: bool,
+    max_turns: int,
+) -> None:
+    """Start a run of a flow under a new id, print how it ended, and exit 1 if it failed
+    (2 if a model or server could not be used)."""
     from schemawire.host import HostOptions
 
+    run_id = new_run_id()
+    printer = None if json else HopPrinter(stdout)
+    recorded = Trace(run_id, path=trace or trace_path(run_id), on_hop=printer)
     options = HostOptions(max_turns=max_turns)
-    return anyio.run(_start, flow_path, question, store, model, repo, trace, quiet, options)
-
-
-async def _start(flow_path: Path, question: str, store_url: str, model: str | None,
-                 repo: Path | None, trace_path: Path | None, quiet: bool,
-                 options: Any) -> Any:  # fmt: skip
-    with _runner(flow_path, store_url, model, repo, trace_path, quiet, options) as runner:
-        return await runner.start(question)
+    resume = _resume_command(run_id, flow_path, store, model, repo)
+    with _runner(flow_path, store, model, repo, recorded, options) as runner:
+        _drive(lambda: runner.start(question, run_id), recorded, resume, json)
 
 
 @contextmanager
-def _runner(flow_path: Path, store_url: str, model: str | None, repo: Path | None,
-            trace_path: Path | None, quiet: bool, options: Any) -> Iterator[Any]:  # fmt: skip
+def _runner(
+    flow_path: Path,
+    store_url: str,
+    model: str | None,
+    repo: Path | None,
+    trace: Trace,
+    options: Any,
+) -> Iterator[Any]:
     """A `FlowRunner` for a flow file, with its store, tools, models and trace, closed after."""
     from schemawire.host.flow import load_flow
     from schemawire.host.workflow import FlowRunner
     from schemawire.schema.repository import Repository
     from schemawire.store import open_store
-    from schemawire.trace import Trace
 
-    flow = load_flow(flow_path)
-    repository = Repository.load(repo if repo is not None else flow_path.parent)
-    store = open_store(store_url)
-    path = trace_path or Path(".schemawire") / "traces" / f"{flow.name}.jsonl"
-    trace = Trace(path=path, on_hop=None if quiet else HopPrinter(stdout))
+    with trace:
+        flow = load_flow(flow_path)
+        repository = Repository.load(repo if repo is not None else flow_path.parent)
+        store = open_store(store_url)
+        try:
+            tools, models = _tools(repository), _models(flow, model)
+            yield FlowRunner(
+                flow, repository, store, tools=tools, model=models, trace=trace, options=options
+            )
+        finally:
+            store.close()
+
+
+def _drive(go: Callable[[], Awaitable[Any]], trace: Trace, resume: str, json: bool) -> None:
+    """Run ``go`` (a start or a resume) and print how the run ended (``resume``: the command
+    that drives it on, should it stop).
+
+    Raises:
+        typer.Exit: 1 when the flow failed, 2 when a model, server or store could not be used.
+    """
     try:
-        yield FlowRunner(flow, repository, store, tools=_tools(repository),
-                         model=_models(flow, model), trace=trace, options=options)  # fmt: skip
-    finally:
-        trace.close()
-        store.close()
+        result = anyio.run(go)
+    except SchemawireError as error:
+        _print_stopped(trace, str(error), resume, json)
+    print_flow_result(result, trace, json)
+
+
+def _resume_command(
+    run_id: str, flow_path: Path, store: str, model: str | None, repo: Path | None
+) -> str:
+    """The ``schemawire runs resume`` command that drives run ``run_id`` on, as it was run."""
+    words = ["schemawire", "runs", "resume", run_id, "--flow", str(flow_path)]
+    if store != DEFAULT_STORE:
+        words += ["--store", store]
+    if model is not None:
+        words += ["--model", model]
+    if repo is not None:
+        words += ["--repo", str(repo)]
+    return shlex.join(words)
 
 
 def _tools(repository: Any) -> dict[str, Any]:
@@ -101,22 +150,50 @@ def _models(flow: Any, default: str | None) -> Any:
     return model
 
 
-def print_flow_result(result: Any, json: bool) -> None:
+def print_flow_result(result: Any, trace: Trace, json: bool) -> None:
+    """How a run ended: its steps, state and output (as JSON values), and its trace.
+
+    Raises:
+        typer.Exit: 1 when the run failed.
+    """
+    where = str(trace.path) if trace.written else None
     if json:
-        print_json({"run_id": result.run_id, "status": result.status, "steps": result.steps,
-                    "state": result.state, "output": result.output,
-                    "error": result.error})  # fmt: skip
-    elif result.status == "done":
-        stdout.print(f"\n[bold green]done[/] run {escape(result.run_id)}: "
-                     f"{escape(' → '.join(result.steps))}")  # fmt: skip
-        stdout.print(f"[bold]state:[/] {escape(str(result.state))}")
-        stdout.print(f"[bold]output:[/] {escape(str(result.output))}")
-    else:
-        stdout.print(
-            f"\n[bold red]failed[/] run {escape(result.run_id)}: {escape(result.error or '')}"
+        print_json(
+            {
+                "run_id": result.run_id,
+                "status": result.status,
+                "steps": result.steps,
+                "state": result.state,
+                "output": result.output,
+                "error": result.error,
+                "trace": where,
+            }
         )
+    elif result.status == "done":
+        steps = " → ".join(result.steps) or "it had ended already"
+        stdout.print(f"\n[bold green]done[/] run {escape(result.run_id)}: {escape(steps)}")
+        stdout.print(f"[bold]state:[/] {escape(shown(result.state))}")
+        stdout.print(f"[bold]output:[/] {escape(shown(result.output))}")
+    else:
+        error = escape(result.error or "")
+        stdout.print(f"\n[bold red]failed[/] run {escape(result.run_id)}: {error}")
+    if where is not None and not json:
+        stdout.print(f"[bold]trace:[/] {escape(where)}")
     if result.status != "done":
         raise typer.Exit(EXIT_FINDINGS)
+
+
+def _print_stopped(trace: Trace, error: str, resume: str, json: bool) -> NoReturn:
+    """A run stopped by what could not be used (a model, a server, the store): the error and,
+    once the run has begun, its trace and how to go on; exit 2."""
+    where = str(trace.path) if trace.written else None
+    if json:
+        print_json({"run_id": trace.run_id, "status": "failed", "error": error, "trace": where})
+    stderr.print(f"[bold red]error:[/] {escape(error)}")
+    if where is not None and not json:
+        stderr.print(f"run {escape(trace.run_id)} stopped; go on with: {escape(resume)}")
+        stderr.print(f"[bold]trace:[/] {escape(where)}")
+    raise typer.Exit(EXIT_INPUT)
 
 
 # --- schemawire runs -----------------------------------------------------------------------------
@@ -141,19 +218,23 @@ def list_command(
         print_json([run.to_json() for run in runs])
         return
     table = Table()
-    for column in ("run", "flow", "status", "step", "next", "updated", "error"):
+    # The id whole, on one line: it is what people copy into runs show and runs resume.
+    table.add_column("run", no_wrap=True, min_width=max((len(r.run_id) for r in runs), default=3))
+    for column in ("flow", "status", "step", "next", "updated", "error"):
         table.add_column(column)
     for run in runs:
         updated = datetime.datetime.fromtimestamp(run.updated).isoformat(timespec="seconds")
-        table.add_row(run.run_id, run.flow, run.status, str(run.step), run.node or "",
-                      updated, escape((run.error or "")[:60]))  # fmt: skip
+        error = escape(" ".join((run.error or "").split())[:60])
+        table.add_row(
+            run.run_id, run.flow, run.status, str(run.step), run.node or "", updated, error
+        )
     stdout.print(table)
 
 
 @runs_app.command("show", epilog="[bold]Examples[/]\n\n  schemawire runs show 3f2a9c --json")
 @guarded
 def show_command(
-    run_id: Annotated[str, typer.Argument(help="The run.")],
+    run_id: RunId,
     store: Store = DEFAULT_STORE,
     json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
@@ -162,48 +243,87 @@ def show_command(
 
     opened = open_store(store)
     try:
-        run = opened.run(run_id)
-        if run is None:
-            raise UsageError(f"no run {run_id} in {store}")
-        checkpoints, journal = opened.checkpoints(run_id), opened.journal(run_id)
+        run = _find(opened, run_id, store)
+        checkpoints, journal = opened.checkpoints(run.run_id), opened.journal(run.run_id)
     finally:
         opened.close()
+    path = trace_path(run.run_id)
+    where = str(path) if path.is_file() else None
     if json:
-        print_json({"run": run.to_json(), "checkpoints": [c.to_json() for c in checkpoints],
-                    "journal": [{"key": e.key, "step": e.step, "tool": e.tool,
-                                 "arguments": e.arguments, "status": e.status,
-                                 "result": e.result} for e in journal]})  # fmt: skip
+        calls = [
+            {
+                "key": e.key,
+                "step": e.step,
+                "tool": e.tool,
+                "arguments": e.arguments,
+                "status": e.status,
+                "result": e.result,
+            }
+            for e in journal
+        ]
+        print_json(
+            {
+                "run": run.to_json(),
+                "checkpoints": [c.to_json() for c in checkpoints],
+                "journal": calls,
+                "trace": where,
+            }
+        )
         return
     stdout.print(f"[bold]{escape(run.run_id)}[/] {escape(run.flow)}: {run.status}, step {run.step}")
+    if run.error:
+        stdout.print(f"  [red]error:[/] {escape(run.error)}")
     for checkpoint in checkpoints:
-        stdout.print(f"  step {checkpoint.step} → {escape(str(checkpoint.node))}: "
-                     f"{escape(str(checkpoint.state))}")  # fmt: skip
+        node, state = checkpoint.node or "end", shown(checkpoint.state)
+        stdout.print(f"  step {checkpoint.step} → {escape(node)}: {escape(state)}")
     for entry in journal:
         stdout.print(f"  call {escape(entry.tool)} (step {entry.step}) {entry.status}")
+    if where is not None:
+        stdout.print(f"[bold]trace:[/] {escape(where)}")
 
 
-@runs_app.command("resume", epilog="[bold]Examples[/]\n\n  schemawire runs resume 3f2a9c "
-                  "--flow flows/refund.json")  # fmt: skip
+@runs_app.command(
+    "resume",
+    epilog="[bold]Examples[/]\n\n  schemawire runs resume 3f2a9c --flow flows/refund.json",
+)
 @guarded
 def resume_command(
-    run_id: Annotated[str, typer.Argument(help="The run.")],
+    run_id: RunId,
     flow: Annotated[Path, typer.Option("--flow", help="The run's flow file.")],
     store: Store = DEFAULT_STORE,
     model: Annotated[str | None, typer.Option("--model", "-m", help="The default model.")] = None,
     repo: Annotated[Path | None, typer.Option("--repo", help="The repository.")] = None,
-    trace: Annotated[Path | None, typer.Option("--trace", help="The trace file.")] = None,
+    trace: Annotated[
+        Path | None,
+        typer.Option("--trace", help="The trace file (default: the run's, appended to)."),
+    ] = None,
     json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
     """Drive a run on from its last checkpoint: completed tool calls are not repeated."""
     from schemawire.host import HostOptions
+    from schemawire.store import open_store
 
-    result = anyio.run(_resume, run_id, flow, store, model, repo, trace, json,
-                       HostOptions())  # fmt: skip
-    print_flow_result(result, json)
+    opened = open_store(store)
+    try:
+        found = _find(opened, run_id, store).run_id
+    finally:
+        opened.close()
+    printer = None if json else HopPrinter(stdout)
+    resumed = Trace(found, path=trace or trace_path(found), on_hop=printer)
+    again = _resume_command(found, flow, store, model, repo)
+    with _runner(flow, store, model, repo, resumed, HostOptions()) as runner:
+        _drive(lambda: runner.resume(found), resumed, again, json)
 
 
-async def _resume(run_id: str, flow_path: Path, store_url: str, model: str | None,
-                  repo: Path | None, trace_path: Path | None, quiet: bool,
-                  options: Any) -> Any:  # fmt: skip
-    with _runner(flow_path, store_url, model, repo, trace_path, quiet, options) as runner:
-        return await runner.resume(run_id)
+def _find(opened: Any, given: str, store: str) -> Any:
+    """The run ``given`` names in ``opened``.
+
+    Raises:
+        UsageError: no run, or several, have ids that start with ``given``.
+    """
+    from schemawire.store import find_run
+
+    try:
+        return find_run(opened, given)
+    except RunLookupError as error:
+        raise UsageError(f"{error} (in {store}; schemawire runs list shows its runs)") from None

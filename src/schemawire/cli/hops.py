@@ -13,16 +13,26 @@ from schemawire.errors import SchemawireError
 from schemawire.types import Hop
 from schemawire.wire import wire_format
 
-__all__ = ["HopPrinter", "fold"]
+__all__ = ["HopPrinter", "fold", "shown"]
 
-_OUTCOME_STYLE = {"accepted": "green", "rejected": "bold red", "repaired": "yellow",
-                  "redacted": "yellow", "truncated": "yellow"}  # fmt: skip
+_OUTCOME_STYLE = {
+    "accepted": "green",
+    "rejected": "bold red",
+    "repaired": "yellow",
+    "redacted": "yellow",
+    "truncated": "yellow",
+}
+
+
+def shown(value: Any) -> str:
+    """``value`` for people: a string as its text, any other JSON value as compact JSON (key
+    order kept), never as Python writes it (``None``, ``True``, ``{'a': 1}``)."""
+    return value if isinstance(value, str) else dumps(value, indent=False)
 
 
 def fold(value: Any, width: int = 110) -> str:
-    """``value`` as compact JSON on one line, cut to ``width`` characters."""
-    text = value if isinstance(value, str) else dumps(value, indent=False)
-    text = " ".join(text.split())
+    """``value`` as `shown` on one line, cut to ``width`` characters."""
+    text = " ".join(shown(value).split())
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
@@ -40,27 +50,30 @@ class HopPrinter:
     def _summary(self, hop: Hop) -> str:
         payload = hop.payload if isinstance(hop.payload, dict) else {}
         if hop.verdict is not None and hop.protocol in ("gate", "handoff"):
-            line = self._verdict(hop.verdict)
+            line = self._verdict(hop.verdict, hop.protocol)
             if hop.protocol == "handoff":
                 route = payload.get("route")
-                line += f"  → [bold]{escape(route)}[/]" if route else "  [red]no route[/]"
+                line += f"  → [bold]{escape(shown(route))}[/]" if route else "  [red]no route[/]"
             return line
         describe = _DESCRIBE.get(hop.protocol, _model_summary)
         return escape(fold(describe(hop, payload), self.width))
 
-    def _verdict(self, verdict: dict[str, Any]) -> str:
-        outcome = verdict.get("outcome", "?")
+    def _verdict(self, verdict: dict[str, Any], protocol: str) -> str:
+        """The gate's outcome (``arguments accepted get_weather``); the handoff gate's hop says
+        ``handoff`` once (``handoff accepted triage_to_billing``)."""
+        outcome = shown(verdict.get("outcome", "?"))
         style = _OUTCOME_STYLE.get(outcome, "white")
-        gate, tool = escape(verdict.get("gate", "")), escape(verdict.get("tool", ""))
-        line = f"[{style}]{gate} {escape(outcome)}[/] {tool}"
+        gate = shown(verdict.get("gate", ""))
+        said = outcome if gate == protocol else f"{gate} {outcome}"
+        line = f"[{style}]{escape(said)}[/] {escape(shown(verdict.get('tool', '')))}"
         rejection = verdict.get("rejection")
         if rejection:
             first = (rejection.get("violations") or [{}])[0]
-            where = first.get("pointer") or "/"
-            detail = f"{rejection.get('code')}: {where} {first.get('message', '')}"
+            where = shown(first.get("pointer") or "/")
+            detail = f"{shown(rejection.get('code'))}: {where} {shown(first.get('message', ''))}"
             line += f"  [red]{escape(fold(detail, self.width))}[/]"
         for change in verdict.get("changes", [])[:3]:
-            kind, where = change.get("kind", ""), change.get("pointer") or "/"
+            kind, where = shown(change.get("kind", "")), shown(change.get("pointer") or "/")
             line += f"  [yellow]{escape(kind)} {escape(where)}[/]"
         return line
 
@@ -70,7 +83,9 @@ def _mcp_summary(hop: Hop, payload: dict[str, Any]) -> Any:
         params = payload.get("params") or {}
         name = params.get("name") if isinstance(params, dict) else None
         if name is not None:
-            return f"{payload['method']} {name} {fold(params.get('arguments', {}), 80)}"
+            return (
+                f"{shown(payload['method'])} {shown(name)} {fold(params.get('arguments', {}), 80)}"
+            )
         return payload["method"]
     if "error" in payload:
         return {"error": payload["error"]}
@@ -102,8 +117,10 @@ def _count(number: int, noun: str) -> str:
 
 
 def _checkpoint_summary(hop: Hop, payload: dict[str, Any]) -> str:
-    where = payload.get("node") or "end"
-    return f"step {payload.get('step')} saved, next {where}: {fold(payload.get('state'), 70)}"
+    """A checkpoint written (``send``), or the one a resumed run starts from (``receive``)."""
+    step, where = shown(payload.get("step")), shown(payload.get("node") or "end")
+    said = f"resumed at step {step}" if hop.direction == "receive" else f"step {step} saved"
+    return f"{said}, next {where}: {fold(payload.get('state'), 70)}"
 
 
 def _text_summary(hop: Hop, payload: dict[str, Any]) -> Any:

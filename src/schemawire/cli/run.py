@@ -7,15 +7,22 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import anyio
 import typer
 from rich.markup import escape
 
 from schemawire.cli.hops import HopPrinter, fold
-from schemawire.cli.output import EXIT_FINDINGS, guarded, print_json, stderr, stdout
-from schemawire.errors import UsageError
+from schemawire.cli.output import (
+    EXIT_FINDINGS,
+    EXIT_INPUT,
+    guarded,
+    print_json,
+    stderr,
+    stdout,
+)
+from schemawire.errors import SchemawireError, UsageError
 
 if TYPE_CHECKING:
     from schemawire.cli.live import LivePrinter
@@ -33,7 +40,9 @@ Model = Annotated[
 ]
 TracePath = Annotated[
     Path | None,
-    typer.Option("--trace", help="The JSON Lines trace (default: .schemawire/traces/RUN.jsonl)."),
+    typer.Option(
+        "--trace", help="The JSON Lines trace (default: .schemawire/traces/RUN_ID.jsonl)."
+    ),
 ]
 DEMO_QUESTIONS = ("上海今天多少度？", "上海現在幾度？請用開爾文（kelvin）回答。")
 
@@ -101,11 +110,18 @@ def run_command(
             'give the user\'s input, such as: schemawire run -m MODEL "上海今天多少度？"'
         )
     if flow is not None:
-        from schemawire.cli.flows import print_flow_result, run_flow
+        from schemawire.cli.flows import run_flow
 
-        result = run_flow(flow, words[0], store=store, model=model, repo=repo, trace=trace,
-                          quiet=json, max_turns=max_turns)  # fmt: skip
-        print_flow_result(result, json)
+        run_flow(
+            flow,
+            words[0],
+            store=store,
+            model=model,
+            repo=repo,
+            trace=trace,
+            json=json,
+            max_turns=max_turns,
+        )
         return
     if model is None:
         raise UsageError("give --model, such as openai:gpt-4.1-mini or script:demo.json")
@@ -116,11 +132,16 @@ def run_command(
         raise UsageError("--mcp needs the server's command after `--`")
     options = HostOptions(strict=strict, max_turns=max_turns)
     chosen = model_from_spec(model, stream=stream)
-    result, path = anyio.run(_run, chosen, question, command, mcp_url, repo, options, trace, json)
+    live = _live_printer(json)
+    recorded = _run_trace(trace, quiet=json, live=live)
+    try:
+        result = anyio.run(_run, chosen, question, command, mcp_url, repo, options, recorded, live)
+    except SchemawireError as error:
+        _print_stopped(recorded, str(error), json)
     if json:
-        print_json(_result_json(result, path))
+        print_json(_result_json(result, recorded))
     else:
-        _print_answer(result, path)
+        _print_answer(result, recorded)
     if result.stopped != "answer":
         raise typer.Exit(EXIT_FINDINGS)
 
@@ -147,24 +168,43 @@ def demo_command(model: Model = None, trace: TracePath = None) -> None:
 # --- run ----------------------------------------------------------------------------------------
 
 
-async def _run(model: Any, question: str, command: list[str], url: str | None, repo: Path | None,
-               options: Any, trace_path: Path | None, quiet: bool) -> tuple[Any, Path]:  # fmt: skip
+def _run_trace(given: Path | None, *, quiet: bool, live: LivePrinter | None) -> Any:
+    """A new run's trace: its hops printed as they happen (unless ``quiet``; around a streamed
+    answer's live lines) and written to ``given``, or to the file named by the run's id
+    (``.schemawire/traces/<run id>.jsonl``).
+
+    Raises:
+        JSONError: ``given`` exists and is not a trace file.
+    """
+    from schemawire.trace import Trace, new_run_id, trace_path
+
+    run_id = new_run_id()
+    printer = None if quiet else HopPrinter(stdout)
+    on_hop = live.around(printer) if live is not None and printer is not None else printer
+    return Trace(run_id, path=given or trace_path(run_id), on_hop=on_hop)
+
+
+async def _run(
+    model: Any,
+    question: str,
+    command: list[str],
+    url: str | None,
+    repo: Path | None,
+    options: Any,
+    trace: Any,
+    live: LivePrinter | None,
+) -> Any:
     from schemawire.host import Host
-    from schemawire.trace import Trace
 
     async with AsyncExitStack() as stack:
         repository = _repository(repo)
-        path = trace_path or _default_trace_path()
-        live = _live_printer(quiet)
-        printer = None if quiet else HopPrinter(stdout)
-        on_hop = live.around(printer) if live is not None and printer is not None else printer
-        trace = stack.enter_context(Trace(path=path, on_hop=on_hop))
+        stack.enter_context(trace)
         runners = await _tools(stack, repository, command, url, trace)
         host = Host(
             model, runners, repository=repository, trace=trace, options=options, on_delta=live
         )
         try:
-            return await host.run(question), path
+            return await host.run(question)
         finally:
             if live is not None:
                 live.end_line()
@@ -205,24 +245,31 @@ def _repository(repo: Path | None) -> Any:
     return Repository.load(repo) if repo is not None else None
 
 
-def _default_trace_path() -> Path:
-    import uuid
-
-    return Path(".schemawire") / "traces" / f"{uuid.uuid4().hex[:12]}.jsonl"
-
-
-def _print_answer(result: Any, path: Path) -> None:
+def _print_answer(result: Any, trace: Any) -> None:
     if result.stopped == "answer":
         stdout.print(f"\n[bold green]answer:[/] {escape(result.answer or '')}")
     else:
         stdout.print(
             f"\n[bold red]no answer:[/] {escape(result.stopped)} after {result.turns} turns"
         )
-    stdout.print(f"[bold]trace:[/] {escape(str(path))}")
+    stdout.print(f"[bold]trace:[/] {escape(str(trace.path))}")
 
 
-def _result_json(result: Any, path: Path) -> dict[str, Any]:
+def _print_stopped(trace: Any, error: str, json: bool) -> NoReturn:
+    """A run stopped by what could not be used (a model, a server): the error and, when it
+    holds hops, the trace; exit 2."""
+    where = str(trace.path) if trace.written else None
+    if json:
+        print_json({"run_id": trace.run_id, "error": error, "trace": where})
+    stderr.print(f"[bold red]error:[/] {escape(error)}")
+    if where is not None and not json:
+        stderr.print(f"[bold]trace:[/] {escape(where)}")
+    raise typer.Exit(EXIT_INPUT)
+
+
+def _result_json(result: Any, trace: Any) -> dict[str, Any]:
     return {
+        "run_id": trace.run_id,
         "answer": result.answer,
         "output": result.output,
         "stopped": result.stopped,
@@ -236,7 +283,7 @@ def _result_json(result: Any, path: Path) -> dict[str, Any]:
             }
             for r in result.calls
         ],
-        "trace": str(path),
+        "trace": str(trace.path),
     }
 
 
@@ -254,15 +301,17 @@ async def _demo(model: Any, trace_path: Path | None) -> Path:
     from schemawire.host import Host, HostOptions, mcp_tools
     from schemawire.mcp import McpClient, StdioServer
     from schemawire.schema.repository import Repository
-    from schemawire.trace import Trace
+    from schemawire.trace import Trace, new_run_id
+    from schemawire.trace import trace_path as default_path
 
-    path = trace_path or _default_trace_path()
+    run_id = new_run_id()
+    path = trace_path or default_path(run_id)
     printer = HopPrinter(stdout)
     async with _example_server() as root:
         repository = Repository.load(root)
         server = StdioServer(sys.executable, ("-m", "schemawire", "serve", str(root)),
                              name="schemawire serve")  # fmt: skip
-        with Trace(path=path, on_hop=printer) as trace:
+        with Trace(run_id, path=path, on_hop=printer) as trace:
             _step(1, "Start the example MCP server (the support desk's tools) over stdio")
             async with McpClient(server, repository=repository, trace=trace) as client:
                 info = client.server_info or {}

@@ -177,8 +177,12 @@ def _call_mismatch(wanted: Mapping[str, Any], call: ObservedCall, index: int) ->
         return
     agent = wanted.get("agent")
     if agent is not None and agent != call.agent:
-        yield join(where, "agent"), (f"call {index + 1} ({call.tool}): expected it from agent "
-                                     f"`{agent}`, it came from `{call.agent}`")  # fmt: skip
+        came = f"agent `{call.agent}`" if call.agent is not None else "no agent of a flow"
+        yield (
+            join(where, "agent"),
+            f"call {index + 1} ({call.tool}): expected it from agent `{agent}`, it came from "
+            f"{came}",
+        )
     if "arguments" in wanted:
         for pointer, problem in _subset(wanted["arguments"], call.arguments, ""):
             yield join(where, "arguments") + pointer, f"call {index + 1} ({call.tool}): {problem}"
@@ -226,7 +230,7 @@ def _schema(what: str, base: str, reference: str, _: Any, parsed: Any,
             repository: Repository) -> Found:  # fmt: skip
     file = repository.find(reference)
     if file is None:  # the runner checks this before the run; a stale repository still says so
-        yield f"{base}/schema", f"no schema {reference!r} in {repository.root}"
+        yield f"{base}/schema", f"no schema {dumps(reference, indent=False)} in {repository.root}"
         return
     violations = repository.validator(file).violations(parsed)
     for violation in violations[:_VIOLATIONS_SHOWN]:

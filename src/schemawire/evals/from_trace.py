@@ -18,8 +18,10 @@ applied):
 - MCP tools: their calls are expected, but a case runs the repository's Python functions only;
 - secrets: the trace holds payloads redacted, and so does the case.
 
-A trace file is appended to by every run that names it: the case is the last run in the file
-(hops are grouped by their run id).
+Each run has its own trace file (``.schemawire/traces/<run id>.jsonl``), which a resumed run
+appends to: a resumed run reads as one run (see `read_outcome`). A file that several runs
+appended to (each given the same ``--trace``, or a file written before runs had one each) gives
+the case of the last run in it: hops are grouped by their run id.
 """
 
 from __future__ import annotations
@@ -70,7 +72,7 @@ def case_from_trace(
     name: str | None = None,
 ) -> RecordedCase:
     """The case that replays the run recorded in ``trace`` (the last one, when several runs
-    appended to it) and expects what it did.
+    share the file) and expects what it did.
 
     Args:
         trace: a trace file (JSON Lines, as ``schemawire run --trace`` writes).
@@ -124,8 +126,7 @@ def case_from_trace(
 
 
 def _runs(hops: Iterable[Hop]) -> list[list[Hop]]:
-    """The hops of each run, in the order the runs start (a trace file is appended to by every
-    run that names it)."""
+    """The hops of each run, in the order the runs start (several runs can share a file)."""
     runs: dict[str, list[Hop]] = {}
     for hop in hops:
         runs.setdefault(hop.run_id, []).append(hop)

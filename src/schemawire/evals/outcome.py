@@ -12,14 +12,20 @@ The hops it reads (see `Host`, `FlowRunner` and the tool runners):
   passed the argument gate and runs;
 - ``handoff`` ``{"handoff", "route"}``: the handoff gate's decision (``route`` is the label of
   the route taken, None when refused);
-- ``checkpoint`` ``{step, state, node, next_input}``: a step's end; ``node`` None ends the run;
+- ``checkpoint`` ``{step, state, node, next_input}``: a step's end (``send``); ``node`` None
+  ends the run. Received, it is the checkpoint a resumed run starts from: what the run did
+  after that checkpoint, until it was interrupted, is read as undone (the resumed run does it
+  again), except the calls the journal answers for it (``journal`` receive ``{"replayed",
+  "tool", "arguments"}``), which count once, where the resumed run makes them. A received
+  checkpoint the trace never saw written (its worker died just after writing it) ends the step
+  before it, as if it had been;
 - ``model:API`` receive: a model's response, in its API's format.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from schemawire.errors import SchemawireError
@@ -119,10 +125,19 @@ class _Reader:
         self.model: str | None = None
         self.pending_route: str | None = None  # a routed handoff's label, until its checkpoint
         self.checkpoint: dict[str, Any] | None = None
+        # What the run had done at each checkpoint (step -> outcome), to rewind a resumed run
+        # to, and the calls a rewind undid, which the journal may answer again.
+        self.saved: dict[Any, Outcome] = {0: _copy(self.outcome)}
+        self.undone: list[ObservedCall] = []
         self.table: dict[str, Callable[[Hop, dict[str, Any]], None]] = {
-            "flow": self._flow, "text": self._text, "python": self._python, "mcp": self._mcp,
-            "handoff": self._handoff, "checkpoint": self._checkpoint,
-        }  # fmt: skip
+            "flow": self._flow,
+            "text": self._text,
+            "python": self._python,
+            "mcp": self._mcp,
+            "handoff": self._handoff,
+            "checkpoint": self._checkpoint,
+            "journal": self._journal,
+        }
 
     def read(self, hop: Hop) -> None:
         payload = hop.payload if isinstance(hop.payload, dict) else {}
@@ -178,11 +193,37 @@ class _Reader:
         self.pending_route = label
 
     def _checkpoint(self, hop: Hop, payload: dict[str, Any]) -> None:
+        if hop.direction == "receive" and payload.get("step") in self.saved:
+            self._resume(payload)
+            return
+        # A checkpoint written; or one a resumed run starts from that the trace never saw
+        # written (the worker died just after writing it): the step before it ended there.
         self.checkpoint = payload
         if self.pending_route is not None:  # the checkpoint names where the handoff went
             node = payload.get("node")
             self.outcome.route = node if isinstance(node, str) else "end"
             self.pending_route = None
+        self.saved[payload.get("step")] = _copy(self.outcome)
+
+    def _resume(self, payload: dict[str, Any]) -> None:
+        """Rewind to the checkpoint a resumed run starts from."""
+        saved = self.saved[payload.get("step")]
+        self.undone += self.outcome.calls[len(saved.calls) :]
+        self.outcome = replace(_copy(saved), input=self.outcome.input)
+        self.checkpoint = payload if payload.get("step") else None
+        self.pending_route = None
+
+    def _journal(self, hop: Hop, payload: dict[str, Any]) -> None:
+        """A call the journal answered: it counts when a rewind undid it (it ran before the
+        run was interrupted); a call made twice in one turn ran once, and counts once."""
+        if hop.direction != "receive" or not payload.get("replayed"):
+            return
+        tool, arguments = payload.get("tool"), payload.get("arguments")
+        for index, call in enumerate(self.undone):
+            if call.tool == tool and call.arguments == arguments:
+                del self.undone[index]
+                self._call(call.tool, call.arguments, call.via)
+                return
 
     def finish(self) -> Outcome:
         outcome = self.outcome
@@ -195,6 +236,16 @@ class _Reader:
         else:
             outcome.status, outcome.output = _answered(outcome.responses)
         return outcome
+
+
+def _copy(outcome: Outcome) -> Outcome:
+    """``outcome`` with lists of its own."""
+    return replace(
+        outcome,
+        calls=list(outcome.calls),
+        steps=list(outcome.steps),
+        responses=list(outcome.responses),
+    )
 
 
 def _answered(responses: list[ModelResponse]) -> tuple[Literal["done", "failed"], Any]:

@@ -1,7 +1,8 @@
 """pytest runs the eval cases: each case file is a test item.
 
-Enable it with ``-p schemawire.evals.pytest_plugin`` (or the ``pytest11`` entry point). It
-collects:
+Installing schemawire registers it (a ``pytest11`` entry point named as this module), so pytest
+loads it by itself; ``-p schemawire.evals.pytest_plugin`` loads it where entry points are not
+(``PYTEST_DISABLE_PLUGIN_AUTOLOAD=1``), and is harmless where they are. It collects:
 
 - ``evals/*.json`` at the root of a repository (beside a ``schemawire.toml``, or a
   ``pyproject.toml`` with ``[tool.schemawire]``): the cases of a repository, by the same rule
@@ -21,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from schemawire._json import dumps
 from schemawire.errors import InputError, UsageError
 from schemawire.evals.discover import is_case_file
 from schemawire.evals.runner import CaseResult, run_case
@@ -66,9 +68,11 @@ class CaseItem(pytest.Item):
         error = excinfo.value
         if isinstance(error, CaseFailedError):
             result = error.result
-            lines = [f"eval case {result.name!r} failed ({len(result.failures)}):"]
-            lines += [f"  {result.path}:{f.line}:{f.column} #{f.pointer or '/'}\n    {f.message}"
-                      for f in result.failures]  # fmt: skip
+            lines = [f"eval case {dumps(result.name)} failed ({len(result.failures)}):"]
+            lines += [
+                f"  {result.path}:{f.line}:{f.column} #{f.pointer or '/'}\n    {f.message}"
+                for f in result.failures
+            ]
             return "\n".join(lines)
         if isinstance(error, InputError | UsageError | OSError):
             return f"eval case {self.path} cannot be run:\n  {error}"

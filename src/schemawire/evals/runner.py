@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 import anyio
 
+from schemawire._json import dumps
 from schemawire.errors import InputError, SchemawireError, UsageError
 from schemawire.evals.case import Case, load_case
 from schemawire.evals.expect import Failure, check_expectations
@@ -237,8 +238,11 @@ def _python_tools(case: Case, repository: Repository, chosen: list[str] | None) 
         for index, name in enumerate(chosen):
             if name not in functions:
                 shown = ", ".join(functions) or "none"
-                raise case.error(f"/tools/{index}", f"no tool {name!r} under [serve.tools] of "
-                                 f"{repository.root} (there are: {shown})")  # fmt: skip
+                raise case.error(
+                    f"/tools/{index}",
+                    f"no tool {_quoted(name)} under [serve.tools] of {repository.root} "
+                    f"(there are: {shown})",
+                )
         functions = {name: functions[name] for name in chosen}
     return python_tools(repository, functions)
 
@@ -276,8 +280,11 @@ def _agent_models(case: Case, flow: Flow) -> dict[str, Callable[[], Model]]:
     given: Mapping[str, Any] = case.document.get("models", {})
     for name in given:
         if name not in flow.agents:
-            raise case.error(f"/models/{name}", f"flow {flow.name} has no agent {name!r} "
-                             f"(its agents: {', '.join(flow.agents)})")  # fmt: skip
+            raise case.error(
+                f"/models/{name}",
+                f"flow {flow.name} has no agent {_quoted(name)} (its agents: "
+                f"{', '.join(flow.agents)})",
+            )
     return {name: _agent_model(case, flow, agent, given) for name, agent in flow.agents.items()}
 
 
@@ -312,16 +319,21 @@ def _check_flow_expectations(case: Case, flow: Flow) -> None:
     expect = case.expect
     for index, step in enumerate(expect.get("steps", [])):
         if step not in agents:
-            raise case.error(f"/expect/steps/{index}", f"flow {flow.name} has no agent {step!r}")
+            raise case.error(
+                f"/expect/steps/{index}", f"flow {flow.name} has no agent {_quoted(step)}"
+            )
     route = expect.get("route")
     if route is not None and route not in agents | {"end"}:
-        raise case.error("/expect/route", f"flow {flow.name} has no agent {route!r}; a route "
-                         "goes to an agent or to \"end\"")  # fmt: skip
+        raise case.error(
+            "/expect/route",
+            f'flow {flow.name} has no agent {_quoted(route)}; a route goes to an agent or to "end"',
+        )
     for index, call in enumerate(expect.get("calls", [])):
         agent = call.get("agent")
         if agent is not None and agent not in agents:
-            raise case.error(f"/expect/calls/{index}/agent", f"flow {flow.name} has no agent "
-                             f"{agent!r}")  # fmt: skip
+            raise case.error(
+                f"/expect/calls/{index}/agent", f"flow {flow.name} has no agent {_quoted(agent)}"
+            )
     _check_called_tools(case, {tool for a in flow.agents.values() for tool in a.tools})
 
 
@@ -329,13 +341,21 @@ def _check_called_tools(case: Case, offered: set[str]) -> None:
     for index, call in enumerate(case.expect.get("calls", [])):
         if call["tool"] not in offered:
             shown = ", ".join(sorted(offered)) or "none"
-            raise case.error(f"/expect/calls/{index}/tool", f"the run offers no tool "
-                             f"{call['tool']!r} (it offers: {shown})")  # fmt: skip
+            raise case.error(
+                f"/expect/calls/{index}/tool",
+                f"the run offers no tool {_quoted(call['tool'])} (it offers: {shown})",
+            )
 
 
 def _check_schemas(case: Case, repository: Repository) -> None:
     for key in ("output", "state"):
         reference = case.expect.get(key, {}).get("schema")
         if reference is not None and repository.find(reference) is None:
-            raise case.error(f"/expect/{key}/schema", f"no schema {reference!r} in "
-                             f"{repository.root}")  # fmt: skip
+            raise case.error(
+                f"/expect/{key}/schema", f"no schema {_quoted(reference)} in {repository.root}"
+            )
+
+
+def _quoted(value: Any) -> str:
+    """A name in a message, as JSON (``"billing"``), never as Python writes it."""
+    return dumps(value, indent=False)

@@ -15,7 +15,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from schemawire._json import load_file
+from schemawire._json import dumps, load_file
 from schemawire.errors import ConfigError, ErrorCode, InputError, UsageError
 from schemawire.gates import HandoffGate, Route
 from schemawire.schema.repository import Repository, SchemaFile
@@ -73,8 +73,11 @@ class Flow:
         """
         file = repository.find(reference)
         if file is None:
-            raise ConfigError(ErrorCode.SCHEMA_UNKNOWN, f"no schema {reference!r} in "
-                              f"{repository.root}", source=str(self.path))  # fmt: skip
+            raise ConfigError(
+                ErrorCode.SCHEMA_UNKNOWN,
+                f"no schema {_quoted(reference)} in {repository.root}",
+                source=str(self.path),
+            )
         return file
 
     def spec(self, repository: Repository, reference: str) -> ToolSpec:
@@ -142,8 +145,12 @@ def _check_names(flow: Flow) -> None:
     ]
     for pointer, name in targets:
         if name != END and name not in flow.agents:
-            raise ConfigError(ErrorCode.CONFIG_INVALID, f"{pointer}: no agent {name!r} in the "
-                              "flow", source=str(flow.path), pointer=pointer)  # fmt: skip
+            raise ConfigError(
+                ErrorCode.CONFIG_INVALID,
+                f"{pointer}: no agent {_quoted(name)} in the flow",
+                source=str(flow.path),
+                pointer=pointer,
+            )
 
 
 # --- `schemawire check` -------------------------------------------------------------------------
@@ -172,14 +179,18 @@ def _flow_schemas(flow: Flow, repository: Repository, relpath: str) -> Iterator[
     ]
     for pointer, reference in named:
         if reference is not None and repository.find(reference) is None:
-            yield _finding(relpath, f"no schema {reference!r} in the repository", pointer)
+            yield _finding(relpath, f"no schema {_quoted(reference)} in the repository", pointer)
     tools = {spec.name for spec in repository.tools()}
     for agent in flow.agents.values():
         for index, tool in enumerate(agent.tools):
             if tool not in tools:
                 where = f"/agents/{agent.name}/tools/{index}"
-                yield _finding(relpath, f"no tool schema {tool!r} (tools are checked against "
-                               "the repository's schemas)", where)  # fmt: skip
+                yield _finding(
+                    relpath,
+                    f"no tool schema {_quoted(tool)} (tools are checked against the "
+                    "repository's schemas)",
+                    where,
+                )
         yield from _routes(flow, agent, repository, relpath)
 
 
@@ -212,9 +223,18 @@ def _routes(
         reached = decision.route.to if decision.route else None
         if reached != declared["route"]:
             where = fixture.relative_to(repository.root).as_posix()
-            yield _finding(relpath, f"{where} should reach route {declared['route']!r} of agent "
-                           f"{agent.name!r}, but reaches {reached!r}",
-                           f"/agents/{agent.name}/routes")  # fmt: skip
+            got = f"reaches {_quoted(reached)}" if reached is not None else "no route takes it"
+            yield _finding(
+                relpath,
+                f"{where} should reach route {_quoted(declared['route'])} of agent "
+                f"{_quoted(agent.name)}, but {got}",
+                f"/agents/{agent.name}/routes",
+            )
+
+
+def _quoted(value: Any) -> str:
+    """A name or value in a message, as JSON (``"billing"``), never as Python writes it."""
+    return dumps(value, indent=False)
 
 
 def _finding(relpath: str, message: str, pointer: str) -> Finding:

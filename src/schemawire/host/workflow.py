@@ -23,7 +23,6 @@ answered with ``tool_interrupted``. The same call twice in one turn runs once.
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
@@ -40,7 +39,7 @@ from schemawire.host.tools import ToolRunner, current_idempotency_key
 from schemawire.schema.repository import Repository
 from schemawire.schema.validator import CompiledSchema
 from schemawire.store.base import Checkpoint, JournalEntry, Store, StoreError, idempotency_key
-from schemawire.trace import Trace
+from schemawire.trace import Trace, new_run_id
 from schemawire.types import Rejection, ToolResult, ToolSpec, Violation
 
 __all__ = ["FlowError", "FlowResult", "FlowRunner", "JournaledTool", "current_idempotency_key"]
@@ -145,45 +144,94 @@ class FlowRunner:
     # --- runs ----------------------------------------------------------------------------------
 
     async def start(self, user_input: str, run_id: str | None = None) -> FlowResult:
-        """Start a run with the user's request and drive it to its end."""
-        run_id = run_id or uuid.uuid4().hex[:16]
+        """Start a run with the user's request and drive it to its end.
+
+        Args:
+            user_input: the user's request: the first agent's input.
+            run_id: the run's id (default: a new one); the trace records the run's hops under
+                it.
+
+        Raises:
+            StoreError: a run with that id exists, or the store cannot be written.
+            SchemawireError: a model or tool server that cannot be used (the run is marked
+                failed, with the error, and can be resumed).
+        """
+        run_id = run_id or new_run_id()
         spec = self._state[0] if self._state else None
-        first = Checkpoint(run_id, 0, {}, spec.schema_id if spec else None,
-                           spec.version if spec else None, self.flow.start, user_input)  # fmt: skip
+        first = Checkpoint(
+            run_id,
+            0,
+            {},
+            spec.schema_id if spec else None,
+            spec.version if spec else None,
+            self.flow.start,
+            user_input,
+        )
         self.store.create_run(run_id, self.flow.name, first)
-        return await self.resume(run_id)
+        return await self._claimed(run_id, resumed=False)
 
     async def resume(self, run_id: str) -> FlowResult:
         """Drive a run on from its last checkpoint (after a crash, for one).
 
+        Its hops are recorded under its id, after a ``checkpoint`` hop (``receive``) that says
+        which checkpoint it resumed from.
+
         Raises:
             StoreError: no such run, or another worker holds it.
+            SchemawireError: a model or tool server that cannot be used (the run is marked
+                failed, with the error, and can be resumed again).
         """
-        if self.store.run(run_id) is None:
+        return await self._claimed(run_id, resumed=True)
+
+    async def _claimed(self, run_id: str, *, resumed: bool) -> FlowResult:
+        """Claim the run, drive it, release it."""
+        run = self.store.run(run_id)
+        if run is None:
             raise StoreError(f"no run {run_id}")
         if not self.store.claim(run_id, self.worker):
             raise StoreError(f"run {run_id} is being run by another worker")
+        self.trace.begin(run_id)
         try:
-            return await self._drive(run_id)
+            checkpoint = self.store.latest(run_id)
+            assert checkpoint is not None
+            if resumed:
+                self.trace.record("store", "host", "checkpoint", "receive", checkpoint.to_json())
+            if run.status == "failed":  # driven again: running until it ends
+                self.store.finish(run_id, "running")
+            return await self._drive(checkpoint)
         finally:
             self.store.release(run_id, self.worker)
 
-    async def _drive(self, run_id: str) -> FlowResult:
-        checkpoint = self.store.latest(run_id)
-        assert checkpoint is not None
+    async def _drive(self, checkpoint: Checkpoint) -> FlowResult:
+        """Step the run on from ``checkpoint`` to its end, and mark how it ended.
+
+        Raises:
+            StoreError: the store cannot be written, or another worker moved the run on (the
+                run is left as it is).
+            SchemawireError: anything else that stops a step, such as a model that cannot be
+                reached (the run is marked failed with it).
+        """
+        run_id = checkpoint.run_id
         steps: list[str] = []
         output: Any = checkpoint.next_input if checkpoint.node is None else None
         try:
             while checkpoint.node is not None:
                 if checkpoint.step >= self.max_steps:
-                    raise FlowError(f"flow {self.flow.name} took {checkpoint.step} steps without "
-                                    "reaching its end: check its routes for a loop, or raise "
-                                    "max_steps")  # fmt: skip
+                    raise FlowError(
+                        f"flow {self.flow.name} took {checkpoint.step} steps without "
+                        "reaching its end: check its routes for a loop, or raise "
+                        "max_steps"
+                    )
                 steps.append(checkpoint.node)
                 checkpoint, output = await self._step(checkpoint)
         except FlowError as error:
             self.store.finish(run_id, "failed", str(error))
             return FlowResult(run_id, "failed", checkpoint.state, None, steps, str(error))
+        except StoreError:
+            raise
+        except SchemawireError as error:
+            self.store.finish(run_id, "failed", str(error))
+            raise
         self.store.finish(run_id, "done")
         return FlowResult(run_id, "done", checkpoint.state, output, steps)
 
@@ -202,9 +250,9 @@ class FlowRunner:
                                      spec.schema_id if spec else None,
                                      spec.version if spec else None,
                                      None if node == END else node, handed)  # fmt: skip
-        self.store.save(next_checkpoint, expected_step=checkpoint.step)
-        self.trace.record("host", "store", "checkpoint", "send", next_checkpoint.to_json())
-        return next_checkpoint, answer.output if answer.output is not None else answer.answer
+        written = self.store.save(next_checkpoint, expected_step=checkpoint.step)
+        self.trace.record("host", "store", "checkpoint", "send", written.to_json())
+        return written, answer.output if answer.output is not None else answer.answer
 
     async def _run_agent(
         self, agent: AgentSpec, tools: list[JournaledTool], given: Any
@@ -294,8 +342,14 @@ class JournaledTool:
         entry = self.store.call(key)
         if entry is not None and (entry.status == "completed" or
                                   (entry.status == "failed" and not self._idempotent)):  # fmt: skip
-            trace.record("store", "host", "journal", "receive", {"key": key, "replayed": True,
-                         "tool": self.spec.name, "status": entry.status})  # fmt: skip
+            replayed = {
+                "key": key,
+                "replayed": True,
+                "tool": self.spec.name,
+                "arguments": entry.arguments,
+                "status": entry.status,
+            }
+            trace.record("store", "host", "journal", "receive", replayed)
             return self._keep(_replayed(self.spec.name, call_id, entry))
         if entry is not None and entry.status == "started" and not self._idempotent:
             return _interrupted(self.spec.name, call_id, key)

@@ -5,6 +5,7 @@ of tool calls so that a resumed run never repeats a completed one.
   run with a session-level advisory lock that lapses with its connection).
 - `open_store(url)`: ``sqlite:PATH`` (``?synchronous=NORMAL`` to trade power-loss durability
   for speed) or ``postgresql://...``.
+- `find_run(store, given)`: the run a whole id or the start of one names (``runs show 3f2a``).
 """
 
 from __future__ import annotations
@@ -13,26 +14,32 @@ from pathlib import Path
 from urllib.parse import parse_qs
 
 from schemawire.store.base import (
+    SHORT_ID,
     CallStatus,
     Checkpoint,
     JournalEntry,
     RunInfo,
+    RunLookupError,
     RunStatus,
     Store,
     StoreError,
+    find_run,
     idempotency_key,
 )
 from schemawire.store.sqlite import SqliteStore
 
 __all__ = [
+    "SHORT_ID",
     "CallStatus",
     "Checkpoint",
     "JournalEntry",
     "RunInfo",
+    "RunLookupError",
     "RunStatus",
     "SqliteStore",
     "Store",
     "StoreError",
+    "find_run",
     "idempotency_key",
     "open_store",
 ]
@@ -56,4 +63,4 @@ def open_store(url: str = DEFAULT_STORE) -> Store:
         path, _, query = url.removeprefix("sqlite:").partition("?")
         options = {k: v[-1] for k, v in parse_qs(query).items()}
         return SqliteStore(Path(path), synchronous=options.get("synchronous", "FULL"))
-    raise StoreError(f"--store {url!r}: write sqlite:PATH or postgresql://...")
+    raise StoreError(f"--store {url}: write sqlite:PATH or postgresql://...")

@@ -17,13 +17,16 @@ from typing import Any, Literal, Protocol
 import orjson
 
 __all__ = [
+    "SHORT_ID",
     "CallStatus",
     "Checkpoint",
     "JournalEntry",
     "RunInfo",
+    "RunLookupError",
     "RunStatus",
     "Store",
     "StoreError",
+    "find_run",
     "idempotency_key",
 ]
 
@@ -31,10 +34,27 @@ from schemawire.errors import SchemawireError
 
 RunStatus = Literal["running", "done", "failed"]
 CallStatus = Literal["started", "completed", "failed"]
+SHORT_ID = 4
+"""The fewest characters of a run id that `find_run` takes for the whole id."""
 
 
 class StoreError(SchemawireError):
     """A store that cannot be opened or written, or a run it does not have."""
+
+
+class RunLookupError(StoreError):
+    """An id, or the start of one, that names no run or several.
+
+    Attributes:
+        given: what was asked for.
+        candidates: the runs whose ids start with it, newest first (empty: none, or ``given``
+            was too short to look for).
+    """
+
+    def __init__(self, message: str, given: str, candidates: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.given = given
+        self.candidates = candidates
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +70,8 @@ class Checkpoint:
         node: the flow node the run goes to next (None once the run is over).
         next_input: what that node starts from: the user's input, or the handoff object the
             node before emitted (already through the handoff gate).
-        created: when it was written, in seconds since the epoch.
+        created: when the store wrote it, in seconds since the epoch (None until it is
+            written: `Store.save` returns the checkpoint as written).
     """
 
     run_id: str
@@ -60,7 +81,7 @@ class Checkpoint:
     version: str | None
     node: str | None
     next_input: Any = None
-    created: float = 0.0
+    created: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"run_id": self.run_id, "step": self.step, "state": self.state,
@@ -114,8 +135,8 @@ class RunInfo:
 class Store(Protocol):
     """A checkpoint store. Every method is atomic: it happens wholly or not at all."""
 
-    def create_run(self, run_id: str, flow: str, first: Checkpoint) -> None:
-        """A new run, with its first checkpoint (step 0: the input).
+    def create_run(self, run_id: str, flow: str, first: Checkpoint) -> Checkpoint:
+        """A new run, with its first checkpoint (step 0: the input); that checkpoint as written.
 
         Raises:
             StoreError: a run with that id exists.
@@ -131,9 +152,10 @@ class Store(Protocol):
         """Give up the claim."""
         ...
 
-    def save(self, checkpoint: Checkpoint, *, expected_step: int) -> None:
+    def save(self, checkpoint: Checkpoint, *, expected_step: int) -> Checkpoint:
         """Write the checkpoint of step ``expected_step + 1``, if the run is still at
-        ``expected_step`` (so that two workers can never both write a step).
+        ``expected_step`` (so that two workers can never both write a step); the checkpoint as
+        written (with the time it was written).
 
         Raises:
             StoreError: the run is not at ``expected_step`` (another worker moved it on).
@@ -160,6 +182,10 @@ class Store(Protocol):
         """The newest runs first, optionally only those of one status."""
         ...
 
+    def runs_starting(self, prefix: str, limit: int = 10) -> list[RunInfo]:
+        """The runs whose ids start with ``prefix``, newest first."""
+        ...
+
     def call_started(self, entry: JournalEntry) -> None:
         """Record a call before it runs."""
         ...
@@ -179,6 +205,35 @@ class Store(Protocol):
     def close(self) -> None:
         """Close the connection."""
         ...
+
+
+def find_run(store: Store, given: str) -> RunInfo:
+    """The run ``given`` names: its whole id, or the start of one run's id (at least
+    `SHORT_ID` characters), as people copy ids from ``schemawire runs list``.
+
+    Raises:
+        RunLookupError: no run has that id or starts with it (``candidates`` is empty), or
+            several start with it (``candidates`` lists them).
+    """
+    exact = store.run(given)
+    if exact is not None:
+        return exact
+    if len(given) < SHORT_ID:
+        raise RunLookupError(
+            f"no run {given}: give the whole id, or at least its first {SHORT_ID} characters",
+            given,
+        )
+    found = store.runs_starting(given, limit=10)
+    if not found:
+        raise RunLookupError(f"no run has an id that starts with {given}", given)
+    if len(found) > 1:
+        ids = tuple(run.run_id for run in found)
+        raise RunLookupError(
+            f"{given} starts the ids of several runs ({', '.join(ids)}): give more of the id",
+            given,
+            ids,
+        )
+    return found[0]
 
 
 def check_next(checkpoint: Checkpoint, expected_step: int) -> None:

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any, TypeVar
 
 import orjson
@@ -100,14 +101,16 @@ WITH made AS (
     ON CONFLICT (run_id) DO NOTHING RETURNING run_id)
 INSERT INTO checkpoints
 SELECT run_id, %(step)s, %(state)s, %(schema)s, %(version)s, %(node)s, %(next_input)s,
-       {_NOW} FROM made"""
+       {_NOW} FROM made
+RETURNING created"""
 _SAVE = f"""
 WITH moved AS (
     UPDATE runs SET step = %(step)s, node = %(node)s, updated = {_NOW}
     WHERE run_id = %(run_id)s AND step = %(expected)s RETURNING run_id)
 INSERT INTO checkpoints
 SELECT run_id, %(step)s, %(state)s, %(schema)s, %(version)s, %(node)s, %(next_input)s,
-       {_NOW} FROM moved"""
+       {_NOW} FROM moved
+RETURNING created"""
 _CHECKPOINTS = (
     "SELECT run_id, step, state, schema, version, node, next_input, created FROM checkpoints"
 )
@@ -187,18 +190,21 @@ class PostgresStore:
 
     # --- runs ----------------------------------------------------------------------------------
 
-    def create_run(self, run_id: str, flow: str, first: Checkpoint) -> None:
+    def create_run(self, run_id: str, flow: str, first: Checkpoint) -> Checkpoint:
         with self._translated():
-            made = self._db.execute(_CREATE_RUN, {**_row(first), "flow": flow}).rowcount
-        if made != 1:
+            made = self._db.execute(_CREATE_RUN, {**_row(first), "flow": flow}).fetchone()
+        if made is None:
             raise StoreError(f"run {run_id} exists")
+        return replace(first, created=made[0])
 
-    def save(self, checkpoint: Checkpoint, *, expected_step: int) -> None:
+    def save(self, checkpoint: Checkpoint, *, expected_step: int) -> Checkpoint:
         check_next(checkpoint, expected_step)
         with self._translated():
             moved = self._db.execute(_SAVE, {**_row(checkpoint), "expected": expected_step})
-        if moved.rowcount != 1:
+            written = moved.fetchone()
+        if written is None:
             raise StoreError(f"run {checkpoint.run_id} is no longer at step {expected_step}")
+        return replace(checkpoint, created=written[0])
 
     def latest(self, run_id: str) -> Checkpoint | None:
         found = self._read(Checkpoint, f"{_CHECKPOINTS} WHERE run_id = %s ORDER BY step DESC "
@@ -222,6 +228,11 @@ class PostgresStore:
             return self._read(RunInfo, f"{_RUNS} ORDER BY created DESC LIMIT %s", (limit,))
         return self._read(RunInfo, f"{_RUNS} WHERE status = %s ORDER BY created DESC LIMIT %s",
                           (status, limit))  # fmt: skip
+
+    def runs_starting(self, prefix: str, limit: int = 10) -> list[RunInfo]:
+        # left(), not LIKE: an id may hold _ or %, which LIKE would take as wildcards.
+        query = f"{_RUNS} WHERE left(run_id, %s) = %s ORDER BY created DESC, run_id LIMIT %s"
+        return self._read(RunInfo, query, (len(prefix), prefix, limit))
 
     # --- claims --------------------------------------------------------------------------------
 

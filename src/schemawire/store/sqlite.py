@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -72,17 +73,19 @@ class SqliteStore:
 
     # --- runs ----------------------------------------------------------------------------------
 
-    def create_run(self, run_id: str, flow: str, first: Checkpoint) -> None:
+    def create_run(self, run_id: str, flow: str, first: Checkpoint) -> Checkpoint:
         now = time.time()
         with self._write():
             try:
-                self._db.execute("INSERT INTO runs VALUES (?, ?, 'running', ?, ?, ?, ?, NULL)",
-                                 (run_id, flow, first.step, first.node, now, now))  # fmt: skip
+                self._db.execute(
+                    "INSERT INTO runs VALUES (?, ?, 'running', ?, ?, ?, ?, NULL)",
+                    (run_id, flow, first.step, first.node, now, now),
+                )
             except sqlite3.IntegrityError:
                 raise StoreError(f"run {run_id} exists") from None
-            self._insert(first, now)
+            return self._insert(first, now)
 
-    def save(self, checkpoint: Checkpoint, *, expected_step: int) -> None:
+    def save(self, checkpoint: Checkpoint, *, expected_step: int) -> Checkpoint:
         check_next(checkpoint, expected_step)
         now = time.time()
         with self._write():
@@ -92,13 +95,24 @@ class SqliteStore:
             ).rowcount
             if moved != 1:
                 raise StoreError(f"run {checkpoint.run_id} is no longer at step {expected_step}")
-            self._insert(checkpoint, now)
+            return self._insert(checkpoint, now)
 
-    def _insert(self, checkpoint: Checkpoint, now: float) -> None:
-        self._db.execute("INSERT INTO checkpoints VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                         (checkpoint.run_id, checkpoint.step, dumps(checkpoint.state),
-                          checkpoint.schema, checkpoint.version, checkpoint.node,
-                          dumps(checkpoint.next_input), now))  # fmt: skip
+    def _insert(self, checkpoint: Checkpoint, now: float) -> Checkpoint:
+        written = replace(checkpoint, created=now)
+        self._db.execute(
+            "INSERT INTO checkpoints VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                written.run_id,
+                written.step,
+                dumps(written.state),
+                written.schema,
+                written.version,
+                written.node,
+                dumps(written.next_input),
+                now,
+            ),
+        )
+        return written
 
     def latest(self, run_id: str) -> Checkpoint | None:
         row = self._db.execute(
@@ -127,6 +141,15 @@ class SqliteStore:
         else:
             rows = self._db.execute("SELECT * FROM runs WHERE status = ? ORDER BY created DESC "
                                     "LIMIT ?", (status, limit))  # fmt: skip
+        return [RunInfo(*row) for row in rows.fetchall()]
+
+    def runs_starting(self, prefix: str, limit: int = 10) -> list[RunInfo]:
+        # substr, not LIKE: an id may hold _ or %, which LIKE would take as wildcards.
+        rows = self._db.execute(
+            "SELECT * FROM runs WHERE substr(run_id, 1, ?) = ? "
+            "ORDER BY created DESC, run_id LIMIT ?",
+            (len(prefix), prefix, limit),
+        )
         return [RunInfo(*row) for row in rows.fetchall()]
 
     # --- claims --------------------------------------------------------------------------------

@@ -1,8 +1,9 @@
 """Every hop traced as JSON: `Trace` records them (in memory and as JSON Lines), `read_trace`
-reads a trace file back."""
+reads a trace file back; one id per run (`new_run_id`), and by default one file per run
+(`trace_path`)."""
 
 from __future__ import annotations
 
-from schemawire.trace.recorder import Trace, read_trace
+from schemawire.trace.recorder import TRACES, Trace, new_run_id, read_trace, trace_path
 
-__all__ = ["Trace", "read_trace"]
+__all__ = ["TRACES", "Trace", "new_run_id", "read_trace", "trace_path"]

@@ -3,11 +3,15 @@
 A trace file holds one `Hop` per line, written and flushed as the hop happens, so a run that
 crashes leaves every hop up to the crash. Secrets are redacted before a hop is kept: nothing a
 trace holds, in memory or on disk, can leak a key (DESIGN: local first).
+
+One id per run: a run's id is its hops' ``run`` member and, by default, its trace file's name
+(`trace_path`: ``.schemawire/traces/<run id>.jsonl``). A run resumed later appends to that file,
+its hops numbered on from the last one there. The file is created with the first hop, so a run
+that never starts leaves no empty trace behind.
 """
 
 from __future__ import annotations
 
-import itertools
 import threading
 import time
 import uuid
@@ -21,7 +25,20 @@ from schemawire.errors import ErrorCode, JSONError
 from schemawire.gates.redact import Redactor, default_redactor
 from schemawire.types import Hop
 
-__all__ = ["Trace", "read_trace"]
+__all__ = ["TRACES", "Trace", "new_run_id", "read_trace", "trace_path"]
+
+TRACES = Path(".schemawire") / "traces"
+"""Where runs write their traces by default, relative to the current folder."""
+
+
+def new_run_id() -> str:
+    """A fresh run id: 16 hexadecimal characters."""
+    return uuid.uuid4().hex[:16]
+
+
+def trace_path(run_id: str, folder: str | Path = TRACES) -> Path:
+    """The trace file of run ``run_id``: ``<folder>/<run id>.jsonl``."""
+    return Path(folder) / f"{run_id}.jsonl"
 
 
 class Trace:
@@ -30,8 +47,8 @@ class Trace:
     Example:
         >>> trace = Trace(run_id="demo")
         >>> hop = trace.record("host", "mcp:echo", "mcp", "send", {"method": "ping"})
-        >>> (hop.seq, trace.hops[0].payload)
-        (1, {'method': 'ping'})
+        >>> (hop.run_id, hop.seq, trace.hops[0].payload)
+        ('demo', 1, {'method': 'ping'})
     """
 
     def __init__(
@@ -46,25 +63,37 @@ class Trace:
     ) -> None:
         """
         Args:
-            run_id: the run's id; a random one when not given.
-            path: a JSON Lines file to append each hop to, as it happens.
+            run_id: the run's id; a new one (`new_run_id`) when not given.
+            path: a JSON Lines file to append each hop to, as it happens (created with the
+                first hop). A line a crash cut short at its end is dropped before appending.
             redactor: the secret detectors (default: `default_redactor`).
             redact: redact payloads before keeping them; turn off only for benchmarks.
             clock: the time source, seconds since the epoch.
             on_hop: called with each hop once it is kept (to show hops as they happen).
+
+        Raises:
+            JSONError: ``path`` holds a line, before its last, that is not a hop.
+            OSError: ``path`` exists and cannot be read or written.
         """
-        self.run_id = run_id or uuid.uuid4().hex[:16]
+        self.run_id = run_id or new_run_id()
         self.hops: list[Hop] = []
         self.path = Path(path) if path is not None else None
         self._redactor = (redactor or default_redactor()) if redact else None
         self._clock = clock
         self._on_hop = on_hop
-        self._seq = itertools.count(1)
         self._lock = threading.Lock()
         self._file: IO[bytes] | None = None
-        if self.path is not None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = self.path.open("ab")
+        self._closed = False
+        self._last_seq: dict[str, int] = {}  # run id -> the last hop's seq, here or in the file
+        if self.path is not None and self.path.is_file():  # not a pipe or a terminal
+            self._file = _reopen(self.path, self._last_seq)
+        self._holds_hops = bool(self._last_seq)
+
+    def begin(self, run_id: str) -> None:
+        """Record the hops that follow under ``run_id`` (a run resumed with this trace),
+        numbered on from the last hop of that run this trace holds."""
+        with self._lock:
+            self.run_id = run_id
 
     def record(
         self,
@@ -80,19 +109,44 @@ class Trace:
         if self._redactor is not None:
             payload, _ = self._redactor.value(payload)
         with self._lock:
-            hop = Hop(self.run_id, next(self._seq), self._clock(), source, target, protocol,
-                      direction, payload, verdict)  # fmt: skip
+            seq = self._last_seq.get(self.run_id, 0) + 1
+            self._last_seq[self.run_id] = seq
+            hop = Hop(
+                self.run_id,
+                seq,
+                self._clock(),
+                source,
+                target,
+                protocol,
+                direction,
+                payload,
+                verdict,
+            )
             self.hops.append(hop)
-            if self._file is not None:
-                self._file.write(orjson.dumps(hop.to_json(), default=str) + b"\n")
-                self._file.flush()
+            self._write(hop)
         if self._on_hop is not None:
             self._on_hop(hop)
         return hop
 
+    def _write(self, hop: Hop) -> None:
+        if self.path is None or self._closed:
+            return
+        if self._file is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = self.path.open("ab")
+        self._file.write(orjson.dumps(hop.to_json(), default=str) + b"\n")
+        self._file.flush()
+        self._holds_hops = True
+
+    @property
+    def written(self) -> bool:
+        """Whether the trace has a file that holds hops (the path is worth showing)."""
+        return self._holds_hops
+
     def close(self) -> None:
-        """Close the file; the hops stay in memory."""
+        """Close the file; the hops stay in memory, and later ones are kept there only."""
         with self._lock:
+            self._closed = True
             if self._file is not None:
                 self._file.close()
                 self._file = None
@@ -104,6 +158,28 @@ class Trace:
         self.close()
 
 
+def _reopen(path: Path, last_seq: dict[str, int]) -> IO[bytes]:
+    """Open an existing trace file to append to: a last line cut short by a crash is cut off
+    (so the next hop starts a line of its own), and each run's last seq is noted.
+
+    Raises:
+        JSONError: a line before the last is not a hop.
+    """
+    file = path.open("r+b")
+    try:
+        text = file.read()
+        whole = text.rfind(b"\n") + 1
+        if whole < len(text):
+            file.truncate(whole)
+        for hop in _hops(text[:whole].split(b"\n"), str(path), cut_short=False):
+            last_seq[hop.run_id] = max(last_seq.get(hop.run_id, 0), hop.seq)
+        file.seek(0, 2)
+    except BaseException:
+        file.close()
+        raise
+    return file
+
+
 def read_trace(path: str | Path) -> Iterator[Hop]:
     """The hops of a trace file, in order. A line cut short by a crash ends the reading.
 
@@ -112,6 +188,11 @@ def read_trace(path: str | Path) -> Iterator[Hop]:
     """
     with Path(path).open("rb") as file:
         lines = file.read().split(b"\n")
+    yield from _hops(lines, str(path), cut_short=True)
+
+
+def _hops(lines: list[bytes], source: str, *, cut_short: bool) -> Iterator[Hop]:
+    """The hops of ``lines``; with ``cut_short``, a last line that is not one ends them."""
     last = len(lines) - 1
     for number, line in enumerate(lines, 1):
         if not line.strip():
@@ -119,13 +200,22 @@ def read_trace(path: str | Path) -> Iterator[Hop]:
         try:
             yield _hop(orjson.loads(line))
         except (orjson.JSONDecodeError, KeyError, TypeError) as error:
-            if number >= last:  # the line a crash cut short
+            if cut_short and number >= last:  # the line a crash cut short
                 return
-            raise JSONError(ErrorCode.JSON_SYNTAX, f"not a hop: {error}", source=str(path),
-                            line=number, column=1) from None  # fmt: skip
+            raise JSONError(
+                ErrorCode.JSON_SYNTAX, f"not a hop: {error}", source=source, line=number, column=1
+            ) from None
 
 
 def _hop(record: dict[str, Any]) -> Hop:
-    return Hop(record["run"], record["seq"], record["time"], record["from"], record["to"],
-               record["protocol"], record["direction"], record["payload"],
-               record.get("verdict"))  # fmt: skip
+    return Hop(
+        record["run"],
+        record["seq"],
+        record["time"],
+        record["from"],
+        record["to"],
+        record["protocol"],
+        record["direction"],
+        record["payload"],
+        record.get("verdict"),
+    )
