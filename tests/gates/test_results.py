@@ -430,3 +430,18 @@ def test_a_rejection_cut_to_any_budget_is_still_a_rejection(
         assert size <= budget
     if size <= budget and len(orjson.dumps(shown)) <= budget:
         assert (cut, changes) == (shown, [])
+
+
+def test_a_local_tools_string_is_its_value_when_the_output_schema_takes_a_string() -> None:
+    gate = ResultGate(ToolSpec("greet", {"type": "object"}, {"type": "string", "minLength": 1}))
+    verdict = gate.check("hello")
+    assert verdict.accepted
+    assert verdict.value.structured == "hello"
+    assert gate.check("").rejection is not None  # still checked: minLength
+
+
+def test_a_local_tools_json_text_is_still_read_as_json_where_a_string_would_not_do() -> None:
+    gate = ResultGate(ToolSpec("count", {"type": "object"}, {"type": "object"}))
+    verdict = gate.check('{"n": 3}')
+    assert verdict.accepted
+    assert verdict.value.structured == {"n": 3}

@@ -213,6 +213,8 @@ class ResultGate:
         with an output schema) the returned value itself."""
         if result.structured is not None or self.validator is None:
             return result.structured, []
+        if not as_blocks and self.validator.is_valid(result.content):
+            return result.content, []  # a local tool's own value, a string its schema takes too
         text = _only_text(result.content, as_blocks)
         if text is not None and self.options.json_in_text:
             try:
