@@ -179,3 +179,35 @@ def test_a_python_tool_gets_an_int_where_the_model_wrote_an_integral_float() -> 
     model = ScriptedModel("openai.chat", [calls("first", {"limit": 3.0}), says("0, 1, 2")])
     Host(model, [tool]).run_sync("the first three")
     assert tool_results(model.requests[1]) == [[0, 1, 2]]
+
+
+def test_a_host_given_a_trace_has_a_client_without_one_record_its_calls_there() -> None:
+    repository = Repository.load(SUPPORT_DESK)
+    trace = Trace()
+
+    async def run() -> None:
+        from schemawire import mcp_tools
+
+        async with McpClient(serve_support_desk(), repository=repository) as client:
+            model = ScriptedModel("openai.chat", [calls("get_weather", {"city": "x"}), says(".")])
+            await Host(model, await mcp_tools(client), trace=trace).run("weather?")
+
+    anyio.run(run)
+    methods = [h.payload.get("method") for h in trace.hops if h.protocol == "mcp"]
+    assert "tools/call" in methods
+
+
+def test_a_client_given_its_own_trace_keeps_it() -> None:
+    repository = Repository.load(SUPPORT_DESK)
+    own, hosts = Trace(), Trace()
+
+    async def run() -> None:
+        from schemawire import mcp_tools
+
+        async with McpClient(serve_support_desk(), repository=repository, trace=own) as client:
+            model = ScriptedModel("openai.chat", [calls("get_weather", {"city": "x"}), says(".")])
+            await Host(model, await mcp_tools(client), trace=hosts).run("weather?")
+
+    anyio.run(run)
+    assert not [h for h in hosts.hops if h.protocol == "mcp"]
+    assert [h for h in own.hops if h.protocol == "mcp" and h.payload.get("method") == "tools/call"]

@@ -158,7 +158,8 @@ class Host:
                 defines is checked against its schema, not the server's), and where the output
                 schema's ``$ref``s resolve.
             trace: where hops go. Default: the trace the MCP clients of ``tools`` share, if
-                they share one; else a new in-memory `Trace`.
+                they share one; else a new in-memory `Trace`. A client given no trace of its
+                own records to this one from now on.
             options: turns, retries, strictness, the system prompt.
             output: the schema of the final answer (Structured Outputs), if any.
             on_delta: called with each piece of a streamed answer as it arrives (its text, a
@@ -174,6 +175,7 @@ class Host:
         self.options = options or HostOptions()
         self.repository = repository
         self.trace = trace if trace is not None else _shared_trace(tools) or Trace()
+        _record_clients_to(tools, self.trace)
         self.output = output
         self._given = tuple(tools)
         self._servers = tuple(mcp)
@@ -404,6 +406,15 @@ def _shared_trace(tools: Sequence[ToolRunner]) -> Trace | None:
     """The trace the MCP clients behind ``tools`` record to, when they all record to one."""
     traces = {id(t): t for t in (getattr(r, "trace", None) for r in tools) if t is not None}
     return next(iter(traces.values())) if len(traces) == 1 else None
+
+
+def _record_clients_to(tools: Sequence[ToolRunner], trace: Trace) -> None:
+    """Have the MCP clients behind ``tools`` that were given no trace of their own record to
+    ``trace``: one trace holds the whole run."""
+    for runner in tools:
+        client = getattr(runner, "client", None)
+        if client is not None and not client.trace_given and client.trace is not trace:
+            client.record_to(trace)
 
 
 def _schema_validator(spec: ToolSpec, repository: Repository | None) -> CompiledSchema | None:

@@ -213,7 +213,8 @@ class McpClient:
             server: where the server is (`StdioServer` or `HttpServer`).
             repository: canonical schemas; a listed tool of the same name is checked against
                 the repository's schema instead of the server's.
-            trace: where hops go; a fresh in-memory `Trace` when not given.
+            trace: where hops go; a fresh in-memory `Trace` when not given (a `Host` given this
+                client's tools then has it record to the host's trace: see `record_to`).
             mode: ``"auto"`` probes the 2026-07-28 discovery and falls back to the
                 ``initialize`` handshake; ``"legacy"`` always handshakes.
             timeout: seconds any request may take (a call may set its own).
@@ -226,6 +227,7 @@ class McpClient:
         self.server = server
         self.repository = repository
         self.trace = trace if trace is not None else Trace()
+        self.trace_given = trace is not None
         self.mode = mode
         self.timeout = timeout
         self.argument_options = arguments
@@ -236,6 +238,13 @@ class McpClient:
         self._connection: _Connection | None = None
         self._tools: dict[str, RemoteTool] | None = None
         self._gates: dict[str, tuple[ArgumentGate, ResultGate]] = {}
+
+    def record_to(self, trace: Trace) -> None:
+        """Record every hop from now on to ``trace``, the open connection's JSON-RPC included
+        (what was recorded before stays where it was)."""
+        self.trace = trace
+        if self._connection is not None and self._connection.tap is not None:
+            self._connection.tap.trace = trace
 
     # --- lifecycle -----------------------------------------------------------------------------
 
