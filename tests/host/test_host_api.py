@@ -211,3 +211,14 @@ def test_a_client_given_its_own_trace_keeps_it() -> None:
     anyio.run(run)
     assert not [h for h in hosts.hops if h.protocol == "mcp"]
     assert [h for h in own.hops if h.protocol == "mcp" and h.payload.get("method") == "tools/call"]
+
+
+def test_python_tools_without_functions_are_the_repositorys_serve_tools() -> None:
+    repository = Repository.load(SUPPORT_DESK)
+    tools = python_tools(repository)
+    assert [tool.spec.name for tool in tools] == ["get_weather", "create_refund"]
+    model = ScriptedModel("openai.chat", [calls("get_weather", {"city": "Paris"}), says("11.5")])
+    Host(model, tools).run_sync("weather in Paris?")
+    assert tool_results(model.requests[1]) == [
+        {"city": "Paris", "temp_c": 11.5, "condition": "cloudy"}
+    ]

@@ -170,7 +170,7 @@ def _gone(name: str) -> Rejection:
 
 def python_tools(
     repository: Repository,
-    functions: Mapping[str, Callable[..., Any]],
+    functions: Mapping[str, Callable[..., Any]] | None = None,
     results: ResultOptions | None = None,
 ) -> list[PythonTool]:
     """The repository's tools that ``functions`` implement (tool name -> function), each checked
@@ -178,12 +178,18 @@ def python_tools(
 
     Args:
         repository: where the tools' schemas are.
-        functions: each tool's implementation, by the tool's name.
+        functions: each tool's implementation, by the tool's name (default: the functions the
+            repository names under ``[serve.tools]``, imported).
         results: budget and redaction of the result gates (default: 32 KiB, redacted).
 
     Raises:
         UsageError: a function names a tool the repository does not have.
+        ConfigError: a ``[serve.tools]`` function cannot be imported.
     """
+    if functions is None:
+        from schemawire.schema.implementations import load_implementations
+
+        functions = load_implementations(repository)
     specs = {spec.name: spec for spec in repository.tools()}
     unknown = sorted(set(functions) - set(specs))
     if unknown:
