@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import socket
@@ -405,3 +406,26 @@ def test_the_trace_path_host_md_gives_is_where_run_and_run_flow_write(tmp_path: 
     flow = run_json("run", "--flow", str(REFUND_FLOW), REQUEST, cwd=tmp_path)
     for body in (single, flow):
         assert body["trace"] == claim.replace("<run id>", body["run_id"])
+
+
+def test_a_flow_agent_whose_provider_key_is_missing_stops_it_before_it_starts(
+    tmp_path: Path,
+) -> None:
+    flow = json.loads(REFUND_FLOW.read_text(encoding="utf-8"))
+    flow["agents"]["triage"]["model"] = f"script:{REFUND / 'scripts' / 'triage.json'}"
+    flow["agents"]["billing"]["model"] = "anthropic:claude-sonnet-4-5"  # runs second
+    keyless = tmp_path / "keyless.json"
+    keyless.write_text(json.dumps(flow), encoding="utf-8")
+    environment = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}
+    result = subprocess.run(
+        [SCHEMAWIRE, "run", "--flow", str(keyless), "--repo", str(REFUND), REQUEST],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        cwd=tmp_path,
+        env=environment,
+    )
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "ANTHROPIC_API_KEY" in result.stderr
+    assert run_json("runs", "list", cwd=tmp_path) == []  # nothing ran: triage's turn included

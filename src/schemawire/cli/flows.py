@@ -57,6 +57,7 @@ def run_flow(
     trace: Path | None,
     json: bool,
     max_turns: int,
+    stream: bool = True,
 ) -> None:
     """Start a run of a flow under a new id, print how it ended, and exit 1 if it failed
     (2 if a model or server could not be used)."""
@@ -67,7 +68,7 @@ def run_flow(
     recorded = Trace(run_id, path=trace or trace_path(run_id), on_hop=printer)
     options = HostOptions(max_turns=max_turns)
     resume = _resume_command(run_id, flow_path, store, model, repo)
-    with _runner(flow_path, store, model, repo, recorded, options) as runner:
+    with _runner(flow_path, store, model, repo, recorded, options, stream) as runner:
         _drive(lambda: runner.start(question, run_id), recorded, resume, json)
 
 
@@ -79,6 +80,7 @@ def _runner(
     repo: Path | None,
     trace: Trace,
     options: Any,
+    stream: bool = True,
 ) -> Iterator[Any]:
     """A `FlowRunner` for a flow file, with its store, tools, models and trace, closed after."""
     from schemawire.host.flow import load_flow
@@ -91,7 +93,7 @@ def _runner(
         repository = Repository.load(repo if repo is not None else flow_path.parent)
         store = open_store(store_url)
         try:
-            tools, models = _tools(repository), _models(flow, model)
+            tools, models = _tools(repository), _models(flow, model, stream)
             yield FlowRunner(
                 flow, repository, store, tools=tools, model=models, trace=trace, options=options
             )
@@ -135,8 +137,15 @@ def _tools(repository: Any) -> dict[str, Any]:
     return {runner.spec.name: runner for runner in runners}
 
 
-def _models(flow: Any, default: str | None) -> Any:
-    """Each agent's model: its own (a script path read from the flow's folder), else --model."""
+def _models(flow: Any, default: str | None, stream: bool = True) -> Any:
+    """Each agent's model: its own (a script path read from the flow's folder), else --model.
+
+    Every agent's model is made once here, before the run starts, so that an unknown provider
+    or a missing key is said now rather than when that agent's turn comes.
+
+    Raises:
+        UsageError: an agent names no model and there is no --model, or a model cannot be made.
+    """
     from schemawire.host import model_from_spec
 
     def model(agent: Any) -> Any:
@@ -145,8 +154,10 @@ def _models(flow: Any, default: str | None) -> Any:
             raise UsageError(f"agent {agent.name} names no model: give --model")
         if spec.startswith("script:"):
             spec = "script:" + str(flow.path.parent / spec.removeprefix("script:"))
-        return model_from_spec(spec)
+        return model_from_spec(spec, stream=stream)
 
+    for agent in flow.agents.values():
+        model(agent)
     return model
 
 

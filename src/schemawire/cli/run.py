@@ -121,6 +121,7 @@ def run_command(
             trace=trace,
             json=json,
             max_turns=max_turns,
+            stream=stream,
         )
         return
     if model is None:
