@@ -340,8 +340,8 @@ def _step(number: int, title: str) -> None:
 def _print_tools(runners: Sequence[Any]) -> None:
     for runner in runners:
         spec = runner.spec
-        stdout.print(f"   [cyan]{escape(spec.name)}[/] {escape(str(spec.schema_id))} "
-                     f"{escape(spec.version or '')}")  # fmt: skip
+        identity = " ".join(part for part in (spec.schema_id, spec.version) if part)
+        stdout.print(f"   [cyan]{escape(spec.name)}[/] {escape(identity or '(no $id)')}")
 
 
 def _print_projection(host: Any) -> None:
