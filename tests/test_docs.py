@@ -4,17 +4,23 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import re
 import shlex
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import anyio.from_thread
 import pytest
+from starlette.responses import JSONResponse, Response
 
 from schemawire.schema.config import load_config
 from schemawire.schema.rules import rules_markdown
+from tests.host.loopback import provider
 
 ROOT = Path(__file__).parents[1]
 SCHEMAWIRE = Path(sys.executable).with_name("schemawire")
@@ -54,12 +60,39 @@ def with_schemawire() -> dict[str, str]:
     return {**os.environ, "PATH": f"{SCHEMAWIRE.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
 
 
-def python_blocks() -> list[tuple[str, str]]:
+# A python block that asks a real provider is marked, just above it, with the recorded answers
+# the test replays in its place: <!-- replay: tests/data/docs/NAME.json -->
+_PYTHON = re.compile(r"(?:<!-- replay: (\S+) -->\n)?```python\n(.*?)```", flags=re.DOTALL)
+
+
+def python_blocks() -> list[tuple[str, str, str | None]]:
     return [
-        (page, code)
+        (page, found.group(2), found.group(1))
         for page in PAGES
-        for code in blocks((ROOT / page).read_text(encoding="utf-8"), "python")
+        for found in _PYTHON.finditer((ROOT / page).read_text(encoding="utf-8"))
     ]
+
+
+@contextlib.contextmanager
+def provider_replaying(script: str | None, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """For a block marked with a replay: an OpenAI-compatible server on loopback that answers
+    its requests with the recorded responses, in order, where ``OPENAI_BASE_URL`` points."""
+    if script is None:
+        yield
+        return
+    responses = json.loads((ROOT / script).read_text(encoding="utf-8"))["responses"]
+
+    def answer(attempt: int, body: dict[str, Any]) -> Response:
+        return JSONResponse(responses[attempt - 1])
+
+    with (
+        anyio.from_thread.start_blocking_portal("asyncio") as portal,
+        portal.wrap_async_context_manager(provider(answer)) as (url, app),
+    ):
+        monkeypatch.setenv("OPENAI_BASE_URL", f"{url}/v1")
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-docs-replay")
+        yield
+    assert len(app.requests) == len(responses)  # the example asked the model every time
 
 
 def test_rules_page_matches_the_catalogue() -> None:
@@ -83,9 +116,9 @@ def test_documented_command_runs(page: str, command: str, exit_code: int, workdi
     assert completed.returncode == exit_code, completed.stdout + completed.stderr
 
 
-@pytest.mark.parametrize(("page", "code"), python_blocks())
+@pytest.mark.parametrize(("page", "code", "replay"), python_blocks())
 def test_documented_python_prints_what_it_shows(
-    page: str, code: str, monkeypatch: pytest.MonkeyPatch
+    page: str, code: str, replay: str | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PATH", with_schemawire()["PATH"])
     expected = [line.removeprefix("# ") for line in code.splitlines() if line.startswith("# ")]
@@ -93,7 +126,7 @@ def test_documented_python_prints_what_it_shows(
     cwd = Path.cwd()
     os.chdir(ROOT)
     try:
-        with contextlib.redirect_stdout(output):
+        with provider_replaying(replay, monkeypatch), contextlib.redirect_stdout(output):
             exec(compile(code, page, "exec"), {})
     finally:
         os.chdir(cwd)
