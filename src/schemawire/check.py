@@ -144,10 +144,15 @@ def _refuse_empty(repository: Repository, allow_empty: bool | None) -> None:
     config = repository.config
     folders = ", ".join(f"{folder}/" for folder in config.kind_dirs().values())
     settings = f" (as {config.source.name} says)" if config.source else ""
+    # A repository with settings is one being started: say what to write; else how to start.
+    start = (
+        f"Write a tool's input schema as {config.kind_dirs()['tools']}/NAME.json"
+        if config.source
+        else "Start one with `schemawire init`, or point check at the repository's directory"
+    )
     raise UsageError(
-        f"no schema file in {repository.root}: looked in {folders}{settings}. Start one with "
-        "`schemawire init`, point check at the repository's directory, or pass --allow-empty "
-        "(allow-empty = true under [repository]) if none is expected"
+        f"no schema file in {repository.root}: looked in {folders}{settings}. {start}, or pass "
+        "--allow-empty (allow-empty = true under [repository]) if none is expected"
     )
 
 
