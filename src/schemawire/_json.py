@@ -23,7 +23,7 @@ import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Literal, TypeAlias
+from typing import Any, Literal, TypeAlias
 
 import orjson
 
@@ -40,6 +40,7 @@ __all__ = [
     "load_file",
     "loads",
     "loads_lines",
+    "quoted",
 ]
 
 JSONValue: TypeAlias = dict[str, "JSONValue"] | list["JSONValue"] | str | int | float | bool | None
@@ -182,6 +183,15 @@ def dumps(value: JSONValue, *, indent: bool = True, sort_keys: bool = False) -> 
             separators=separators,
             sort_keys=sort_keys,
         )
+
+
+def quoted(value: Any) -> str:
+    """``value`` as compact JSON (``"int"``, ``1``, ``null``): how a message quotes a value, never
+    a Python repr. A value JSON cannot hold (a set, bytes...) falls back to its repr."""
+    try:
+        return dumps(value, indent=False)
+    except (TypeError, ValueError):
+        return repr(value)
 
 
 def _to_bytes(data: bytes | bytearray | memoryview | str, limits: Limits, source: str) -> bytes:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from typing import Any
 
@@ -37,7 +38,8 @@ def split(pointer: str) -> list[str]:
     if pointer == "":
         return []
     if not pointer.startswith("/"):
-        raise ValueError(f"JSON Pointer must be empty or start with '/': {pointer!r}")
+        shown = json.dumps(pointer, ensure_ascii=False)
+        raise ValueError(f"JSON Pointer must be empty or start with '/': {shown}")
     return [token.replace("~1", "/").replace("~0", "~") for token in pointer[1:].split("/")]
 
 

@@ -386,6 +386,7 @@ def test_the_hop_printer_shows_values_as_json() -> None:
 def test_a_flow_the_flow_fails_exits_1_with_its_trace(tmp_path: Path) -> None:
     flow = json.loads(REFUND_FLOW.read_text(encoding="utf-8"))
     flow["agents"]["triage"]["model"] = f"script:{REFUND / 'scripts' / 'triage_prose.json'}"
+    flow["agents"]["billing"]["model"] = f"script:{REFUND / 'scripts' / 'billing.json'}"
     prose = tmp_path / "prose.json"
     prose.write_text(json.dumps(flow), encoding="utf-8")
     result = run("run", "--flow", str(prose), "--repo", str(REFUND), REQUEST, cwd=tmp_path)

@@ -328,7 +328,7 @@ def test_a_catalogue_finds_a_tool_by_the_name_the_model_was_sent() -> None:
     projection = served.find(served.projections[0].projected_name)
     assert projection.name == "billing.refund" != projection.projected_name
     assert served.find("billing.refund") is projection
-    with pytest.raises(UsageError, match="no tool 'nope'"):
+    with pytest.raises(UsageError, match='no tool "nope"'):
         served.find("nope")
 
 

@@ -126,7 +126,7 @@ async def test_failures_are_answered_and_the_run_goes_on(write_repo: WriteRepo) 
                      "c4": "arguments_malformed", "c5": None}  # fmt: skip
     assert sent["c1"]["error"]["violations"][0]["message"] == "KeyError: 'internal state'"
     assert "did not finish within 0.5 s" in sent["c2"]["error"]["violations"][0]["message"]
-    assert "there is no tool 'nowhere'" in sent["c3"]["error"]["violations"][0]["message"]
+    assert 'there is no tool "nowhere"' in sent["c3"]["error"]["violations"][0]["message"]
     assert sent["c5"] == {"city": "ok", "temp": 18}
     assert [name for name, _ in desk.ran] == ["weather"]  # only the good call ran (besides the
     # two that failed inside the tool, which record nothing)
@@ -217,7 +217,7 @@ def test_two_tools_of_one_name_are_refused(write_repo: WriteRepo) -> None:
 
     repository = desk_repository(write_repo)
     runners = python_tools(repository, {"fast": Desk().fast})
-    with pytest.raises(UsageError, match="two tools are named 'fast'"):
+    with pytest.raises(UsageError, match='two tools are named "fast"'):
         Host(ScriptedModel("openai.chat", []), [*runners, *runners])
 
 

@@ -263,7 +263,7 @@ async def test_garbage_on_stdout_is_named() -> None:
     async with McpClient(scripted()) as client:
         call = await client.call("garbage", {})
     line = call.output.content["error"]["violations"][0]["message"]
-    assert "not JSON-RPC: 'this is not json-rpc'" in line
+    assert 'not JSON-RPC: "this is not json-rpc"' in line
 
 
 async def test_a_server_that_cannot_start_is_a_clear_error(tmp_path: Path) -> None:

@@ -268,7 +268,7 @@ async def test_proxy_answers_for_a_hanging_or_garbled_upstream(tmp_path: Path) -
         garbled = await client.call_unchecked("garbage", {})
         back = await client.call_unchecked("echo", {"message": "fine"})
     assert "did not answer within 0.5 s" in error_of(hung)["violations"][0]["message"]
-    assert "not JSON-RPC: 'this is not json-rpc'" in error_of(garbled)["violations"][0]["message"]
+    assert 'not JSON-RPC: "this is not json-rpc"' in error_of(garbled)["violations"][0]["message"]
     assert back["content"][0]["text"] == "fine"
     assert any(h.payload.get("method") == "notifications/cancelled" for h in trace.hops)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import string
 from collections.abc import Callable
 from pathlib import Path
@@ -563,7 +564,7 @@ def test_notes_every_envelope_field_that_has_no_place_in_the_schema(
 ) -> None:
     imported = one(importer([tool]))
     assert notes(imported) == [(Code.FIELD_DROPPED, "")]
-    assert repr(field) in imported.notes[0].detail
+    assert json.dumps(field) in imported.notes[0].detail
 
 
 def test_keeps_defaults_even_where_they_do_not_fit_the_type() -> None:

@@ -14,6 +14,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from schemawire._json import quoted
 from schemawire.cli.output import EXIT_FINDINGS, fail, guarded, print_json, stderr, stdout
 from schemawire.errors import UsageError
 
@@ -265,7 +266,7 @@ def _address(command: list[str] | None, url: str | None, header: list[str] | Non
 def _header(text: str) -> tuple[str, str]:
     name, colon, value = text.partition(":")
     if not colon or not name.strip():
-        raise UsageError(f"--header {text!r}: write it as `Name: value`")
+        raise UsageError(f"--header {quoted(text)}: write it as `Name: value`")
     return name.strip(), value.strip()
 
 

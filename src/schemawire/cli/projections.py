@@ -12,7 +12,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from schemawire._json import dumps, load_file, loads
+from schemawire._json import dumps, load_file, loads, quoted
 from schemawire.cli.output import EXIT_FINDINGS, fail, guarded, print_json, stderr, stdout
 from schemawire.project import TARGETS
 from schemawire.project.checkers import Problem, check_payload, check_request
@@ -29,7 +29,6 @@ from schemawire.project.importers import ImportedTool, import_tools
 from schemawire.schema.breakage import unusable_files
 from schemawire.schema.config import Config, load_config
 from schemawire.schema.repository import Repository
-from schemawire.schema.rules import quoted
 from schemawire.types import Projection
 
 __all__ = ["export_command", "import_command"]

@@ -9,6 +9,7 @@ from typing import Any
 
 import orjson
 
+from schemawire._json import quoted
 from schemawire._pointer import escape, join, split
 
 __all__ = ["ValueLimits", "ValueProblem", "native_problem", "oversized", "plain_json", "replaced"]
@@ -88,7 +89,10 @@ def native_problem(value: Any, limits: ValueLimits) -> ValueProblem | None:
             for key in node:
                 if not isinstance(key, str):
                     return ValueProblem(
-                        "malformed", pointer, "json_type", f"object key {key!r} is not a string"
+                        "malformed",
+                        pointer,
+                        "json_type",
+                        f"object key {quoted(key)} is not a string",
                     )
                 if not _is_unicode(key):  # reported at the object: the key cannot be written
                     return _lone_surrogate(pointer)

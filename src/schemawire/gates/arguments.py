@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from schemawire._json import Limits, loads
+from schemawire._json import Limits, loads, quoted
 from schemawire._pointer import resolve
 from schemawire.errors import ErrorCode, JSONError, SchemawireError, UsageError
 from schemawire.gates._integers import IntegerPlaces
@@ -99,7 +99,8 @@ class ArgumentGate:
         """
         if projection is not None and projection.name != spec.name:
             raise UsageError(
-                f"the projection is of {projection.name!r}, not of the tool {spec.name!r}"
+                f"the projection is of {quoted(projection.name)}, "
+                f"not of the tool {quoted(spec.name)}"
             )
         self.spec = spec
         self.validator = validator or compile_schema(spec.input_schema, source=spec.name)
@@ -145,7 +146,7 @@ class ArgumentGate:
         file = repository.find(tool)
         spec = next((s for s in repository.tools() if file and s.name == file.name), None)
         if file is None or spec is None:
-            raise UsageError(f"no tool {tool!r} in {repository.root}")
+            raise UsageError(f"no tool {quoted(tool)} in {repository.root}")
         validator = repository.validator(file)
         return cls(spec, validator, options, projection=projection, documents=repository.documents)
 

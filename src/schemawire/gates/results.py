@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from schemawire._json import Limits, dumps, loads
+from schemawire._json import Limits, dumps, loads, quoted
 from schemawire.errors import JSONError, SchemawireError, UsageError
 from schemawire.gates._rejection import carried_rejection, cut_rejection
 from schemawire.gates._schema_view import SchemaView
@@ -152,7 +152,7 @@ class ResultGate:
         """
         spec = next((s for s in repository.tools() if s.name == tool), None)
         if spec is None:
-            raise UsageError(f"no tool {tool!r} in {repository.root}")
+            raise UsageError(f"no tool {quoted(tool)} in {repository.root}")
         output = repository.find(f"tools/{tool}.output")
         validator = repository.validator(output) if output is not None else None
         return cls(spec, validator, options, repository.documents)

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from schemawire._json import quoted
 from schemawire.errors import UsageError
 from schemawire.gates import ArgumentGate, ArgumentOptions
 from schemawire.host.tools import ToolRunner
@@ -90,7 +91,8 @@ def _refuse_twins(runners: Sequence[ToolRunner]) -> None:
     for runner in runners:
         if runner.spec.name in seen:
             raise UsageError(
-                f"two tools are named {runner.spec.name!r}: the model could not tell them apart"
+                f"two tools are named {quoted(runner.spec.name)}: "
+                "the model could not tell them apart"
             )
         seen.add(runner.spec.name)
 

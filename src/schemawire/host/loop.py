@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 
+from schemawire._json import quoted
 from schemawire.errors import InputError, SchemawireError, UsageError
 from schemawire.gates import ArgumentGate, ArgumentOptions, Verdict
 from schemawire.host._toolset import OfferedTool, Toolset, documents_of
@@ -385,7 +386,7 @@ class Host:
         """The argument gate's verdict on one call (unknown tools and spent budgets refused)."""
         if tool is None:
             known = ", ".join(self.tools)
-            return _refused(call, "arguments_invalid", f"there is no tool {call.name!r}; the "
+            return _refused(call, "arguments_invalid", f"there is no tool {quoted(call.name)}; the "
                             f"tools are: {known}", "Call one of the tools.")  # fmt: skip
         if refusals[call.name] >= self.options.retries_per_tool:
             return _refused(call, "arguments_invalid", f"{call.name} was refused "

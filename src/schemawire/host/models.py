@@ -25,7 +25,7 @@ import anyio
 import httpx2
 import orjson
 
-from schemawire._json import load_file
+from schemawire._json import load_file, quoted
 from schemawire.errors import SchemawireError, UsageError
 from schemawire.wire import StreamDelta, StreamReader, wire_format
 from schemawire.wire.sse import DONE, Event, EventParser
@@ -284,7 +284,7 @@ class HttpModel:
         """
         endpoint = _ENDPOINTS.get(api)
         if endpoint is None:
-            raise UsageError(f"unknown model API {api!r}; known: {', '.join(_ENDPOINTS)}")
+            raise UsageError(f"unknown model API {quoted(api)}; known: {', '.join(_ENDPOINTS)}")
         self.api, self.name = api, name
         self.endpoint = endpoint
         self.wire = wire_format(api)
@@ -578,18 +578,20 @@ def model_from_spec(spec: str, *, stream: bool = True) -> Model:
     """
     kind, colon, rest = spec.partition(":")
     if not colon or not rest:
-        raise UsageError(f"--model {spec!r}: write PROVIDER:NAME, such as openai:gpt-4.1-mini")
+        raise UsageError(
+            f"--model {quoted(spec)}: write PROVIDER:NAME, such as openai:gpt-4.1-mini"
+        )
     if kind == "script":
         return ScriptedModel.from_file(rest)
     if kind == "openai-compatible":
         found = _URL_AND_NAME.match(rest)
         if found is None:
-            raise UsageError(f"--model {spec!r}: write openai-compatible:URL:NAME")
+            raise UsageError(f"--model {quoted(spec)}: write openai-compatible:URL:NAME")
         url, name = found.groups()
         key = os.environ.get("OPENAI_API_KEY", "")
         return HttpModel("openai.chat", name, base_url=url, api_key=key, stream=stream)
     api = _PREFIXES.get(kind)
     if api is None:
         known = ", ".join([*_PREFIXES, "openai-compatible", "script"])
-        raise UsageError(f"--model {spec!r}: unknown provider {kind!r}; known: {known}")
+        raise UsageError(f"--model {quoted(spec)}: unknown provider {quoted(kind)}; known: {known}")
     return HttpModel(api, rest, stream=stream)

@@ -16,6 +16,7 @@ from mcp.shared._stream_protocols import ReadStream, WriteStream
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
+from schemawire._json import quoted
 from schemawire.gates import Verdict
 from schemawire.trace import Trace
 
@@ -38,11 +39,13 @@ def message_json(message: SessionMessage | Exception) -> dict[str, Any]:
 
 
 def _unreadable(error: Exception) -> str:
-    """What a transport could not read, in one line: the line itself when it is known."""
+    """What a transport could not read, in one line: the line itself (as JSON) when it is
+    known."""
     if isinstance(error, ValidationError) and error.errors():
         found = error.errors()[0].get("input")
         if isinstance(found, str | bytes):
-            return f"not JSON-RPC: {found[:500]!r}"
+            text = found.decode("utf-8", "replace") if isinstance(found, bytes) else found
+            return quoted(text[:500])
     return f"{type(error).__name__}: {error}"[:500]
 
 

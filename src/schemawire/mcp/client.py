@@ -35,6 +35,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from pydantic import TypeAdapter, ValidationError
 
+from schemawire._json import quoted
 from schemawire._version import __version__
 from schemawire.errors import SchemawireError
 from schemawire.gates import (
@@ -682,7 +683,7 @@ def _unknown(
         hint = f"{name} cannot be called safely; tell the user."
     else:
         known = ", ".join(sorted(tools)) or "none"
-        line = f"the server has no tool {name!r} (its tools: {known})"
+        line = f"the server has no tool {quoted(name)} (its tools: {known})"
         hint = "Call one of the server's tools."
     rejection = Rejection("arguments", "arguments_invalid", name, None, None,
                           (Violation("", "tool", line),), hint)  # fmt: skip

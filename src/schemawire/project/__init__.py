@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from schemawire._json import quoted
 from schemawire.errors import UsageError
 from schemawire.project._limits import Limit, exceeded, measure
 from schemawire.project._names import unique_name
@@ -155,7 +156,9 @@ class Catalogue:
             if name in (projection.projected_name, projection.name):
                 return projection
         known = ", ".join(p.projected_name for p in self.projections) or "none"
-        raise UsageError(f"no tool {name!r} in this {self.target} request (its tools: {known})")
+        raise UsageError(
+            f"no tool {quoted(name)} in this {self.target} request (its tools: {known})"
+        )
 
 
 def project(
@@ -206,7 +209,7 @@ def project_catalogue(
 def _target(target: str, options: dict[str, Any]) -> Target:
     info = TARGETS.get(target)
     if info is None:
-        raise UsageError(f"unknown target {target!r}; targets: {', '.join(TARGETS)}")
+        raise UsageError(f"unknown target {quoted(target)}; targets: {', '.join(TARGETS)}")
     unknown = set(options) - set(info.options)
     if unknown:
         allowed = ", ".join(info.options) or "none"
@@ -231,7 +234,7 @@ def _unique_names(info: Target, projections: list[Projection]) -> list[Projectio
 
 def _renamed(info: Target, projection: Projection, name: str) -> Projection:
     payload = _with_name(projection.payload, info.name_path, name)
-    detail = f"{projection.projected_name!r} is taken in this request; sent as {name!r}"
+    detail = f"{quoted(projection.projected_name)} is taken in this request; sent as {quoted(name)}"
     loss = Loss("NAME_RENAMED", "", detail, document="tool")
     return replace(
         projection, payload=payload, projected_name=name, losses=(*projection.losses, loss)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from schemawire._json import quoted
 from schemawire.project._arguments import IDENTITY, ArgumentMap
 from schemawire.project._limits import Limit, exceeded
 from schemawire.project._names import NameRule
@@ -75,7 +76,7 @@ class Draft:
                 "NAME_RENAMED",
                 "",
                 None,
-                f"name {self.spec.name!r} is sent as {fixed!r}",
+                f"name {quoted(self.spec.name)} is sent as {quoted(fixed)}",
                 document="tool",
             )
         return fixed

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from schemawire._json import quoted
 from schemawire.project._arguments import IDENTITY, ArgumentMap
 from schemawire.project._merge import merge_schemas
 from schemawire.project._names import unique_name
@@ -45,7 +46,7 @@ def _properties(walk: Walk, node: Node, value: Any, schema: dict[str, Any], wher
                 "PROPERTY_KEY_RENAMED",
                 where.child(("properties", key), ()),
                 None,
-                f"property {key!r} is sent as {name!r}",
+                f"property {quoted(key)} is sent as {quoted(name)}",
             )
         projected[name], child = walk.child(
             subschema, where, ("properties", key), ("properties", name)
@@ -186,7 +187,7 @@ def _format(walk: Walk, node: Node, value: Any, schema: dict[str, Any], where: W
         node.out["format"] = value
     else:
         node.restated.append(f"format: {value}")
-        walk.lose("FORMAT_DROPPED", where, "format", f"format {value!r} is not supported")
+        walk.lose("FORMAT_DROPPED", where, "format", f"format {quoted(value)} is not supported")
 
 
 def _pattern(walk: Walk, node: Node, value: Any, schema: dict[str, Any], where: Where) -> None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Literal, NamedTuple
 
-from schemawire._json import dumps
+from schemawire._json import dumps, quoted
 from schemawire._pointer import join
 from schemawire.errors import ErrorCode, InputError
 from schemawire.project._type_names import FALSY, JSON_TYPES, TRUTHY, parse_type
@@ -302,7 +302,7 @@ class SchemaNormaliser:
                 where = "is in required" if wanted else "is left out of required"
                 self.note(at.child("properties", name).target,
                           NormalisationCode.OPTIONAL_FLAG_MOVED,
-                          f"{found.flag} removed; {name!r} {where}")  # fmt: skip
+                          f"{found.flag} removed; {quoted(name)} {where}")  # fmt: skip
         if names != required:
             result["required"] = names
 

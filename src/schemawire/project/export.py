@@ -18,12 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from schemawire._json import JSONValue, dumps, load_file
+from schemawire._json import JSONValue, dumps, load_file, quoted
 from schemawire.errors import JSONError, UsageError
 from schemawire.project import TARGETS, Catalogue, project_catalogue
 from schemawire.project.a2a import Agent
 from schemawire.schema.repository import Repository, SchemaFile
-from schemawire.schema.rules import quoted
 from schemawire.toolbox import diff_json
 from schemawire.types import Loss
 

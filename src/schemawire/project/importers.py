@@ -36,7 +36,7 @@ from typing import Any, Literal, TypedDict, Unpack
 
 import jsonschema_rs
 
-from schemawire._json import DEFAULT_LIMITS
+from schemawire._json import DEFAULT_LIMITS, quoted
 from schemawire._pointer import join, to_pointer
 from schemawire.errors import UsageError
 from schemawire.project._normalise import (
@@ -180,7 +180,7 @@ def import_tools(
     importers = {"mcp": import_mcp, "openai": import_openai, "anthropic": import_anthropic}
     importer = importers.get(source)
     if importer is None:
-        raise UsageError(f"source must be one of {', '.join(importers)}, got {source!r}")
+        raise UsageError(f"source must be one of {', '.join(importers)}, got {quoted(source)}")
     return importer(tools, **options)
 
 
@@ -248,9 +248,9 @@ def _import(
 
 def _check_options(id_base: str, version: str) -> None:
     if not isinstance(id_base, str) or not id_base.endswith("/"):
-        raise UsageError(f"id_base must be a URI ending with '/', got {id_base!r}")
+        raise UsageError(f"id_base must be a URI ending with '/', got {quoted(id_base)}")
     if not isinstance(version, str) or not _SEMVER.match(version):
-        raise UsageError(f"version must be a semantic version such as 1.0.0, got {version!r}")
+        raise UsageError(f"version must be a semantic version such as 1.0.0, got {quoted(version)}")
 
 
 def _tool_entries(tools: Any, source: str) -> list[tuple[str, dict[str, Any]]]:
@@ -279,7 +279,8 @@ def _refuse_duplicate(
         raise invalid(
             source,
             join(tool_source.at, "name"),
-            f"tool {tool.name!r} has the same name (or file name) as tool {stems[key]!r}",
+            f"tool {quoted(tool.name)} has the same name (or file name) as tool "
+            f"{quoted(stems[key])}",
         )
     stems[key] = tool.name
 
@@ -311,7 +312,9 @@ def _read_mcp_annotations(annotations: Any, found: _ToolSource, source: str) -> 
 def _read_openai_tool(tool: dict[str, Any], at: str, source: str) -> _ToolSource:
     kind = tool.get("type")
     if kind is not None and kind != "function":
-        raise invalid(source, join(at, "type"), f"only function tools have a schema, not {kind!r}")
+        raise invalid(
+            source, join(at, "type"), f"only function tools have a schema, not {quoted(kind)}"
+        )
     if "function" not in tool or "name" in tool:
         return _read_function({k: v for k, v in tool.items() if k != "type"}, at, source)
     function = tool["function"]  # Chat Completions: {"type": "function", "function": {...}}
@@ -335,7 +338,9 @@ def _read_function(function: dict[str, Any], at: str, source: str) -> _ToolSourc
 def _read_anthropic_tool(tool: dict[str, Any], at: str, source: str) -> _ToolSource:
     kind = tool.get("type")
     if kind is not None and kind != "custom":
-        raise invalid(source, join(at, "type"), f"only custom tools have a schema, not {kind!r}")
+        raise invalid(
+            source, join(at, "type"), f"only custom tools have a schema, not {quoted(kind)}"
+        )
     known = {"name", "description", "input_schema", "input_examples", "type"}
     found = _read_common(tool, at, source, "input_schema", known)
     examples = tool.get("input_examples")
@@ -381,8 +386,8 @@ def _canonical_tool(found: _ToolSource, source: str, id_base: str, version: str)
     notes: list[Normalisation] = []
     stem = _file_stem(found.name)
     if stem != found.name:
-        notes.append(Normalisation("/$id", NormalisationCode.NAME_CHANGED_FOR_FILE,
-                                   f"tool {found.name!r} is written to {stem}.json"))  # fmt: skip
+        detail = f"tool {quoted(found.name)} is written to {stem}.json"
+        notes.append(Normalisation("/$id", NormalisationCode.NAME_CHANGED_FOR_FILE, detail))
     schema = _input_schema(found, source, id_base + f"schemas/tools/{stem}.json", version, notes)
     output = None
     if found.output is not None:
@@ -479,7 +484,7 @@ def _dropped_field_notes(dropped: list[tuple[str, Any]]) -> Iterator[Normalisati
         if value is None or value is False:
             continue  # the field's default: nothing is lost
         yield Normalisation("", NormalisationCode.FIELD_DROPPED,
-                            f"envelope field {key!r} ({show(value)}) has no place in the "
+                            f"envelope field {quoted(key)} ({show(value)}) has no place in the "
                             "canonical schema")  # fmt: skip
 
 
@@ -504,7 +509,7 @@ def _checked_json(value: Any, pointer: str, source: str, depth: int) -> Any:
         copied: dict[str, Any] = {}
         for key, member in value.items():
             if not isinstance(key, str):
-                raise invalid(source, pointer, f"object key {key!r} is not a string")
+                raise invalid(source, pointer, f"object key {quoted(key)} is not a string")
             copied[key] = _checked_json(member, join(pointer, key), source, depth + 1)
         return copied
     if isinstance(value, list):

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from schemawire._json import quoted
 from schemawire.errors import UsageError
 from schemawire.project._draft import NO_DOCUMENTS, Draft
 from schemawire.project._names import NameRule
@@ -52,7 +53,7 @@ def project_mcp(
         UsageError: ``version`` is not one of `VERSIONS`.
     """
     if version not in VERSIONS:
-        raise UsageError(f"MCP version must be one of {', '.join(VERSIONS)}, not {version!r}")
+        raise UsageError(f"MCP version must be one of {', '.join(VERSIONS)}, not {quoted(version)}")
     draft = Draft(f"mcp@{version}", spec, documents or NO_DOCUMENTS, track_origins=origins)
     policy = POLICY_2025_06_18 if version == "2025-06-18" else POLICY
     schema, arguments = draft.schema(spec.input_schema, policy, document="input", at="/inputSchema")

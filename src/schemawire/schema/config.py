@@ -39,8 +39,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 
+from schemawire._json import quoted
 from schemawire.errors import ConfigError, ErrorCode
-from schemawire.schema.rules import RULES, quoted
+from schemawire.schema.rules import RULES
 from schemawire.schema.validator import compile_schema
 
 __all__ = ["CONFIG_FILE", "Config", "LintConfig", "find_root", "load_config"]

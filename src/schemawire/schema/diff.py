@@ -38,12 +38,12 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from schemawire._json import load_file
+from schemawire._json import load_file, quoted
 from schemawire.errors import UsageError
 from schemawire.schema._compare import ABSENT, At, differences, document_root
 from schemawire.schema.files import relpath
 from schemawire.schema.repository import Repository, SchemaFile
-from schemawire.schema.rules import Finding, quoted, rule
+from schemawire.schema.rules import Finding, rule
 
 __all__ = [
     "ABSENT",

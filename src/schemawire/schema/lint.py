@@ -15,12 +15,12 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from schemawire._json import dumps
+from schemawire._json import dumps, quoted
 from schemawire._pointer import join
 from schemawire.schema.config import LintConfig
 from schemawire.schema.dialect import KNOWN_FORMATS
 from schemawire.schema.repository import Repository, SchemaFile
-from schemawire.schema.rules import Finding, quoted, rule
+from schemawire.schema.rules import Finding, rule
 from schemawire.schema.walk import Site
 
 __all__ = ["FILE_CHECKS", "SITE_CHECKS", "lint_file", "lint_repository"]

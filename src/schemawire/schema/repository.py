@@ -24,13 +24,13 @@ from urllib.parse import unquote, urldefrag, urljoin, urlsplit
 
 import jsonschema_rs
 
-from schemawire._json import load_file
+from schemawire._json import load_file, quoted
 from schemawire._pointer import join
 from schemawire.errors import ErrorCode, JSONError, SchemaError
 from schemawire.schema.config import Config, load_config
 from schemawire.schema.dialect import Dialect, dialect_named
 from schemawire.schema.files import json_files, linked_outside, relpath
-from schemawire.schema.rules import Finding, quoted, rule
+from schemawire.schema.rules import Finding, rule
 from schemawire.schema.validator import CompiledSchema, compile_schema, metaschema_violations
 from schemawire.schema.walk import Site, iter_sites
 from schemawire.types import ToolSpec

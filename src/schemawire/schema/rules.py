@@ -11,9 +11,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
-from schemawire._json import dumps
-
-__all__ = ["RULES", "Finding", "Rule", "Severity", "quoted", "rule", "rules_markdown"]
+__all__ = ["RULES", "Finding", "Rule", "Severity", "rule", "rules_markdown"]
 
 
 class Severity(StrEnum):
@@ -208,12 +206,6 @@ RULES: dict[str, Rule] = {
              "no input schema: schemawire serve refuses to start."),
     )
 }  # fmt: skip
-
-
-def quoted(value: Any) -> str:
-    """``value`` as JSON (``"int"``, ``1``, ``null``): how a message shows a value it quotes,
-    never a Python repr."""
-    return dumps(value, indent=False)
 
 
 def rule(rule_id: str) -> Rule:

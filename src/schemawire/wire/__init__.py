@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 
+from schemawire._json import quoted
 from schemawire.errors import UsageError
 from schemawire.wire.conversation import (
     AssistantTurn,
@@ -63,6 +64,6 @@ def wire_format(api: str) -> WireFormat:
     """
     module = APIS.get(api)
     if module is None:
-        raise UsageError(f"unknown model API {api!r}; known: {', '.join(APIS)}")
+        raise UsageError(f"unknown model API {quoted(api)}; known: {', '.join(APIS)}")
     wire: WireFormat = importlib.import_module(f"schemawire.wire.{module}").WIRE
     return wire

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from schemawire._json import dumps, loads
+from schemawire._json import dumps, loads, quoted
 from schemawire._pointer import join
 from schemawire.errors import ErrorCode, InputError, UsageError
 from schemawire.types import ToolResult
@@ -157,7 +157,9 @@ def with_options(
         elif key in merged and isinstance(value, Mapping) and isinstance(result[key], dict):
             result[key] = {**value, **result[key]}
         else:
-            raise UsageError(f"option {key!r} would replace what the request sets; leave it out")
+            raise UsageError(
+                f"option {quoted(key)} would replace what the request sets; leave it out"
+            )
     return result
 
 
@@ -267,7 +269,7 @@ def refuse_error_body(root: Cursor, expected: str) -> None:
         return
     raise InputError(
         ErrorCode.JSON_SYNTAX,
-        f"expected a response with {expected!r}, got the API's error: {message}",
+        f"expected a response with {quoted(expected)}, got the API's error: {message}",
         source=root.source,
         pointer=root.at("error").pointer,
     )

@@ -20,6 +20,7 @@ import copy
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from schemawire._json import quoted
 from schemawire.errors import UsageError
 from schemawire.types import ToolCall, ToolResult
 from schemawire.wire._partial_args import ArgumentsBuilder
@@ -207,7 +208,7 @@ def _wire_calls(turn: AssistantTurn, tools: Sequence[ToolRef]) -> _Calls:
 def _function_response(result: ToolResult, calls: _Calls) -> dict[str, Any]:
     if result.call_id not in calls:
         raise UsageError(
-            f"the result for {result.call_id!r} answers no tool call of the turn before it"
+            f"the result for {quoted(result.call_id)} answers no tool call of the turn before it"
         )
     name, call_id = calls[result.call_id]
     response: dict[str, Any] = {"name": name}

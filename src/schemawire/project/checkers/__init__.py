@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 from urllib.parse import unquote
 
+from schemawire._json import quoted
 from schemawire._pointer import join
 from schemawire.errors import UsageError
 
@@ -196,10 +197,10 @@ def _checks_for(target: str, options: Mapping[str, Any]) -> tuple[PayloadCheck, 
     from schemawire.project.checkers import a2a, anthropic, gemini, mcp, openai
 
     if target not in TARGETS:
-        raise UsageError(f"unknown target {target!r}; expected one of {', '.join(TARGETS)}")
+        raise UsageError(f"unknown target {quoted(target)}; expected one of {', '.join(TARGETS)}")
     unknown = set(options) - _OPTIONS.get(target, frozenset())
     if unknown:
-        raise UsageError(f"target {target!r} takes no option {sorted(unknown)[0]!r}")
+        raise UsageError(f"target {quoted(target)} takes no option {quoted(sorted(unknown)[0])}")
     family = target.split(".", 1)[0]
     checks: dict[str, tuple[PayloadCheck, RequestCheck]] = {
         "openai": (openai.check_payload, openai.check_request),
@@ -262,15 +263,17 @@ def member_flaws(
     found: dict[str, list[Flaw]] = {"missing": [], "type": [], "unknown": []}
     for name, member in shape.items():
         if member.required and name not in value:
-            found["missing"].append(Flaw(pointer, f"{what} needs the member {name!r}"))
+            found["missing"].append(Flaw(pointer, f"{what} needs the member {quoted(name)}"))
     for name, item in value.items():
         declared = shape.get(name) if isinstance(name, str) else None
         at = join(pointer, str(name))
         if declared is None:
-            found["unknown"].append(Flaw(at, f"{what} has no member {name!r}; remove it"))
+            found["unknown"].append(Flaw(at, f"{what} has no member {quoted(name)}; remove it"))
         elif not _KINDS[declared.kind][0](item):
             expected = _KINDS[declared.kind][1]
-            found["type"].append(Flaw(at, f"{name!r} is {describe(item)}; it must be {expected}"))
+            found["type"].append(
+                Flaw(at, f"{quoted(name)} is {describe(item)}; it must be {expected}")
+            )
     return found
 
 
@@ -400,7 +403,7 @@ def malformed_keywords(node: Subschema, type_names: frozenset[str] | None) -> It
     for keyword, value in schema.items():
         shape = _KEYWORD_SHAPES.get(keyword) if isinstance(keyword, str) else None
         if shape is not None and not shape[0](value):
-            message = f"{keyword!r} is {describe(value)}; it must be {shape[1]}"
+            message = f"{quoted(keyword)} is {describe(value)}; it must be {shape[1]}"
             yield Flaw(join(node.pointer, keyword), message)
     if type_names is not None and "type" in schema:
         yield from _malformed_type(schema["type"], join(node.pointer, "type"), type_names)

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from schemawire._json import quoted
 from schemawire._pointer import join
 from schemawire.project.checkers import (
     Flaw,
@@ -130,7 +131,7 @@ def _empty_required(message: _Message) -> Iterator[Flaw]:
     for name, member in message.shape.items():
         value = message.value.get(name)
         if member.required and value in ("", []):
-            text = f"{message.what} needs {name!r}, and an empty value counts as none"
+            text = f"{message.what} needs {quoted(name)}, and an empty value counts as none"
             yield Flaw(join(message.pointer, name), text)
 
 

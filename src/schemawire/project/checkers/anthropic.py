@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
+from schemawire._json import quoted
 from schemawire._pointer import join
 from schemawire.project.checkers import (
     JSON_TYPES,
@@ -145,7 +146,7 @@ def check_additional_properties(node: Subschema) -> Iterator[Flaw]:
 def check_keywords(node: Subschema) -> Iterator[Flaw]:
     for keyword in node.schema:
         if keyword not in STRICT_KEYWORDS:
-            message = f"{str(keyword)!r} is not supported by strict tools"
+            message = f"{quoted(str(keyword))} is not supported by strict tools"
             yield Flaw(join(node.pointer, str(keyword)), message)
 
 

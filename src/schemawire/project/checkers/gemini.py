@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
+from schemawire._json import quoted
 from schemawire._pointer import join
 from schemawire.project.checkers import (
     JSON_TYPES,
@@ -128,14 +129,14 @@ def check_json_root_type(tree: SchemaTree) -> Iterator[Flaw]:
 def check_json_keywords(node: Subschema) -> Iterator[Flaw]:
     for keyword in node.schema:
         if keyword not in JSON_SCHEMA_KEYWORDS:
-            message = f"{str(keyword)!r} is not in Gemini's JSON Schema subset"
+            message = f"{quoted(str(keyword))} is not in Gemini's JSON Schema subset"
             yield Flaw(join(node.pointer, str(keyword)), message)
 
 
 def check_ref_siblings(node: Subschema) -> Iterator[Flaw]:
     others = [str(k) for k in node.schema if not str(k).startswith("$")]
     if "$ref" in node.schema and others:
-        message = f"$ref takes no sibling keywords except $-keywords ({others[0]!r})"
+        message = f"$ref takes no sibling keywords except $-keywords ({quoted(others[0])})"
         yield Flaw(node.pointer, message)
 
 
@@ -173,7 +174,7 @@ def check_openapi_root_type(tree: SchemaTree) -> Iterator[Flaw]:
 def check_fields(node: Subschema) -> Iterator[Flaw]:
     for name in node.schema:
         if name not in OPENAPI_FIELDS:
-            message = f"{str(name)!r} is not a field of Gemini's Schema"
+            message = f"{quoted(str(name))} is not a field of Gemini's Schema"
             yield Flaw(join(node.pointer, str(name)), message)
 
 

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from schemawire._json import quoted
 from schemawire._pointer import join
 from schemawire.errors import UsageError
 from schemawire.project.checkers import (
@@ -86,7 +87,9 @@ def check_payload(target: str, payload: Any, options: Mapping[str, Any]) -> Iter
 def _version(options: Mapping[str, Any]) -> str:
     version = options.get("version", LATEST)
     if version not in VERSIONS:
-        raise UsageError(f"unknown MCP version {version!r}; expected one of {', '.join(VERSIONS)}")
+        raise UsageError(
+            f"unknown MCP version {quoted(version)}; expected one of {', '.join(VERSIONS)}"
+        )
     return str(version)
 
 

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from schemawire._json import quoted
 from schemawire._pointer import join
 from schemawire.project.checkers import (
     JSON_TYPES,
@@ -145,7 +146,7 @@ def _member_flaws(envelope: _Envelope, which: str) -> Iterator[Flaw]:
     layout = envelope.layout
     yield from member_flaws(envelope.outer, layout.outer, "", layout.what)[which]
     if layout.body_key is not None and envelope.body is not None:
-        what = f"the {layout.body_key!r} object of {layout.what}"
+        what = f"the {quoted(layout.body_key)} object of {layout.what}"
         yield from member_flaws(envelope.body, layout.body, envelope.body_pointer, what)[which]
 
 
@@ -243,7 +244,7 @@ def check_required(node: Subschema) -> Iterator[Flaw]:
     missing = [str(key) for key in properties if key not in required]
     extra = [name for name in required if isinstance(name, str) and name not in properties]
     if missing:
-        message = f"strict mode needs every property in required, and {missing[0]!r} is not"
+        message = f"strict mode needs every property in required, and {quoted(missing[0])} is not"
         yield Flaw(at, message + " (make it nullable to keep it optional)")
     if extra:
         yield Flaw(at, f"required names {describe(extra[0])}, which is not a property")
@@ -252,7 +253,7 @@ def check_required(node: Subschema) -> Iterator[Flaw]:
 def check_keywords(node: Subschema) -> Iterator[Flaw]:
     for keyword in node.schema:
         if keyword not in STRICT_KEYWORDS:
-            message = f"{str(keyword)!r} is not permitted in strict mode"
+            message = f"{quoted(str(keyword))} is not permitted in strict mode"
             yield Flaw(join(node.pointer, str(keyword)), message)
 
 
@@ -267,7 +268,7 @@ def check_ref_siblings(node: Subschema) -> Iterator[Flaw]:
     others = [str(keyword) for keyword in node.schema if keyword != "$ref"]
     if "$ref" in node.schema and others:
         yield Flaw(
-            node.pointer, f"$ref cannot have sibling keywords in strict mode ({others[0]!r})"
+            node.pointer, f"$ref cannot have sibling keywords in strict mode ({quoted(others[0])})"
         )
 
 
