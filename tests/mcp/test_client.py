@@ -316,3 +316,17 @@ async def test_the_trace_file_holds_every_hop(everything: StdioServer, tmp_path:
     assert [h.payload for h in hops] == [h.payload for h in trace.hops]
     methods = [h.payload.get("method") for h in hops if h.direction == "send"]
     assert methods[-2:] == ["tools/list", "tools/call"]
+
+
+async def test_a_call_refused_without_a_repository_names_a_schemawire_servers_schema() -> None:
+    desk = Path(__file__).parents[2] / "examples" / "support-desk"
+    server = StdioServer(sys.executable, ("-m", "schemawire", "serve", str(desk)))
+    async with McpClient(server) as client:  # no repository: the server's listing is all it has
+        refused = await client.call("create_refund", {"order_id": "A-1042", "amount": -5})
+    assert not refused.sent
+    rejection = refused.arguments.rejection
+    assert rejection is not None
+    assert (rejection.schema_id, rejection.version) == (
+        "https://example.com/schemas/tools/create_refund.json",
+        "1.0.0",
+    )

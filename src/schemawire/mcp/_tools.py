@@ -19,6 +19,7 @@ from typing import Any
 from schemawire.errors import SchemawireError
 from schemawire.gates import ArgumentGate, ArgumentOptions, ResultGate, ResultOptions
 from schemawire.project.importers import import_mcp
+from schemawire.project.mcp import SCHEMA_META
 from schemawire.schema.repository import Repository
 from schemawire.types import ToolSpec
 
@@ -145,18 +146,34 @@ def _lists_wrapped(entry: dict[str, Any], spec: ToolSpec) -> bool:
 
 def _server_spec(entry: dict[str, Any], server: str) -> ToolSpec:
     (imported,) = import_mcp([entry], id_base=f"mcp://{_host_label(server)}/")
+    identity = _listed_identity(entry)
     output = imported.output_schema
-    # Without the importer's placeholder x-version: the server gives none, and it would mislead.
     return ToolSpec(
         imported.name,
-        _unversioned(imported.schema),
-        _unversioned(output) if output is not None else None,
+        _identified(imported.schema, identity),
+        _identified(output, identity.get("output")) if output is not None else None,
     )
 
 
-def _unversioned(schema: dict[str, Any]) -> dict[str, Any]:
-    """The schema without the importer's placeholder ``x-version``: the server gave none."""
-    return {key: value for key, value in schema.items() if key != "x-version"}
+def _listed_identity(entry: dict[str, Any]) -> dict[str, Any]:
+    """What a listed tool's ``_meta`` says its canonical schemas are (a schemawire server puts
+    their ``$id`` and ``x-version`` there); nothing when it says nothing usable."""
+    meta = entry.get("_meta")
+    identity = meta.get(SCHEMA_META) if isinstance(meta, dict) else None
+    return identity if isinstance(identity, dict) else {}
+
+
+def _identified(schema: dict[str, Any], identity: Any) -> dict[str, Any]:
+    """The schema under the ``$id`` and ``x-version`` the server gave it; without the importer's
+    placeholder ``x-version`` when it gave none (a made-up version would mislead)."""
+    named = {key: value for key, value in schema.items() if key != "x-version"}
+    if not isinstance(identity, dict):
+        return named
+    if isinstance(identity.get("$id"), str):
+        named["$id"] = identity["$id"]
+    if isinstance(identity.get("x-version"), str):
+        named["x-version"] = identity["x-version"]
+    return named
 
 
 def _host_label(server: str) -> str:

@@ -2,10 +2,14 @@
 
 MCP carries JSON Schema as it is, so the input schema keeps every keyword; only references to
 other files are inlined (an MCP client must not fetch them) and schemawire's own ``x-`` keywords
-and ``$id`` stay home. The tool's ``title`` comes from the schema's root ``title``; annotations
-from ``x-read-only``, ``x-destructive``, ``x-idempotent`` and ``x-open-world``; the output schema
-from ``<name>.output.json``. Before 2026-07-28 an output schema must be an object: any other is
-wrapped as ``{"result": ...}``, the convention of the official SDKs.
+and ``$id`` stay out of the schemas. The tool's ``title`` comes from the schema's root ``title``;
+annotations from ``x-read-only``, ``x-destructive``, ``x-idempotent`` and ``x-open-world``; the
+output schema from ``<name>.output.json``. Before 2026-07-28 an output schema must be an object:
+any other is wrapped as ``{"result": ...}``, the convention of the official SDKs.
+
+Which canonical schemas a tool is goes in its ``_meta``, under `SCHEMA_META`:
+``{"dev.schemawire/schema": {"$id": ..., "x-version": ..., "output": {"$id": ..., "x-version":
+...}}}``, so that a client (ours, without the repository) names them when it refuses a call.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from schemawire.project._transforms import METADATA, Policy
 from schemawire.schema.dialect import DRAFT_07, DRAFT_2020_12
 from schemawire.types import Projection, ToolSpec
 
-__all__ = ["ANNOTATIONS", "NAME", "VERSIONS", "project_mcp"]
+__all__ = ["ANNOTATIONS", "NAME", "SCHEMA_META", "VERSIONS", "project_mcp"]
 
 VERSIONS = ("2025-06-18", "2025-11-25", "2026-07-28")
 NAME = NameRule("[A-Za-z0-9_.-]", None, 128)
@@ -33,6 +37,8 @@ ANNOTATIONS = {
     "x-open-world": "openWorldHint",
 }
 _OBJECT_OUTPUT_ONLY = ("2025-06-18", "2025-11-25")
+SCHEMA_META = "dev.schemawire/schema"
+"""The ``_meta`` key of a listed tool that names its canonical schemas (``$id``, ``x-version``)."""
 
 _EVERY_KEYWORD = (DRAFT_2020_12.keywords | DRAFT_07.keywords) - METADATA
 # $schema (the dialect) is allowed in tool schemas from 2025-11-25 (SEP-1613).
@@ -71,7 +77,25 @@ def project_mcp(
     annotations = {ANNOTATIONS[k]: v for k, v in spec.input_schema.items() if k in ANNOTATIONS}
     if annotations:
         tool["annotations"] = annotations
+    identity = _identity(spec)
+    if identity:
+        tool["_meta"] = {SCHEMA_META: identity}
     return draft.finish(tool, tool["name"], arguments)
+
+
+def _identity(spec: ToolSpec) -> dict[str, Any]:
+    """The ``$id`` and ``x-version`` of the tool's input schema, and of its output schema."""
+    identity = _identity_of(spec.input_schema)
+    output = _identity_of(spec.output_schema)
+    if output:
+        identity["output"] = output
+    return identity
+
+
+def _identity_of(schema: Any) -> dict[str, Any]:
+    if not isinstance(schema, dict):
+        return {}
+    return {key: schema[key] for key in ("$id", "x-version") if isinstance(schema.get(key), str)}
 
 
 def _output_schema(draft: Draft, schema: Any, version: str, policy: Policy) -> Any:
