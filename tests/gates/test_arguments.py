@@ -406,3 +406,11 @@ def test_integral_floats_become_ints_only_where_integers_go_and_stay_equal(
     assert type(value["nested"]["n"]) is int
     assert all(type(i) is int for i in value["ids"])
     assert type(value["weight"]) is float  # number: left as the model wrote it
+
+
+@pytest.mark.parametrize("big", [2.0**53 + 2, 1e20, 1e300, -1e300])
+def test_an_integral_float_too_large_to_be_exact_is_left_a_float(big: float) -> None:
+    gate = ArgumentGate(ToolSpec("search", PAGED))
+    value = gate.check(orjson.dumps({"limit": big})).value
+    assert type(value["limit"]) is float
+    assert orjson.loads(orjson.dumps(value)) == {"limit": big}  # still JSON orjson can write

@@ -23,6 +23,7 @@ from schemawire import (
     Trace,
     UsageError,
     python_tools,
+    read_trace,
 )
 from tests.conftest import EXAMPLES
 
@@ -222,3 +223,20 @@ def test_python_tools_without_functions_are_the_repositorys_serve_tools() -> Non
     assert tool_results(model.requests[1]) == [
         {"city": "Paris", "temp_c": 11.5, "condition": "cloudy"}
     ]
+
+
+def test_a_huge_integral_float_for_an_integer_runs_and_is_traced_as_sent(tmp_path: Path) -> None:
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+    tool = PythonTool(ToolSpec("grow", schema), lambda n: {"n": n})
+    model = ScriptedModel("openai.chat", [calls("grow", {"n": 1e20}), says("big")])
+    with Trace(path=tmp_path / "run.jsonl") as trace:
+        assert Host(model, [tool], trace=trace).run_sync("grow 1e20").answer == "big"
+    (sent,) = [h for h in read_trace(tmp_path / "run.jsonl") if h.target == "python:grow"]
+    assert sent.payload["arguments"] == {"n": 1e20}
+
+
+def test_a_trace_file_keeps_an_integer_past_64_bits_exact(tmp_path: Path) -> None:
+    with Trace(path=tmp_path / "run.jsonl") as trace:
+        trace.record("host", "store", "checkpoint", "send", {"n": 10**40})
+    (hop,) = read_trace(tmp_path / "run.jsonl")
+    assert hop.payload == {"n": 10**40}

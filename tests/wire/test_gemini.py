@@ -387,6 +387,8 @@ PARTIAL = "/1/candidates/0/content/parts/0/functionCall/partialArgs/0"
         ({"jsonPath": "$", "stringValue": "Paris"}, f"{PARTIAL}/jsonPath"),
         ({"jsonPath": "$.city"}, PARTIAL),
         ({"jsonPath": "$.city[0]", "stringValue": "Paris"}, f"{PARTIAL}/jsonPath"),
+        # an index past the next item: refused, not filled with a billion nulls
+        ({"jsonPath": "$.ids[999999999]", "numberValue": 1}, f"{PARTIAL}/jsonPath"),
     ],
 )
 def test_a_partial_argument_without_a_path_or_value_that_fits_is_refused(

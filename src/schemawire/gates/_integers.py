@@ -19,6 +19,10 @@ from schemawire.gates._values import replaced
 
 __all__ = ["IntegerPlaces"]
 
+# Floats are exact integers up to 2**53; past that, 1e20 as an int is not what the model wrote
+# to the digit, and past 64 bits no JSON writer of ours (orjson) could send it on.
+_EXACT = 2**53
+
 
 class IntegerPlaces:
     """Where a schema wants integers, asked only of values that hold an integral float."""
@@ -38,7 +42,7 @@ class IntegerPlaces:
         if not _holds_integral_float(value):
             return value  # nearly every call: no such float
         for pointer, number in _integral_floats(value):
-            if self._view.says_integer(pointer):
+            if abs(number) <= _EXACT and self._view.says_integer(pointer):
                 value = replaced(value, pointer, int(number))
         return value
 

@@ -258,8 +258,8 @@ def idempotency_key(run_id: str, step: int, tool: str, arguments: Any) -> str:
 def _same_numbers(value: Any) -> Any:
     """``value`` with whole floats as integers: JSON Schema holds 20 and 20.0 equal, and so
     must the key (a model may write either when it calls again)."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
+    if isinstance(value, float) and value.is_integer() and abs(value) <= 2**53:
+        return int(value)  # past 2**53 a float is no longer an exact integer: kept as it is
     if isinstance(value, list):
         return [_same_numbers(item) for item in value]
     if isinstance(value, dict):

@@ -12,6 +12,8 @@ that never starts leaves no empty trace behind.
 
 from __future__ import annotations
 
+import json
+import re
 import threading
 import time
 import uuid
@@ -21,6 +23,7 @@ from typing import IO, Any
 
 import orjson
 
+from schemawire._json import Limits, loads
 from schemawire.errors import ErrorCode, JSONError
 from schemawire.gates.redact import Redactor, default_redactor
 from schemawire.types import Hop
@@ -134,7 +137,7 @@ class Trace:
         if self._file is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._file = self.path.open("ab")
-        self._file.write(orjson.dumps(hop.to_json(), default=str) + b"\n")
+        self._file.write(_line(hop) + b"\n")
         self._file.flush()
         self._holds_hops = True
 
@@ -198,8 +201,8 @@ def _hops(lines: list[bytes], source: str, *, cut_short: bool) -> Iterator[Hop]:
         if not line.strip():
             continue
         try:
-            yield _hop(orjson.loads(line))
-        except (orjson.JSONDecodeError, KeyError, TypeError) as error:
+            yield _hop(_parsed(line))
+        except (orjson.JSONDecodeError, JSONError, KeyError, TypeError) as error:
             if cut_short and number >= last:  # the line a crash cut short
                 return
             raise JSONError(
@@ -219,3 +222,24 @@ def _hop(record: dict[str, Any]) -> Hop:
         record["payload"],
         record.get("verdict"),
     )
+
+
+# 20 digits in a row may be an integer beyond 64 bits, which orjson would turn into a float.
+_LONG_DIGITS = re.compile(rb"[0-9]{20}")
+_EXACT = Limits(max_bytes=2**31 - 1, max_depth=250, allow_duplicate_keys=True)
+
+
+def _parsed(line: bytes) -> Any:
+    """A line of a trace file: orjson's speed, the checked parser's exact integers where a
+    number may need them."""
+    return loads(line, limits=_EXACT) if _LONG_DIGITS.search(line) else orjson.loads(line)
+
+
+def _line(hop: Hop) -> bytes:
+    """One hop as a line of JSON; an integer beyond 64 bits (which orjson refuses) is written
+    exactly by the standard library."""
+    value = hop.to_json()
+    try:
+        return orjson.dumps(value, default=str)
+    except TypeError:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str).encode()

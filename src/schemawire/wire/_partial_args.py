@@ -123,7 +123,9 @@ def _child(holder: Any, step: str | int, empty: Any, entry: Cursor) -> Any:
 def _slot(holder: Any, step: str | int, entry: Cursor) -> Any:
     if isinstance(step, str) and isinstance(holder, dict):
         return holder.get(step)
-    if isinstance(step, int) and isinstance(holder, list):
+    # Items arrive in order: an index is one that is there, or the next one. (A path may not
+    # name item 999999999 of an array of two, which would fill memory with nulls.)
+    if isinstance(step, int) and isinstance(holder, list) and step <= len(holder):
         return holder[step] if step < len(holder) else None
     raise entry.at("jsonPath").error("a path whose steps match the arguments built so far")
 
