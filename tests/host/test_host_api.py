@@ -240,3 +240,46 @@ def test_a_trace_file_keeps_an_integer_past_64_bits_exact(tmp_path: Path) -> Non
         trace.record("host", "store", "checkpoint", "send", {"n": 10**40})
     (hop,) = read_trace(tmp_path / "run.jsonl")
     assert hop.payload == {"n": 10**40}
+
+
+def test_a_runner_of_the_callers_own_needs_no_repository_member() -> None:
+    from schemawire.gates import ResultGate, Verdict
+
+    spec = ToolSpec("echo", {"type": "object", "properties": {"text": {"type": "string"}}})
+
+    class Echo:
+        """A runner written by hand: the protocol's members but the optional repository."""
+
+        def __init__(self) -> None:
+            self.spec, self.validator = spec, None
+
+        async def run(self, call_id: str, accepted: Verdict, trace: Trace) -> Verdict:
+            return ResultGate(spec).check(accepted.value, call_id=call_id)
+
+    model = ScriptedModel("openai.chat", [calls("echo", {"text": "hi"}), says("hi")])
+    Host(model, [Echo()]).run_sync("say hi")
+    assert tool_results(model.requests[1]) == [{"text": "hi"}]
+
+
+def test_runs_that_overlap_each_connect_and_close_their_own_servers() -> None:
+    model = ScriptedModel("openai.chat", [says("one"), says("two")])
+    host = Host(model, mcp=[serve_support_desk()])
+
+    async def overlapping() -> list[str]:
+        answers: list[str] = []
+
+        async def ask(question: str) -> None:
+            answers.append((await host.run(question)).answer or "")
+
+        with anyio.fail_after(60):
+            async with anyio.create_task_group() as group:
+                group.start_soon(ask, "first")
+                group.start_soon(ask, "second")
+        return sorted(answers)
+
+    assert anyio.run(overlapping) == ["one", "two"]
+    offered = [len(request["tools"]) for request in model.requests]
+    assert offered == [2, 2]  # each run saw the servers' tools, whatever the other did
+    assert host.catalogue.projections == ()  # and nothing stays connected
+    methods = [h.payload.get("method") for h in host.trace.hops if h.direction == "send"]
+    assert len([m for m in methods if m in ("initialize", "server/discover")]) == 2

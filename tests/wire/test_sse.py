@@ -50,6 +50,10 @@ def test_a_crlf_split_between_chunks_is_one_line_end() -> None:
     assert parse(b"data: a\r", b"\ndata: b\r", b"\n\r", b"\n") == [Event("a\nb")]
 
 
+def test_an_empty_chunk_between_a_cr_and_its_lf_changes_nothing() -> None:
+    assert parse(b"data: a\r", b"", b"\ndata: b\r\n\r\n") == [Event("a\nb")]
+
+
 def test_a_character_split_between_chunks_is_read_whole() -> None:
     encoded = "data: 上海\n\n".encode()
     assert parse(encoded[:7], encoded[7:]) == [Event("上海")]
@@ -129,7 +133,9 @@ def written(events: list[Any], ending: str) -> tuple[bytes, list[Event]]:
 
 
 def split(data: bytes, cuts: list[int]) -> list[bytes]:
-    points = sorted({min(cut, len(data)) for cut in cuts})
+    """``data`` in pieces cut at ``cuts``; a cut made twice gives an empty piece (a network
+    read may return nothing)."""
+    points = sorted(min(cut, len(data)) for cut in cuts)
     starts, ends = [0, *points], [*points, len(data)]
     return [data[start:end] for start, end in zip(starts, ends, strict=True)]
 

@@ -67,7 +67,8 @@ def documents_of(
 ) -> dict[str, Any]:
     """Every schema a ``$ref`` of these runners (or of ``repository``) may name, by URI."""
     documents: dict[str, Any] = {}
-    repositories = [runner.repository for runner in runners] + [repository]
+    # A runner of the caller's own may not say where its schemas come from.
+    repositories = [getattr(runner, "repository", None) for runner in runners] + [repository]
     for each in {id(r): r for r in repositories if r is not None}.values():
         documents.update(each.documents)
     return documents

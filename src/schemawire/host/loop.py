@@ -36,7 +36,7 @@ from schemawire.host._toolset import OfferedTool, Toolset, documents_of
 from schemawire.host.models import DeltaSink, Model, ModelError, StreamingModel, model_from_spec
 from schemawire.host.tools import ToolRunner
 from schemawire.mcp._wire import record_verdicts
-from schemawire.project import project
+from schemawire.project import Catalogue, project
 from schemawire.schema.repository import Repository
 from schemawire.schema.validator import CompiledSchema, compile_schema
 from schemawire.trace import Trace
@@ -181,25 +181,31 @@ class Host:
         self._given = tuple(tools)
         self._servers = tuple(mcp)
         self._connected: AsyncExitStack | None = None
-        self._offer(self._given)
+        self._toolset = self._offer(self._given)
         self._output_payload, self._output_gate = self._prepare_output(output, repository)
-        self._sent = _SentBodies()
         self.on_delta = on_delta
+
+    @property
+    def catalogue(self) -> Catalogue:
+        """The tools as the model is sent them (the MCP servers' too, inside ``async with``)."""
+        return self._toolset.catalogue
+
+    @property
+    def tools(self) -> Mapping[str, OfferedTool]:
+        """The tools offered, by canonical name: each runner with its gate and payload."""
+        return self._toolset.tools
 
     # --- preparing -----------------------------------------------------------------------------
 
-    def _offer(self, runners: Sequence[ToolRunner]) -> None:
-        """Project ``runners`` for the model's API: what every request offers from now on."""
-        toolset = Toolset(
+    def _offer(self, runners: Sequence[ToolRunner]) -> Toolset:
+        """``runners`` projected for the model's API, each with its gate."""
+        return Toolset(
             runners,
             self.wire.target,
             strict=self.options.strict,
             arguments=self.options.arguments,
             documents=documents_of(runners, self.repository),
         )
-        self.catalogue = toolset.catalogue
-        self.tools = toolset.tools
-        self._refs = toolset.refs
 
     def _prepare_output(
         self, output: ToolSpec | None, repository: Repository | None
@@ -209,13 +215,13 @@ class Host:
         if output is None:
             return None, None
         validator = _schema_validator(output, repository)
-        target = _OUTPUT_TARGETS.get(self.model.api)
-        if target is None:
-            return None, ArgumentGate(output, validator, self.options.arguments)
         documents = repository.documents if repository is not None else None
-        projection = project(output, target, documents=documents)
-        gate = ArgumentGate(output, validator, self.options.arguments, projection=projection)
-        return projection.payload, gate
+        target = _OUTPUT_TARGETS.get(self.model.api)
+        projection = project(output, target, documents=documents) if target else None
+        gate = ArgumentGate(
+            output, validator, self.options.arguments, projection=projection, documents=documents
+        )
+        return (projection.payload if projection is not None else None), gate
 
     # --- MCP servers ---------------------------------------------------------------------------
 
@@ -227,21 +233,20 @@ class Host:
         """
         if self._connected is not None:
             raise UsageError("the host is already connected: one `async with host:` at a time")
-        stack = AsyncExitStack()
+        self._connected = stack = AsyncExitStack()  # claimed before the first await
         try:
-            runners = await self._connect(stack)
-            self._offer([*self._given, *runners])
+            self._toolset = self._offer([*self._given, *await self._connect(stack)])
         except BaseException:
+            self._connected = None
             await stack.aclose()
             raise
-        self._connected = stack
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
         stack, self._connected = self._connected, None
+        self._toolset = self._offer(self._given)
         if stack is not None:
             await stack.aclose()
-        self._offer(self._given)
 
     async def _connect(self, stack: AsyncExitStack) -> list[ToolRunner]:
         if not self._servers:
@@ -284,12 +289,30 @@ class Host:
             InputError: the model's response is not one of its API.
             ServerError: an MCP server cannot be started or reached.
         """
-        if self._servers and self._connected is None:
-            async with self:
-                return await self._run(user_input, history)
-        return await self._run(user_input, history)
+        if not self._servers or self._connected is not None:
+            return await _Run(self, self._toolset).to_answer(user_input, history)
+        async with AsyncExitStack() as stack:  # this run's own connections: runs may overlap
+            toolset = self._offer([*self._given, *await self._connect(stack)])
+            return await _Run(self, toolset).to_answer(user_input, history)
 
-    async def _run(self, user_input: str, history: Sequence[Entry]) -> RunResult:
+    def check_answer(self, text: str | None) -> Verdict | None:
+        """The output gate's verdict on a final answer (None: the host has no output schema)."""
+        if self._output_gate is None:
+            return None
+        return self._output_gate.check(text if text is not None else "")
+
+
+class _Run:
+    """One run of a host: its tools (fixed for the run) and what its requests sent so far."""
+
+    def __init__(self, host: Host, toolset: Toolset) -> None:
+        self.host = host
+        self.options = host.options
+        self.trace = host.trace
+        self.toolset = toolset
+        self._sent = _SentBodies()
+
+    async def to_answer(self, user_input: str, history: Sequence[Entry]) -> RunResult:
         conversation: list[Entry] = [*history, UserText(user_input)]
         self.trace.record("user", "host", "text", "receive", {"text": user_input})
         calls: list[CallRecord] = []
@@ -303,7 +326,7 @@ class Host:
                 calls.extend(records)
                 conversation.append(ToolOutputs(tuple(r.output for r in records)))
                 continue
-            verdict = self._check_answer(turn.text)
+            verdict = self.host.check_answer(turn.text)
             if verdict is None or verdict.accepted:
                 output = verdict.value if verdict is not None else None
                 return RunResult(turn.text, output, "answer", turn_number, conversation, calls)
@@ -319,36 +342,38 @@ class Host:
         """The model's next turn: the request traced as sent, the answer streamed when the
         model streams (each piece to ``on_delta``, names canonical), the whole response
         traced, then read. A model that fails is traced as an ``error`` hop, then raises."""
+        host, model = self.host, self.host.model
         request = Request(
-            self.model.name,
+            model.name,
             conversation,
-            self._refs,
+            self.toolset.refs,
             self.options.system,
-            self._output_payload,
+            host._output_payload,
             self.options.model_options,
         )
-        body = self.wire.body(request)
-        streams = isinstance(self.model, StreamingModel) and self.model.streaming
+        body = host.wire.body(request)
+        streams = isinstance(model, StreamingModel) and model.streaming
         if streams:
-            body = self.wire.stream_body(body)
-        label = f"model:{self.model.api}"
-        self.trace.record("host", label, self.model.api, "send", self._sent.delta(body))
+            body = host.wire.stream_body(body)
+        label = f"model:{model.api}"
+        self.trace.record("host", label, model.api, "send", self._sent.delta(body))
         try:
             response = await self._response(body, streams)
         except (ModelError, InputError) as error:
-            self.trace.record(label, "host", self.model.api, "error", _failure(error))
+            self.trace.record(label, "host", model.api, "error", _failure(error))
             raise
-        self.trace.record(label, "host", self.model.api, "receive", response)
-        return self.wire.turn(response, request.tools)
+        self.trace.record(label, "host", model.api, "receive", response)
+        return host.wire.turn(response, request.tools)
 
     async def _response(self, body: dict[str, Any], streams: bool) -> dict[str, Any]:
+        model = self.host.model
         if not streams:
-            return await self.model.respond(body)
-        assert isinstance(self.model, StreamingModel)
-        watcher, tools = self.on_delta, self._refs
+            return await model.respond(body)
+        assert isinstance(model, StreamingModel)
+        watcher, tools = self.host.on_delta, self.toolset.refs
         if watcher is None:
-            return await self.model.stream(body)
-        return await self.model.stream(body, lambda d: watcher(with_canonical_name(d, tools)))
+            return await model.stream(body)
+        return await model.stream(body, lambda d: watcher(with_canonical_name(d, tools)))
 
     async def _run_calls(
         self, tool_calls: Sequence[ToolCall], refusals: Counter[str]
@@ -357,7 +382,7 @@ class Host:
         records: list[CallRecord | None] = [None] * len(tool_calls)
         accepted: list[tuple[int, ToolCall, OfferedTool, Verdict]] = []
         for index, call in enumerate(tool_calls):
-            tool = self.tools.get(call.name)
+            tool = self.toolset.tools.get(call.name)
             verdict = self._gate(call, tool, refusals)
             if verdict.accepted and tool is not None:
                 accepted.append((index, call, tool, verdict))
@@ -385,7 +410,7 @@ class Host:
     def _gate(self, call: ToolCall, tool: OfferedTool | None, refusals: Counter[str]) -> Verdict:
         """The argument gate's verdict on one call (unknown tools and spent budgets refused)."""
         if tool is None:
-            known = ", ".join(self.tools)
+            known = ", ".join(self.toolset.tools)
             return _refused(call, "arguments_invalid", f"there is no tool {quoted(call.name)}; the "
                             f"tools are: {known}", "Call one of the tools.")  # fmt: skip
         if refusals[call.name] >= self.options.retries_per_tool:
@@ -396,11 +421,6 @@ class Host:
         if not verdict.accepted:
             refusals[call.name] += 1
         return verdict
-
-    def _check_answer(self, text: str | None) -> Verdict | None:
-        if self._output_gate is None:
-            return None
-        return self._output_gate.check(text if text is not None else "")
 
 
 def _shared_trace(tools: Sequence[ToolRunner]) -> Trace | None:

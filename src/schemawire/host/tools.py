@@ -51,7 +51,7 @@ class ToolRunner(Protocol):
     compiles ``spec.input_schema``)."""
     repository: Repository | None
     """The repository its schemas come from: where their ``$ref``s resolve (None: the schemas
-    stand alone)."""
+    stand alone). A runner without this member is taken to have none."""
 
     async def run(self, call_id: str, accepted: Verdict, trace: Trace) -> Verdict:
         """Run the tool with the arguments ``accepted`` holds; the result gate's verdict. The

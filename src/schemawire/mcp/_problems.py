@@ -135,7 +135,8 @@ def startup_problem(
     a server the client started); ``credentials``: a token or an ``Authorization`` was sent."""
     leaves = list(_leaves(error))
     if statuses is not None and statuses.seen:
-        return _http_problem(statuses.seen[0], credentials)
+        # The last: in "auto" mode a first refusal may be the discovery probe's, answered again.
+        return _http_problem(statuses.seen[-1], credentials)
     found = _transport_problem(leaves)
     if found is not None:
         return found

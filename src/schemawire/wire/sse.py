@@ -105,6 +105,8 @@ class EventParser:
         return text
 
     def _read(self, text: str) -> list[Event]:
+        if not text:
+            return []  # nothing read: a CR before it may still meet its LF in the next piece
         events: list[Event] = []
         start = 1 if self._after_cr and text.startswith("\n") else 0  # a CRLF split in two
         self._after_cr = False
