@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import ast
 import importlib
 import pkgutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -30,14 +32,23 @@ def test_every_exported_name_resolves_to_its_home_modules_object() -> None:
             assert name in getattr(importlib.import_module(home), "__all__", ()), name
 
 
-def test_nothing_public_is_left_out_of_all() -> None:
-    for name in schemawire.__all__:
-        getattr(schemawire, name)
-    submodules = {module.name for module in pkgutil.iter_modules(schemawire.__path__)}
-    # "@py_builtins"...: pytest rewrites the asserts of a package that ships a pytest plugin
-    public = {name for name in vars(schemawire) if not name.startswith(("_", "@"))} - submodules
-    assert public == set(schemawire.__all__) - {"__version__"}
+def test_every_name_the_facade_can_load_is_in_all_and_no_other() -> None:
+    loadable = set(schemawire._MODULE_OF)
+    assert loadable == set(schemawire.__all__) - {"__version__"}
     assert set(dir(schemawire)) >= set(schemawire.__all__)
+
+
+def test_the_names_for_type_checkers_are_the_names_loaded() -> None:
+    # The TYPE_CHECKING imports must name the same things from the same modules as _HOMES.
+    tree = ast.parse(Path(schemawire.__file__).read_text(encoding="utf-8"))
+    (block,) = [node for node in tree.body if isinstance(node, ast.If)]
+    imported = {
+        alias.name: node.module
+        for node in block.body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
+    assert imported == schemawire._MODULE_OF
 
 
 def test_an_unknown_name_is_an_attribute_error() -> None:

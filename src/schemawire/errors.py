@@ -26,6 +26,7 @@ __all__ = [
     "SchemaError",
     "SchemawireError",
     "UsageError",
+    "one_line",
 ]
 
 
@@ -128,3 +129,14 @@ class ConfigError(InputError):
 
 class SchemaError(InputError):
     """A schema that cannot be compiled: it breaks its metaschema or a reference is unresolved."""
+
+
+def one_line(error: BaseException, limit: int = 500) -> str:
+    """An exception as one line for a message: its type, and the first line of what it says
+    (at most ``limit`` characters of it). No traceback, never more than one line."""
+    try:
+        lines = str(error).strip().splitlines()
+    except Exception:  # an exception that cannot say what it is: its type still can
+        lines = []
+    name = type(error).__name__
+    return f"{name}: {lines[0][:limit]}" if lines else name

@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 import anyio
 
-from schemawire._json import dumps
+from schemawire._json import quoted
 from schemawire.errors import InputError, SchemawireError, UsageError
 from schemawire.evals.case import Case, load_case
 from schemawire.evals.expect import Failure, check_expectations
@@ -240,7 +240,7 @@ def _python_tools(case: Case, repository: Repository, chosen: list[str] | None) 
                 shown = ", ".join(functions) or "none"
                 raise case.error(
                     f"/tools/{index}",
-                    f"no tool {_quoted(name)} under [serve.tools] of {repository.root} "
+                    f"no tool {quoted(name)} under [serve.tools] of {repository.root} "
                     f"(there are: {shown})",
                 )
         functions = {name: functions[name] for name in chosen}
@@ -282,7 +282,7 @@ def _agent_models(case: Case, flow: Flow) -> dict[str, Callable[[], Model]]:
         if name not in flow.agents:
             raise case.error(
                 f"/models/{name}",
-                f"flow {flow.name} has no agent {_quoted(name)} (its agents: "
+                f"flow {flow.name} has no agent {quoted(name)} (its agents: "
                 f"{', '.join(flow.agents)})",
             )
     return {name: _agent_model(case, flow, agent, given) for name, agent in flow.agents.items()}
@@ -320,19 +320,19 @@ def _check_flow_expectations(case: Case, flow: Flow) -> None:
     for index, step in enumerate(expect.get("steps", [])):
         if step not in agents:
             raise case.error(
-                f"/expect/steps/{index}", f"flow {flow.name} has no agent {_quoted(step)}"
+                f"/expect/steps/{index}", f"flow {flow.name} has no agent {quoted(step)}"
             )
     route = expect.get("route")
     if route is not None and route not in agents | {"end"}:
         raise case.error(
             "/expect/route",
-            f'flow {flow.name} has no agent {_quoted(route)}; a route goes to an agent or to "end"',
+            f'flow {flow.name} has no agent {quoted(route)}; a route goes to an agent or to "end"',
         )
     for index, call in enumerate(expect.get("calls", [])):
         agent = call.get("agent")
         if agent is not None and agent not in agents:
             raise case.error(
-                f"/expect/calls/{index}/agent", f"flow {flow.name} has no agent {_quoted(agent)}"
+                f"/expect/calls/{index}/agent", f"flow {flow.name} has no agent {quoted(agent)}"
             )
     _check_called_tools(case, {tool for a in flow.agents.values() for tool in a.tools})
 
@@ -343,7 +343,7 @@ def _check_called_tools(case: Case, offered: set[str]) -> None:
             shown = ", ".join(sorted(offered)) or "none"
             raise case.error(
                 f"/expect/calls/{index}/tool",
-                f"the run offers no tool {_quoted(call['tool'])} (it offers: {shown})",
+                f"the run offers no tool {quoted(call['tool'])} (it offers: {shown})",
             )
 
 
@@ -352,10 +352,5 @@ def _check_schemas(case: Case, repository: Repository) -> None:
         reference = case.expect.get(key, {}).get("schema")
         if reference is not None and repository.find(reference) is None:
             raise case.error(
-                f"/expect/{key}/schema", f"no schema {_quoted(reference)} in {repository.root}"
+                f"/expect/{key}/schema", f"no schema {quoted(reference)} in {repository.root}"
             )
-
-
-def _quoted(value: Any) -> str:
-    """A name in a message, as JSON (``"billing"``), never as Python writes it."""
-    return dumps(value, indent=False)

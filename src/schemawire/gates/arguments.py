@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from schemawire._json import Limits, loads, quoted
 from schemawire._pointer import resolve
-from schemawire.errors import ErrorCode, JSONError, SchemawireError, UsageError
+from schemawire.errors import ErrorCode, JSONError, SchemawireError, UsageError, one_line
 from schemawire.gates._integers import IntegerPlaces
 from schemawire.gates._repair import Repaired, repair
 from schemawire.gates._values import ValueLimits, ValueProblem, oversized, plain_json, replaced
@@ -166,7 +166,7 @@ class ArgumentGate:
         except (SchemawireError, ValueError, TypeError, RecursionError) as error:
             # Not reached by any input we know of (the tests feed the gate random bytes and
             # hostile values); if it is, the model gets a one-line error, not a crash.
-            return self._reject("gate_error", [Violation("", "gate", _one_line(error))])
+            return self._reject("gate_error", [Violation("", "gate", one_line(error, 200))])
 
     # --- the steps -------------------------------------------------------------------------
 
@@ -325,8 +325,3 @@ def _only(original: Any, candidate: Any, pointers: list[str]) -> Any:
     for pointer in pointers:
         original = replaced(original, pointer, resolve(candidate, pointer))
     return original
-
-
-def _one_line(error: BaseException) -> str:
-    text = str(error).strip().splitlines()
-    return f"{type(error).__name__}: {text[0] if text else ''}"[:200]

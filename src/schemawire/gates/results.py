@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from schemawire._json import Limits, dumps, loads, quoted
-from schemawire.errors import JSONError, SchemawireError, UsageError
+from schemawire.errors import JSONError, SchemawireError, UsageError, one_line
 from schemawire.gates._rejection import carried_rejection, cut_rejection
 from schemawire.gates._schema_view import SchemaView
 from schemawire.gates._values import ValueLimits, ValueProblem, plain_json
@@ -172,7 +172,7 @@ class ResultGate:
 
     def _check(self, received: _Received | BaseException, call_id: str) -> Verdict:
         if isinstance(received, BaseException):
-            return self._failed(ToolResult(call_id, None, True), _exception_line(received))
+            return self._failed(ToolResult(call_id, None, True), one_line(received))
         result, as_blocks, carried, malformed = received
         if carried is not None:
             return self._passed_on(result, *carried)
@@ -196,15 +196,15 @@ class ResultGate:
     def _checked(self, result: ToolResult, as_blocks: bool) -> Verdict:
         """A result made of JSON that does not say it failed: validated, redacted, cut."""
         structured, changes = self._structured(result, as_blocks)
-        if self.validator is not None:
-            violations = self._violations(structured)
-            if violations:
-                return self._invalid(result, violations)
+        validator = self.validator
+        if validator is not None and (structured is None or not validator.is_valid(structured)):
+            return self._invalid(result, self._violations(structured))
         content, structured = self._redacted(result.content, structured, changes, as_blocks)
         content, structured = self._cut(content, structured, changes, as_blocks)
         conforms = None
-        if self.validator is not None and structured is not None:
-            conforms = self.validator.is_valid(structured)
+        if validator is not None and structured is not None:
+            # Valid as checked above, unless a redaction or a cut changed it since.
+            conforms = validator.is_valid(structured) if changes else True
         value = ToolResult(result.call_id, content, False, structured)
         return Verdict("results", self.spec.name, True, value, None, tuple(changes), conforms)
 
@@ -456,14 +456,6 @@ def _cut_text(text: str, budget: int, required: Any) -> tuple[str, list[Change]]
 def _under(prefix: str, changes: list[Change]) -> list[Change]:
     """``changes`` with pointers into the `ToolResult` as a whole (``/structured/...``)."""
     return [replace(change, pointer=prefix + change.pointer) for change in changes]
-
-
-def _exception_line(error: BaseException) -> str:
-    try:
-        lines = str(error).strip().splitlines()
-    except Exception:  # an exception that cannot say what it is: its type still can
-        lines = []
-    return f"{type(error).__name__}: {lines[0]}" if lines else type(error).__name__
 
 
 def _failure_line(content: Any, as_blocks: bool) -> str:

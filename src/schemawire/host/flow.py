@@ -15,7 +15,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from schemawire._json import dumps, load_file
+from schemawire._json import load_file, quoted
 from schemawire.errors import ConfigError, ErrorCode, InputError, UsageError
 from schemawire.gates import HandoffGate, Route
 from schemawire.schema.repository import Repository, SchemaFile
@@ -75,7 +75,7 @@ class Flow:
         if file is None:
             raise ConfigError(
                 ErrorCode.SCHEMA_UNKNOWN,
-                f"no schema {_quoted(reference)} in {repository.root}",
+                f"no schema {quoted(reference)} in {repository.root}",
                 source=str(self.path),
             )
         return file
@@ -147,7 +147,7 @@ def _check_names(flow: Flow) -> None:
         if name != END and name not in flow.agents:
             raise ConfigError(
                 ErrorCode.CONFIG_INVALID,
-                f"{pointer}: no agent {_quoted(name)} in the flow",
+                f"{pointer}: no agent {quoted(name)} in the flow",
                 source=str(flow.path),
                 pointer=pointer,
             )
@@ -179,7 +179,7 @@ def _flow_schemas(flow: Flow, repository: Repository, relpath: str) -> Iterator[
     ]
     for pointer, reference in named:
         if reference is not None and repository.find(reference) is None:
-            yield _finding(relpath, f"no schema {_quoted(reference)} in the repository", pointer)
+            yield _finding(relpath, f"no schema {quoted(reference)} in the repository", pointer)
     tools = {spec.name for spec in repository.tools()}
     for agent in flow.agents.values():
         for index, tool in enumerate(agent.tools):
@@ -187,7 +187,7 @@ def _flow_schemas(flow: Flow, repository: Repository, relpath: str) -> Iterator[
                 where = f"/agents/{agent.name}/tools/{index}"
                 yield _finding(
                     relpath,
-                    f"no tool schema {_quoted(tool)} (tools are checked against the "
+                    f"no tool schema {quoted(tool)} (tools are checked against the "
                     "repository's schemas)",
                     where,
                 )
@@ -223,18 +223,13 @@ def _routes(
         reached = decision.route.to if decision.route else None
         if reached != declared["route"]:
             where = fixture.relative_to(repository.root).as_posix()
-            got = f"reaches {_quoted(reached)}" if reached is not None else "no route takes it"
+            got = f"reaches {quoted(reached)}" if reached is not None else "no route takes it"
             yield _finding(
                 relpath,
-                f"{where} should reach route {_quoted(declared['route'])} of agent "
-                f"{_quoted(agent.name)}, but {got}",
+                f"{where} should reach route {quoted(declared['route'])} of agent "
+                f"{quoted(agent.name)}, but {got}",
                 f"/agents/{agent.name}/routes",
             )
-
-
-def _quoted(value: Any) -> str:
-    """A name or value in a message, as JSON (``"billing"``), never as Python writes it."""
-    return dumps(value, indent=False)
 
 
 def _finding(relpath: str, message: str, pointer: str) -> Finding:

@@ -92,9 +92,7 @@ class PythonTool:
             file = repository.find(f"tools/{self.spec.name}")
             self.validator = repository.validator(file) if file is not None else None
         if self.results is None:
-            documents = repository.documents if repository is not None else None
-            validator = _output_validator(self.spec, repository)
-            self.results = ResultGate(self.spec, validator, documents=documents)
+            self.results = _result_gate(self.spec, repository)
 
     def _arguments(self, accepted: dict[str, Any]) -> dict[str, Any]:
         """The keywords to call with: the arguments, and the call's idempotency key when the
@@ -117,12 +115,12 @@ class PythonTool:
         return verdict
 
 
-def _output_validator(spec: ToolSpec, repository: Repository | None) -> CompiledSchema | None:
-    """The spec's output schema compiled with its references, when a repository holds it."""
-    if repository is None or spec.output_schema is None:
-        return None
-    file = repository.find(f"tools/{spec.name}.output")
-    return repository.validator(file) if file is not None else None
+def _result_gate(spec: ToolSpec, repository: Repository | None) -> ResultGate:
+    """The tool's result gate: the repository's, when it holds the tool; else one of the spec's
+    own output schema (its ``$ref``s resolved in the repository, if there is one)."""
+    if repository is not None and repository.find(f"tools/{spec.name}") is not None:
+        return ResultGate.from_repository(repository, spec.name)
+    return ResultGate(spec, documents=repository.documents if repository is not None else None)
 
 
 @functools.lru_cache(maxsize=1024)

@@ -17,7 +17,7 @@ import httpx2
 import mcp_types
 from mcp.shared.exceptions import MCPError
 
-from schemawire.errors import SchemawireError
+from schemawire.errors import SchemawireError, one_line
 
 __all__ = [
     "SERVER_PROBLEMS",
@@ -25,7 +25,6 @@ __all__ = [
     "ServerError",
     "ServerProblem",
     "last_line",
-    "one_line",
     "startup_problem",
 ]
 
@@ -217,9 +216,3 @@ def last_line(text: str) -> str:
     """The last line of ``text`` with anything on it, cut to a quotable length."""
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     return lines[-1][:_LINE] if lines else ""
-
-
-def one_line(error: BaseException) -> str:
-    """An exception as one line: its type, and the first line of what it says."""
-    text = str(error).strip().splitlines()
-    return f"{type(error).__name__}: {text[0][:_LINE]}" if text else type(error).__name__

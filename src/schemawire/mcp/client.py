@@ -37,7 +37,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from schemawire._json import quoted
 from schemawire._version import __version__
-from schemawire.errors import SchemawireError
+from schemawire.errors import SchemawireError, one_line
 from schemawire.gates import (
     ArgumentGate,
     ArgumentOptions,
@@ -46,7 +46,7 @@ from schemawire.gates import (
     ResultOptions,
     Verdict,
 )
-from schemawire.mcp._problems import HttpStatuses, ServerError, last_line, one_line, startup_problem
+from schemawire.mcp._problems import HttpStatuses, ServerError, last_line, startup_problem
 from schemawire.mcp._tools import RemoteTool, gates_for, remote_tools, unwrapped
 from schemawire.mcp._wire import WireTap, record_verdicts, traced
 from schemawire.schema.repository import Repository

@@ -44,6 +44,9 @@ class UpstreamTools:
                 schemas, its gate options apply to every call.
         """
         self.client = client
+        # (name, version) -> (the tool listed, as listed to that version, wrapped): projected
+        # once per listing of the upstream, not on every call.
+        self._shown: dict[tuple[str, str], tuple[RemoteTool, dict[str, Any], bool]] = {}
 
     async def list_tools(self, version: str) -> list[dict[str, Any]]:
         """The upstream's tools; a tool the repository defines is listed from its canonical
@@ -58,6 +61,13 @@ class UpstreamTools:
     def _listed(self, tool: RemoteTool, version: str) -> tuple[dict[str, Any], bool]:
         """``tool`` as listed to a client of ``version``, and whether its structured results
         are sent wrapped as ``{"result": ...}`` (because that is how it is listed)."""
+        shown = self._shown.get((tool.name, version))
+        if shown is None or shown[0] is not tool:  # a new listing makes new tools
+            shown = (tool, *self._shown_as(tool, version))
+            self._shown[(tool.name, version)] = shown
+        return shown[1], shown[2]
+
+    def _shown_as(self, tool: RemoteTool, version: str) -> tuple[dict[str, Any], bool]:
         if tool.canonical and tool.spec is not None:
             documents = self.client.repository.documents if self.client.repository else None
             projection = project_mcp(tool.spec, version=version, documents=documents)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Literal, NamedTuple
 
-from schemawire._json import dumps, quoted
+from schemawire._json import quoted
 from schemawire._pointer import join
 from schemawire.errors import ErrorCode, InputError
 from schemawire.project._type_names import FALSY, JSON_TYPES, TRUTHY, parse_type
@@ -26,7 +26,6 @@ __all__ = [
     "NormalisationCode",
     "SchemaNormaliser",
     "invalid",
-    "show",
     "show_keywords",
 ]
 
@@ -154,7 +153,7 @@ class SchemaNormaliser:
         if declared == DRAFT_2020_12:
             return result
         if not isinstance(declared, str) or not _KNOWN_DIALECT.match(declared):
-            raise self.fail(join(at.source, "$schema"), f"unsupported dialect {show(declared)}")
+            raise self.fail(join(at.source, "$schema"), f"unsupported dialect {quoted(declared)}")
         if declared.removesuffix("#").replace("http:", "https:", 1) != DRAFT_2020_12:
             result["$schema"] = DRAFT_2020_12
             self.note("/$schema", NormalisationCode.DIALECT_CHANGED,
@@ -191,7 +190,7 @@ class SchemaNormaliser:
         return header | {key: value for key, value in body.items() if key not in header}
 
     def replaced(self, key: str, old: Any, new: Any) -> None:
-        detail = f"the schema's {key} {show(old)} gave way to the tool's {show(new)}"
+        detail = f"the schema's {key} {quoted(old)} gave way to the tool's {quoted(new)}"
         self.note(join("", key), NormalisationCode.KEYWORD_REPLACED, detail)
 
     def move_examples(self, schema: dict[str, Any], examples: list[Any]) -> None:
@@ -261,16 +260,16 @@ class SchemaNormaliser:
             said = _truth(rest.get(key))
             if said is not None:
                 if required is None:
-                    required, flag = said == means_required, f'"{key}": {show(rest[key])}'
+                    required, flag = said == means_required, f'"{key}": {quoted(rest[key])}'
                 del rest[key]
         normalised, said_optional = self.node_and_optional(rest, at)
         if required is None and said_optional:
-            required, flag = False, f'"type": {show(schema["type"])}'
+            required, flag = False, f'"type": {quoted(schema["type"])}'
         return _Property(normalised, required, flag)
 
     def optional_list(self, names: list[str], at: At) -> list[str]:
         self.note(at.target, NormalisationCode.OPTIONAL_FLAG_MOVED,
-                  f'"optional": {show(names)} removed; those properties are left out of '
+                  f'"optional": {quoted(names)} removed; those properties are left out of '
                   "required")  # fmt: skip
         return names
 
@@ -330,10 +329,10 @@ class SchemaNormaliser:
             if flag and _is_number(limit):
                 result = {k: v for k, v in result.items() if k != bound}
                 result[exclusive] = limit
-                detail = f'"{exclusive}": true with "{bound}": {show(limit)} became a number'
+                detail = f'"{exclusive}": true with "{bound}": {quoted(limit)} became a number'
             else:
                 result = {k: v for k, v in result.items() if k != exclusive}
-                detail = f'"{exclusive}": {show(flag)} bounded nothing and was removed'
+                detail = f'"{exclusive}": {quoted(flag)} bounded nothing and was removed'
             self.note(join(at.target, exclusive),
                       NormalisationCode.EXCLUSIVE_BOUND_CONVERTED, detail)  # fmt: skip
         return result
@@ -349,11 +348,11 @@ class SchemaNormaliser:
         # Keywords the schema already has (BFCL's tuples carry their "items") stay as written.
         fragment = {k: v for k, v in fragment.items() if k == "type" or k not in schema}
         if fragment:
-            detail = f'"type": {show(value)} became {show_keywords(fragment)}'
+            detail = f'"type": {quoted(value)} became {show_keywords(fragment)}'
         elif parsed is None:
-            detail = f'"type": {show(value)} is no type JSON Schema knows: removed, any value'
+            detail = f'"type": {quoted(value)} is no type JSON Schema knows: removed, any value'
         else:
-            detail = f'"type": {show(value)} accepts any value: removed'
+            detail = f'"type": {quoted(value)} accepts any value: removed'
         code = NormalisationCode.TYPE_RENAMED if fragment else NormalisationCode.TYPE_REMOVED
         self.note(at.target, code, detail)
         return fragment, optional
@@ -398,9 +397,5 @@ def invalid(source: str, pointer: str, message: str) -> InputError:
     return InputError(ErrorCode.SCHEMA_INVALID, message, source=source, pointer=pointer)
 
 
-def show(value: Any) -> str:
-    return dumps(value, indent=False)
-
-
 def show_keywords(schema: dict[str, Any]) -> str:
-    return ", ".join(f"{show(key)}: {show(value)}" for key, value in schema.items())
+    return ", ".join(f"{quoted(key)}: {quoted(value)}" for key, value in schema.items())

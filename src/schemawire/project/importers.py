@@ -47,7 +47,6 @@ from schemawire.project._normalise import (
     NormalisationCode,
     SchemaNormaliser,
     invalid,
-    show,
 )
 
 __all__ = [
@@ -484,7 +483,7 @@ def _dropped_field_notes(dropped: list[tuple[str, Any]]) -> Iterator[Normalisati
         if value is None or value is False:
             continue  # the field's default: nothing is lost
         yield Normalisation("", NormalisationCode.FIELD_DROPPED,
-                            f"envelope field {quoted(key)} ({show(value)}) has no place in the "
+                            f"envelope field {quoted(key)} ({quoted(value)}) has no place in the "
                             "canonical schema")  # fmt: skip
 
 

@@ -29,7 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from schemawire.errors import ConfigError, ErrorCode
+from schemawire._pointer import join
+from schemawire.errors import ConfigError, ErrorCode, one_line
 from schemawire.schema.files import relpath
 from schemawire.schema.repository import Repository, SchemaFile
 from schemawire.schema.rules import Finding, rule
@@ -150,7 +151,7 @@ def signature_mismatches(
         if parameter is None or parameter.kind in _VARIADIC:
             if not takes_any:
                 yield (
-                    _escaped("/properties", name),
+                    join("/properties", name),
                     (
                         f"the function takes no parameter {name} (and no **kwargs): every call "
                         "that sends it fails"
@@ -177,7 +178,7 @@ def _property_mismatch(
     name = parameter.name
     if parameter.kind is inspect.Parameter.POSITIONAL_ONLY:
         yield (
-            _escaped("/properties", name),
+            join("/properties", name),
             (f"parameter {name} is positional-only, but arguments are passed by keyword"),
         )
         return
@@ -192,7 +193,7 @@ def _property_mismatch(
         )
     elif name not in required and not has_default:
         yield (
-            _escaped("/properties", name),
+            join("/properties", name),
             (
                 f"{name} is optional in the schema, but the function has no default for it: every "
                 "call that leaves it out fails"
@@ -205,10 +206,6 @@ def _required(schema: Mapping[str, Any]) -> dict[str, int]:
     if not isinstance(names, list):
         return {}
     return {name: index for index, name in enumerate(names) if isinstance(name, str)}
-
-
-def _escaped(pointer: str, key: str) -> str:
-    return f"{pointer}/{key.replace('~', '~0').replace('/', '~1')}"
 
 
 def _mismatch_findings(
@@ -275,7 +272,7 @@ def _import_module(name: str) -> Any:
         with contextlib.redirect_stdout(sys.stderr):
             return importlib.import_module(name)
     except (Exception, SystemExit) as error:  # user code: whatever it raises is the reason
-        reason = f"cannot import {name}: {_one_line(error)}"
+        reason = f"cannot import {name}: {one_line(error)}"
         hint = f"python -c 'import {name}' in a python-path folder shows the traceback"
         return _Failure("SW501", reason, hint)
 
@@ -284,11 +281,6 @@ def _close(name: str, module: Any) -> str | None:
     known = [key for key, value in vars(module).items() if callable(value)]
     close = difflib.get_close_matches(name, known, n=1)
     return f"did you mean {close[0]}?" if close else None
-
-
-def _one_line(error: BaseException) -> str:
-    text = str(error).strip().splitlines()
-    return f"{type(error).__name__}: {text[0]}" if text else type(error).__name__
 
 
 class _SettingsFile:

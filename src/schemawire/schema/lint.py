@@ -295,14 +295,14 @@ def check_value_types(context: LintContext, site: Site) -> Iterator[Finding]:
         for pointer, value in _declared_values(schema, site.pointer):
             if not any(_has_type(value, t) for t in types):
                 yield context.finding(
-                    "SW107", pointer, f"{_show(value)} is not of type {' or '.join(types)}"
+                    "SW107", pointer, f"{quoted(value)} is not of type {' or '.join(types)}"
                 )
     enum = schema.get("enum")
     if "default" in schema and isinstance(enum, list) and not _is_member(schema["default"], enum):
         yield context.finding(
             "SW107",
             join(site.pointer, "default"),
-            f"default {_show(schema['default'])} is not one of the enum values",
+            f"default {quoted(schema['default'])} is not one of the enum values",
         )
 
 
@@ -345,7 +345,7 @@ def check_duplicate_enum(context: LintContext, site: Site) -> Iterator[Finding]:
             yield context.finding(
                 "SW108",
                 join(site.pointer, "enum", index),
-                f"{_show(value)} is listed twice",
+                f"{quoted(value)} is listed twice",
                 hint="remove one",
             )
         seen.add(key)
@@ -500,7 +500,3 @@ FILE_CHECKS: dict[str, FileCheck] = {
     "SW113": check_tool_root,
     "SW115": check_tool_description,
 }
-
-
-def _show(value: Any) -> str:
-    return dumps(value, indent=False)

@@ -15,7 +15,7 @@ from typing import Any, NoReturn
 
 import jsonschema_rs
 
-from schemawire._json import dumps
+from schemawire._json import quoted
 from schemawire._pointer import join, resolve, to_pointer
 from schemawire.errors import ErrorCode, SchemaError
 from schemawire.schema.dialect import DRAFT_07, DRAFT_2020_12, Dialect
@@ -149,7 +149,7 @@ def _violations_of(error: jsonschema_rs.ValidationError, instance: Any) -> list[
         return [_unexpected(pointer, keyword, key, members.get(key)) for key in kind.unexpected]
     if isinstance(kind, jsonschema_rs.ValidationErrorKind.Required):
         name = kind.property
-        message = f"missing required property {_show(name)}"
+        message = f"missing required property {quoted(name)}"
         return [Violation(join(pointer, name), keyword, message, None, None)]
     if isinstance(kind, jsonschema_rs.ValidationErrorKind.FalseSchema):
         expected, describe = _NOT_ALLOWED
@@ -174,11 +174,7 @@ def _keyword_of(error: jsonschema_rs.ValidationError) -> str:
 
 
 def _unexpected(pointer: str, keyword: str, key: str, value: Any) -> Violation:
-    return Violation(join(pointer, key), keyword, f"unexpected property {_show(key)}", None, value)
-
-
-def _show(value: Any) -> str:
-    return dumps(value, indent=False)
+    return Violation(join(pointer, key), keyword, f"unexpected property {quoted(key)}", None, value)
 
 
 def _no_expectation(kind: Any) -> Any:
@@ -199,7 +195,7 @@ def _one_of_types(types: Any) -> str:
 
 
 def _options(options: list[Any]) -> str:
-    shown = ", ".join(_show(option) for option in options[:_ENUM_SHOWN])
+    shown = ", ".join(quoted(option) for option in options[:_ENUM_SHOWN])
     more = f" or {len(options) - _ENUM_SHOWN} more" if len(options) > _ENUM_SHOWN else ""
     return f"must be one of {shown}{more}"
 
@@ -210,7 +206,7 @@ _Describe = Callable[[Any], str] | None
 _EXPECTATIONS: dict[str, tuple[Callable[[Any], Any], _Describe]] = {
     "type": (_types, lambda types: f"must be of type {_one_of_types(types)}"),
     "enum": (lambda kind: list(kind.options), _options),
-    "const": (lambda kind: kind.expected_value, lambda value: f"must be {_show(value)}"),
+    "const": (lambda kind: kind.expected_value, lambda value: f"must be {quoted(value)}"),
     "minimum": (_limit, lambda limit: f"must be greater than or equal to {limit}"),
     "maximum": (_limit, lambda limit: f"must be less than or equal to {limit}"),
     "exclusiveMinimum": (_limit, lambda limit: f"must be greater than {limit}"),
@@ -218,7 +214,7 @@ _EXPECTATIONS: dict[str, tuple[Callable[[Any], Any], _Describe]] = {
     "multipleOf": (lambda kind: kind.multiple_of, lambda step: f"must be a multiple of {step}"),
     "minLength": (_limit, lambda limit: f"must be at least {limit} characters long"),
     "maxLength": (_limit, lambda limit: f"must be at most {limit} characters long"),
-    "pattern": (lambda kind: kind.pattern, lambda pattern: f"must match {_show(pattern)}"),
+    "pattern": (lambda kind: kind.pattern, lambda pattern: f"must match {quoted(pattern)}"),
     "format": (lambda kind: kind.format, lambda name: f"must be a valid {name}"),
     "minItems": (_limit, lambda limit: f"must have at least {limit} items"),
     "maxItems": (_limit, lambda limit: f"must have at most {limit} items"),
