@@ -23,7 +23,7 @@ from pathlib import Path
 
 from schemawire.errors import UsageError
 from schemawire.project.export import AdapterStatus, adapter_status
-from schemawire.schema.breakage import Unusable, consequence, unusable_files
+from schemawire.schema.breakage import Unusable, consequence, restatements, unusable_files
 from schemawire.schema.config import Config
 from schemawire.schema.diff import diff_since, version_findings
 from schemawire.schema.fixtures import FixtureReport, NotRun, check_fixtures
@@ -174,7 +174,7 @@ def _without_restatements(findings: Iterable[Finding]) -> list[Finding]:
     """``findings`` without the metaschema violations (SW004) that another finding states in
     clearer words at the same place (SW106 for ``"type": "int"``, say)."""
     kept = list(findings)
-    said = {(f.file, f.pointer) for f in kept if f.rule.id != "SW004" and f.pointer}
+    said = restatements(kept)
     return [f for f in kept if f.rule.id != "SW004" or (f.file, f.pointer) not in said]
 
 

@@ -13,7 +13,7 @@ every adapter that exists again, each with the target and options it was written
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,6 +33,7 @@ __all__ = [
     "adapter_status",
     "export",
     "export_all",
+    "export_command",
     "exports_to_refresh",
     "write",
     "write_adapter",
@@ -77,12 +78,7 @@ class Export:
     def command(self) -> str:
         """The command that writes this adapter, such as ``schemawire export --target
         openai.chat --strict``."""
-        flags = "".join(
-            f" --{_FLAGS.get(key, key)}" if value is True else f" --{_FLAGS.get(key, key)} {value}"
-            for key, value in sorted(self.options.items())
-            if value not in (False, None)
-        )
-        return f"{_GENERATED} --target {self.target}{flags}"
+        return export_command(self.target, self.options)
 
     def document(self) -> dict[str, Any]:
         """The adapter file's content: what generated it, and the payloads."""
@@ -159,20 +155,19 @@ def adapter_status(
     compared: a fresh export would leave that schema out, and every tool after it would seem
     to have changed.
     """
-    for path in sorted(directory.glob("*.json")):
+    for path, committed in _committed(directory):
         relative = path.relative_to(repository.root).as_posix()
-        committed = _read_adapter(path)
         if isinstance(committed, str):
             yield AdapterStatus(relative, committed)
             continue
-        target = str(committed["target"])
+        target, options = str(committed["target"]), committed["options"]
         blocked = sorted(f.relpath for f in unusable if f.kind in TARGETS[target].kinds)
-        fresh = export(repository, target, **committed["options"])
-        if blocked:
+        if blocked:  # no export: it would leave the schema out
             more = f" (and {len(blocked) - 1} more)" if len(blocked) > 1 else ""
             why = f"{blocked[0]}{more} cannot be used"
-            yield AdapterStatus(relative, command=fresh.command, not_compared=why)
+            yield AdapterStatus(relative, command=export_command(target, options), not_compared=why)
             continue
+        fresh = export(repository, target, **options)
         refused = tuple(fresh.catalogue.refusals)
         patch = tuple(diff_json(_payloads(committed), _payloads(fresh.document())))
         detail = f"differs from a fresh export in {len(patch)} place(s)" if patch else ""
@@ -182,12 +177,28 @@ def adapter_status(
 def exports_to_refresh(repository: Repository, directory: Path) -> list[tuple[Path, Export]]:
     """A fresh export for each adapter file under ``directory`` that schemawire export wrote,
     with the target and options it names, and the file to write it to."""
-    exports = []
+    return [
+        (path, export(repository, committed["target"], **committed["options"]))
+        for path, committed in _committed(directory)
+        if not isinstance(committed, str)
+    ]
+
+
+def _committed(directory: Path) -> Iterator[tuple[Path, dict[str, Any] | str]]:
+    """Each adapter file under ``directory``, sorted by name, with what it holds (or, as a
+    string, why it is not an adapter schemawire wrote)."""
     for path in sorted(directory.glob("*.json")):
-        committed = _read_adapter(path)
-        if not isinstance(committed, str):
-            exports.append((path, export(repository, committed["target"], **committed["options"])))
-    return exports
+        yield path, _read_adapter(path)
+
+
+def export_command(target: str, options: Mapping[str, Any]) -> str:
+    """The command that writes the adapter of ``target`` with ``options``."""
+    flags = "".join(
+        f" --{_FLAGS.get(key, key)}" if value is True else f" --{_FLAGS.get(key, key)} {value}"
+        for key, value in sorted(options.items())
+        if value not in (False, None)
+    )
+    return f"{_GENERATED} --target {target}{flags}"
 
 
 def write(exports: list[Export], directory: Path) -> list[Path]:

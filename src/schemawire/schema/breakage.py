@@ -10,7 +10,7 @@ used and compares no adapter made from one; `schemawire validate` names the file
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from urllib.parse import quote
 
@@ -19,7 +19,15 @@ from schemawire.schema.repository import Reference, Repository, SchemaFile
 from schemawire.schema.rules import Finding, rule
 from schemawire.schema.validator import compile_schema
 
-__all__ = ["BLOCKING_RULES", "Unusable", "consequence", "diagnose", "unusable_files"]
+__all__ = [
+    "BLOCKING_RULES",
+    "RESTATES_METASCHEMA",
+    "Unusable",
+    "consequence",
+    "diagnose",
+    "restatements",
+    "unusable_files",
+]
 
 # Findings that keep a file from being compiled as written.
 BLOCKING_RULES = frozenset({"SW001", "SW002", "SW003", "SW004", "SW006", "SW011"})
@@ -88,14 +96,25 @@ def consequence(unusable: Unusable) -> Finding:
     )
 
 
+# The lint rules that say, in clearer words and at the same place, what a metaschema violation
+# (SW004) says: `"type": "int"` is SW106, a default of the wrong type SW107.
+RESTATES_METASCHEMA = frozenset({"SW106", "SW107"})
+
+
+def restatements(findings: Iterable[Finding]) -> dict[tuple[str, str], Finding]:
+    """The findings that restate a metaschema violation, by file and pointer."""
+    return {
+        (f.file, f.pointer): f for f in findings if f.rule.id in RESTATES_METASCHEMA and f.pointer
+    }
+
+
 class _Diagnosis:
     """Works out, once per file, whether it can be used; files depend on files."""
 
     def __init__(self, repository: Repository, findings: tuple[Finding, ...]) -> None:
         self.repository = repository
         self.blocking: dict[str, Finding] = {}
-        # A metaschema violation that another finding states more clearly is named by it.
-        clearer = {(f.file, f.pointer): f for f in findings if f.rule.id != "SW004" and f.pointer}
+        clearer = restatements(findings)  # a metaschema violation is named by the clearer one
         for finding in findings:
             if finding.rule.id in BLOCKING_RULES:
                 named = clearer.get((finding.file, finding.pointer), finding)

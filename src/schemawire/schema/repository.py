@@ -141,6 +141,7 @@ class Repository:
         registry: jsonschema_rs.Registry,
         sites: dict[str, tuple[Site, ...]],
         references: tuple[Reference, ...],
+        index: _FileIndex | None = None,
     ) -> None:
         self.config = config
         self.files = files
@@ -149,7 +150,7 @@ class Repository:
         self.references = references
         self._sites = sites
         self._by_id = {f.schema_id: f for f in reversed(files) if f.schema_id is not None}
-        self._index = _FileIndex(files, config.id_base)
+        self._index = index if index is not None else _FileIndex(files, config.id_base)
         self._validators: dict[str, CompiledSchema] = {}
 
     @classmethod
@@ -173,8 +174,15 @@ class Repository:
         references = tuple(r for f in files for r in _references(f, sites.get(f.relpath, ())))
         index = _FileIndex(files, config.id_base)
         findings.extend(_check_references(references, registry, missing, index))
-        return cls(config, files, findings=tuple(findings), registry=registry, sites=sites,
-                   references=references)  # fmt: skip
+        return cls(
+            config,
+            files,
+            findings=tuple(findings),
+            registry=registry,
+            sites=sites,
+            references=references,
+            index=index,  # built once: resolving every file's path is not free
+        )
 
     @property
     def root(self) -> Path:
