@@ -191,8 +191,7 @@ def _adapter_statuses(repository: Repository, unusable: dict[str, Unusable]) -> 
     folder = repository.root / repository.config.adapters
     if not folder.is_dir():
         return []
-    broken = [verdict.file for verdict in unusable.values()]
-    return list(adapter_status(repository, folder, unusable=broken))
+    return list(adapter_status(repository, folder, unusable=unusable))
 
 
 def _adapter_findings(statuses: list[AdapterStatus]) -> Iterator[Finding]:

@@ -22,7 +22,7 @@ from schemawire._json import JSONValue, dumps, load_file, quoted
 from schemawire.errors import JSONError, UsageError
 from schemawire.project import TARGETS, Catalogue, project_catalogue
 from schemawire.project.a2a import Agent
-from schemawire.schema.repository import Repository, SchemaFile
+from schemawire.schema.repository import Repository
 from schemawire.toolbox import diff_json
 from schemawire.types import Loss
 
@@ -147,21 +147,22 @@ def export_all(repository: Repository) -> list[Export]:
 
 
 def adapter_status(
-    repository: Repository, directory: Path, *, unusable: Collection[SchemaFile] = ()
+    repository: Repository, directory: Path, *, unusable: Collection[str] = ()
 ) -> Iterator[AdapterStatus]:
     """The status of each adapter file under ``directory``, sorted by file name.
 
-    An adapter whose target takes a kind of schema that has a file in ``unusable`` is not
-    compared: a fresh export would leave that schema out, and every tool after it would seem
-    to have changed.
+    An adapter whose target takes a kind of schema that has a file in ``unusable`` (paths
+    relative to the root) is not compared: a fresh export would leave that schema out, and every
+    tool after it would seem to have changed.
     """
+    broken = [file for file in repository.files if file.relpath in unusable]
     for path, committed in _committed(directory):
         relative = path.relative_to(repository.root).as_posix()
         if isinstance(committed, str):
             yield AdapterStatus(relative, committed)
             continue
         target, options = str(committed["target"]), committed["options"]
-        blocked = sorted(f.relpath for f in unusable if f.kind in TARGETS[target].kinds)
+        blocked = sorted(f.relpath for f in broken if f.kind in TARGETS[target].kinds)
         if blocked:  # no export: it would leave the schema out
             more = f" (and {len(blocked) - 1} more)" if len(blocked) > 1 else ""
             why = f"{blocked[0]}{more} cannot be used"
