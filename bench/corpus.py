@@ -66,8 +66,7 @@ def _real_tools() -> list[ImportedTool]:
 
 
 def _spec(tool: ImportedTool) -> ToolSpec:
-    return ToolSpec(tool.name, tool.schema.get("description", ""), tool.schema,
-                    tool.output_schema, tool.annotations)  # fmt: skip
+    return ToolSpec(tool.name, tool.schema, tool.output_schema)  # annotations: x- in schema
 
 
 def _vary(base: ToolSpec, rng: random.Random, number: int) -> ToolSpec:
@@ -77,7 +76,7 @@ def _vary(base: ToolSpec, rng: random.Random, number: int) -> ToolSpec:
     for mutation in rng.sample(MUTATIONS, rng.randint(2, 4)):
         name = mutation(schema, rng) or name
     schema["$id"] = f"https://example.com/schemas/tools/{name}.json"
-    return ToolSpec(name, base.description, schema)
+    return ToolSpec(name, schema)
 
 
 # --- mutations: each changes the schema in place, and may return a new tool name -------------

@@ -190,7 +190,7 @@ def contenders(case: Case, text: str) -> dict[str, Callable[[], Any]]:
     rs = jsonschema_rs.validator_for(case.schema)
     py = jsonschema.Draft202012Validator(case.schema)
     fast = fastjsonschema.compile(case.schema)
-    spec = ToolSpec(case.name, "", case.schema)
+    spec = ToolSpec(case.name, case.schema)
     gate = ArgumentGate(spec)
     gate_dupes_allowed = ArgumentGate(spec, options=ArgumentOptions(allow_duplicate_keys=True))
     return {
@@ -214,7 +214,7 @@ def run_arguments(rounds: int) -> list[tuple[str, str, str, float]]:
     rows = []
     for case in CASES:
         for kind, text in (("valid", case.valid), ("invalid", case.invalid)):
-            gate = ArgumentGate(ToolSpec(case.name, "", case.schema))
+            gate = ArgumentGate(ToolSpec(case.name, case.schema))
             assert gate.check(text).accepted is (kind == "valid"), (case.name, kind)
             for label, call in contenders(case, text).items():
                 number = 2000 if "20 items" in case.name else 20000
@@ -232,7 +232,7 @@ def large_result() -> tuple[ToolSpec, dict[str, Any]]:
     records_schema = {"type": "array", "items": {"type": "object"}}
     schema = {"type": "object", "required": ["total", "records"],
               "properties": {"total": {"type": "integer"}, "records": records_schema}}  # fmt: skip
-    spec = ToolSpec("search_tickets", "", {"type": "object"}, schema)
+    spec = ToolSpec("search_tickets", {"type": "object"}, schema)
     return spec, {"total": 200, "records": records}
 
 
@@ -257,7 +257,7 @@ def run_options(rounds: int) -> dict[str, float]:
     """The refund tool's valid arguments in the forms and with the options that cost something:
     µs per call of `ArgumentGate.check`."""
     case = CASES[0]
-    spec = ToolSpec(case.name, "", case.schema)
+    spec = ToolSpec(case.name, case.schema)
     default = ArgumentGate(spec)
     dupes = ArgumentGate(spec, options=ArgumentOptions(allow_duplicate_keys=True))
     tolerant = ArgumentGate(spec, options=ArgumentOptions(tolerant=True))

@@ -21,11 +21,15 @@ from schemawire.types import ToolSpec
 
 NOOP = ToolSpec(
     "noop",
-    "Does nothing.",
-    {"type": "object", "properties": {"i": {"type": "integer"}}, "required": ["i"],
-     "additionalProperties": False},
+    {
+        "description": "Does nothing.",
+        "type": "object",
+        "properties": {"i": {"type": "integer"}},
+        "required": ["i"],
+        "additionalProperties": False,
+    },
     {"type": "object", "properties": {"i": {"type": "integer"}}, "required": ["i"]},
-)  # fmt: skip
+)
 
 
 async def noop(i: int) -> dict[str, Any]:

@@ -17,6 +17,9 @@
 6. mcp (`bench/mcp_calls.py`): 1,000 sequential echo calls to server-everything over stdio:
    the SDK's bare ClientSession, schemawire's client (trace on and off), an SDK-only proxy,
    and schemawire's gating proxy.
+7. startup (`bench/startup.py`): whole-process time of ``--version``, ``--help``, ``check``,
+   ``eval`` and ``call --url``, beside the bare interpreter, ``import schemawire`` and
+   check-jsonschema on one file.
 
 Medians of several runs; the machine is small and shared, so read the ratios.
 """
@@ -26,7 +29,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from bench import check, checkpoints, gates, loop, mcp_calls, projection, redaction
+from bench import check, checkpoints, gates, loop, mcp_calls, projection, redaction, startup
 
 WORK = Path(__file__).parent / ".work"
 
@@ -34,13 +37,15 @@ WORK = Path(__file__).parent / ".work"
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--only", choices=["check", "projection", "gates", "loop", "checkpoints", "mcp"]
+        "--only",
+        choices=["check", "projection", "gates", "loop", "checkpoints", "mcp", "startup"],
     )
     parser.add_argument("--tools", type=int, default=1000, help="check: generated tools")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--sample", type=int, default=20, help="tools timed for check-jsonschema")
     parser.add_argument("--projected", type=int, default=5000, help="projection: tools")
     parser.add_argument("--calls", type=int, default=1000, help="mcp: echo calls per round")
+    parser.add_argument("--starts", type=int, default=15, help="startup: runs of each command")
     options = parser.parse_args()
     WORK.mkdir(exist_ok=True)
     if options.only in (None, "check"):
@@ -60,6 +65,9 @@ def main() -> None:
         print()
     if options.only in (None, "mcp"):
         mcp_calls.print_table(mcp_calls.run(options.calls, rounds=3), options.calls)
+        print()
+    if options.only in (None, "startup"):
+        startup.print_table(startup.run(WORK, options.starts), options.starts)
 
 
 def print_projection(rows: list[projection.Row], real: int) -> None:

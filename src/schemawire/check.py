@@ -25,7 +25,6 @@ from schemawire.errors import UsageError
 from schemawire.project.export import AdapterStatus, adapter_status
 from schemawire.schema.breakage import Unusable, consequence, restatements, unusable_files
 from schemawire.schema.config import Config
-from schemawire.schema.diff import diff_since, version_findings
 from schemawire.schema.fixtures import FixtureReport, NotRun, check_fixtures
 from schemawire.schema.implementations import implementation_findings
 from schemawire.schema.lint import lint_repository
@@ -122,6 +121,8 @@ def check_repository(
     findings.extend(_flow_findings(repository))
     findings.extend(implementation_findings(repository, unusable))
     if since is not None:
+        from schemawire.schema.diff import diff_since, version_findings  # only for --since
+
         findings.extend(version_findings(diff_since(repository, since)))
     settings = repository.config.lint
     kept = _without_restatements(f for f in findings if not settings.ignores(f.rule.id, f.file))

@@ -86,9 +86,10 @@ class ToolSpec:
             )
         output: object = self.output_schema
         if output is not None and not isinstance(output, dict):
+            from schemawire._json import quoted
             from schemawire.errors import UsageError
 
-            raise UsageError(f"the output schema of {self.name!r} must be a JSON object (a dict)")
+            raise UsageError(f"the output schema of {quoted(self.name)} must be a JSON object")
 
     @property
     def description(self) -> str:

@@ -15,7 +15,7 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from schemawire.cli.app import app
+from schemawire.cli.app import COMMANDS, app
 from tests.conftest import EXAMPLES, WriteRepo, tool_schema
 
 runner = CliRunner()
@@ -28,7 +28,7 @@ def invoke(*args: str, stdin: str | None = None) -> Any:
 
 
 def command_names() -> list[str]:
-    return sorted(command.name or command.callback.__name__ for command in app.registered_commands)  # type: ignore[union-attr]
+    return sorted(command.name for command in COMMANDS)
 
 
 @pytest.mark.parametrize("command", command_names())

@@ -1,5 +1,5 @@
 """Eval tests: cases written in a temporary folder that run in the refund example, and the
-``schemawire eval`` command (registered here as app.py will register it)."""
+``schemawire eval`` command."""
 
 from __future__ import annotations
 
@@ -9,10 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import typer
 from typer.testing import CliRunner
 
-from schemawire.cli.evals import EXAMPLES, eval_command
+from schemawire.cli.app import app
 from tests.conftest import EXAMPLES as EXAMPLE_REPOSITORIES
 
 REFUND = EXAMPLE_REPOSITORIES / "refund"
@@ -76,17 +75,5 @@ def script(*responses: dict[str, Any]) -> dict[str, Any]:
     return {"api": "openai.chat", "responses": list(responses)}
 
 
-def eval_app() -> typer.Typer:
-    """``schemawire`` with the eval command, as app.py registers it."""
-    from schemawire.cli.app import _examples, app
-
-    if any(command.name == "eval" for command in app.registered_commands):
-        return app
-    own = typer.Typer(rich_markup_mode="rich", no_args_is_help=True)
-    own.callback()(lambda: None)
-    own.command("eval", epilog=_examples(*EXAMPLES))(eval_command)
-    return own
-
-
 def invoke(*args: str) -> Any:
-    return CliRunner().invoke(eval_app(), list(args), catch_exceptions=False)
+    return CliRunner().invoke(app, list(args), catch_exceptions=False)

@@ -13,7 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from schemawire.errors import ErrorCode, JSONError
-from schemawire.trace import TRACES, Trace, new_run_id, read_trace, trace_path
+from schemawire.gates import Verdict
+from schemawire.trace import TRACES, Trace, new_run_id, read_trace, record_verdicts, trace_path
 
 
 def record(trace: Trace, count: int, text: str = "hop") -> None:
@@ -123,3 +124,13 @@ def test_appending_after_a_crash_at_any_byte_reads_back_in_order(
     hops = list(read_trace(path))
     assert [h.seq for h in hops] == list(range(1, whole_lines + after + 1))
     assert [h.payload["t"] for h in hops] == ["é ☃"] * whole_lines + ["after"] * after
+
+
+def test_each_gates_verdict_is_a_gate_hop_and_none_is_skipped() -> None:
+    trace = Trace("r1")
+    accepted = Verdict("arguments", "get_weather", True, {"city": "Paris"})
+    refused = Verdict("results", "get_weather", False, {"error": "no"})
+    record_verdicts(trace, "host", accepted, None, refused)
+    hops = [(h.source, h.target, h.protocol, h.direction, h.payload) for h in trace.hops]
+    assert hops == [("host", "host", "gate", "check", {"tool": "get_weather"})] * 2
+    assert [h.verdict for h in trace.hops] == [accepted.to_json(), refused.to_json()]

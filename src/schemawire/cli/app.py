@@ -1,20 +1,267 @@
-"""The ``schemawire`` command: one Typer app, a module per command group, thin over the library."""
+"""The ``schemawire`` command: one Typer app whose commands load when they run.
+
+`COMMANDS` names each command, its one-line summary, its examples and where its function is.
+A command's module (and what it imports: the checker, the host, the MCP SDK) is imported only
+when that command runs or shows its own help, so ``schemawire check`` never pays for ``serve``.
+``schemawire --help`` lists the summaries from the table without importing any command.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated
+import importlib
+from dataclasses import dataclass
+from typing import Annotated, Any, cast
 
 import typer
+import typer.core
+import typer.main
+import typer.models
 
 from schemawire._version import __version__
-from schemawire.cli import evals, flows, mcp, projections, repository, run, toolbox
-from schemawire.cli.output import stdout
 
-__all__ = ["app"]
+__all__ = ["COMMANDS", "Command", "app"]
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """One command of the table: how ``schemawire --help`` lists it and where it is.
+
+    Attributes:
+        name: the command's name on the command line.
+        target: ``module:attribute``, a command function or a Typer app of subcommands.
+        summary: the one line ``schemawire --help`` shows for it.
+        examples: shown under ``schemawire NAME --help`` (a Typer app has its own).
+    """
+
+    name: str
+    target: str
+    summary: str
+    examples: tuple[str, ...] = ()
+
+
+COMMANDS = (
+    Command(
+        "init",
+        "schemawire.cli.repository:init",
+        "Create a schema repository: a working example, or a blank one.",
+        (
+            "schemawire init example   # the support desk: tools, fixtures, handoff, state",
+            "schemawire init --blank my-agent && cd my-agent",
+        ),
+    ),
+    Command(
+        "check",
+        "schemawire.cli.repository:check",
+        "Check schemas, lint rules, fixtures, adapters, flows: the CI gate.",
+        (
+            "schemawire check",
+            "schemawire check examples/support-desk --json",
+            "schemawire check --format sarif > schemawire.sarif   # for code scanning",
+            "schemawire check --fail-on warning",
+            "schemawire check --since origin/main   # a breaking change needs a major x-version",
+        ),
+    ),
+    Command(
+        "lint",
+        "schemawire.cli.repository:lint",
+        "Check the schemas and their lint rules, without running fixtures.",
+        ("schemawire lint", "schemawire lint --format sarif > lint.sarif"),
+    ),
+    Command(
+        "fmt",
+        "schemawire.cli.toolbox:fmt",
+        "Format JSON stably: two-space indentation, key order kept.",
+        (
+            "schemawire fmt schemas/tools/*.json",
+            "schemawire fmt --check schemas/**/*.json   # in CI",
+            'echo \'{"b":1,"a":[1,2]}\' | schemawire fmt -',
+        ),
+    ),
+    Command(
+        "diff",
+        "schemawire.cli.toolbox:diff",
+        "Show what changed between two JSON documents or schema versions.",
+        (
+            "schemawire diff before.json after.json",
+            "schemawire diff --json before.json after.json > patch.json",
+            "schemawire diff --schema old/create_refund.json schemas/tools/create_refund.json",
+            "schemawire diff --since origin/main --json",
+        ),
+    ),
+    Command(
+        "validate",
+        "schemawire.cli.toolbox:validate",
+        "Validate instances against a schema: every violation and where.",
+        (
+            "schemawire validate schemas/tools/create_refund.json call.json",
+            "schemawire validate create_refund calls.jsonl --json",
+            "schemawire validate https://example.com/schemas/tools/get_weather.json args.json",
+        ),
+    ),
+    Command(
+        "export",
+        "schemawire.cli.projections:export_command",
+        "Project every schema to provider formats, MCP and A2A.",
+        (
+            "schemawire export                        # every target into adapters/",
+            "schemawire export --target openai.chat --strict",
+            "schemawire export --check                # in CI: adapters match the schemas",
+            "schemawire export --losses               # what each tool loses, per target",
+            "schemawire export --verify --target anthropic --strict",
+        ),
+    ),
+    Command(
+        "import",
+        "schemawire.cli.projections:import_command",
+        "Import tools from MCP tools/list, OpenAI or Anthropic tools.",
+        (
+            "schemawire import --from mcp tools.json",
+            "schemawire import --from openai tools.json --out schemas/tools --id-base "
+            "https://acme.dev/",
+        ),
+    ),
+    Command(
+        "tools",
+        "schemawire.cli.mcp:tools_command",
+        "List an MCP server's tools, as given or projected to a target.",
+        (
+            "schemawire tools -- npx -y @modelcontextprotocol/server-everything stdio",
+            "schemawire tools --json -- python -m my_server",
+            "schemawire tools --target openai.chat --strict -- python -m my_server",
+            "schemawire tools --url http://127.0.0.1:8000/mcp --token $TOKEN",
+        ),
+    ),
+    Command(
+        "call",
+        "schemawire.cli.mcp:call_command",
+        "Make one gated MCP call: arguments checked, then the result.",
+        (
+            'schemawire call echo \'{"message": "hi"}\' -- mcp-server-everything stdio',
+            "schemawire call create_refund - --repo . --json -- python -m my_server < args.json",
+            "schemawire call echo '{message: hi,}' --tolerant --url http://127.0.0.1:8000/mcp",
+        ),
+    ),
+    Command(
+        "serve",
+        "schemawire.cli.mcp:serve_command",
+        "Serve the tools over MCP, or gate another MCP server: every call.",
+        (
+            "schemawire serve                              # this repository's tools, over stdio",
+            "schemawire serve --http --port 8000 --token $TOKEN",
+            "schemawire serve --upstream -- npx -y @modelcontextprotocol/server-memory",
+            "schemawire serve --repo . --upstream -- python -m my_server   # canonical schemas",
+            "schemawire serve --http --upstream-url http://127.0.0.1:3001/mcp",
+        ),
+    ),
+    Command(
+        "run",
+        "schemawire.cli.run:run_command",
+        "Run the agent loop once: model, tools, gates, every hop traced.",
+        (
+            'schemawire run -m openai:gpt-4.1-mini --repo . "上海今天多少度？"',
+            'schemawire run -m anthropic:claude-sonnet-4-5 "Refund A-1042" --mcp -- python -m srv',
+            'schemawire run -m openai-compatible:http://127.0.0.1:11434/v1:qwen3 --repo . "hi"',
+            'schemawire run -m script:conversation.json --repo . "上海今天多少度？" --json',
+            'schemawire run --flow flows/refund.json "Refund 20 on order A-1042, charged twice"',
+        ),
+    ),
+    Command(
+        "demo",
+        "schemawire.cli.run:demo_command",
+        "The articles' walkthrough, offline; with --model, a real model.",
+        (
+            "schemawire demo                          # offline: a scripted model",
+            "schemawire demo --model openai:gpt-4.1-mini",
+        ),
+    ),
+    Command(
+        "runs",
+        "schemawire.cli.flows:runs_app",
+        "The runs of your flows: list them, show one, resume one.",
+    ),
+    Command(
+        "eval",
+        "schemawire.cli.evals:eval_command",
+        "Run eval cases, or write one from a recorded run.",
+        (
+            "schemawire eval                       # evals/*.json of this repository",
+            "schemawire eval examples/refund/evals --junit evals.xml",
+            "schemawire eval evals/happy_path.json --json",
+            "schemawire eval --from-trace .schemawire/traces/RUN_ID.jsonl --out "
+            "evals/recorded.json",
+        ),
+    ),
+)
+
+_BY_NAME = {command.name: command for command in COMMANDS}
+
+
+def _examples_epilog(*lines: str) -> str:
+    """The ``Examples`` section of a command's help, one example a line."""
+    return "[bold]Examples[/]\n\n" + "\n\n".join(f"  {line}" for line in lines)
+
+
+class _LazyGroup(typer.core.TyperGroup):
+    """The root group: it knows its commands from `COMMANDS` and builds one only when asked
+    for it (to run it, or to show its help), importing its module then."""
+
+    def __init__(self, **settings: Any) -> None:
+        super().__init__(**settings)
+        self._listing = False
+        self._loaded: dict[str, typer.core.TyperCommand | typer.core.TyperGroup] = {}
+        # What click's "No such command" suggestions read: every name, nothing imported.
+        self.commands = {command.name: _summary_of(command) for command in COMMANDS}
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return [command.name for command in COMMANDS]
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        command = _BY_NAME.get(cmd_name)
+        if command is None:
+            return None
+        if self._listing:
+            return self.commands[cmd_name]
+        if cmd_name not in self._loaded:
+            self._loaded[cmd_name] = _load(command, self.rich_markup_mode)
+        return self._loaded[cmd_name]
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        # The list of commands needs only their summaries: no command module is imported.
+        self._listing = True
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self._listing = False
+
+
+def _summary_of(command: Command) -> typer.core.TyperCommand:
+    """A command that only lists: its name and summary (it never runs)."""
+    return typer.core.TyperCommand(name=command.name, short_help=command.summary)
+
+
+def _load(command: Command, markup_mode: Any) -> typer.core.TyperCommand | typer.core.TyperGroup:
+    """The command ``command`` names, imported and built as Typer builds it."""
+    module_name, _, attribute = command.target.partition(":")
+    target = getattr(importlib.import_module(module_name), attribute)
+    if isinstance(target, typer.Typer):
+        group = typer.main.get_group(target)
+        group.short_help = command.summary
+        return group
+    info = typer.models.CommandInfo(
+        name=command.name,
+        callback=target,
+        short_help=command.summary,
+        epilog=_examples_epilog(*command.examples) if command.examples else None,
+    )
+    built = typer.main.get_command_from_info(
+        info, pretty_exceptions_short=True, rich_markup_mode=markup_mode
+    )
+    return cast(typer.core.TyperCommand, built)
+
 
 app = typer.Typer(
     name="schemawire",
-    help="One JSON Schema per tool, handoff and state: checked in CI, enforced at every hop.",
+    cls=_LazyGroup,
     rich_markup_mode="rich",
     no_args_is_help=True,
     add_completion=False,
@@ -22,13 +269,9 @@ app = typer.Typer(
 )
 
 
-def _examples(*lines: str) -> str:
-    return "[bold]Examples[/]\n\n" + "\n\n".join(f"  {line}" for line in lines)
-
-
 def _show_version(value: bool) -> None:
     if value:
-        stdout.print(f"schemawire {__version__}")
+        print(f"schemawire {__version__}")
         raise typer.Exit()
 
 
@@ -40,108 +283,3 @@ def main(
     ] = False,
 ) -> None:
     """One JSON Schema per tool, handoff and state: checked in CI, enforced at every hop."""
-
-
-app.command(
-    epilog=_examples(
-        "schemawire init example   # the support desk: tools, fixtures, handoff, state",
-        "schemawire init --blank my-agent && cd my-agent",
-    )
-)(repository.init)
-app.command(
-    epilog=_examples(
-        "schemawire check",
-        "schemawire check examples/support-desk --json",
-        "schemawire check --format sarif > schemawire.sarif   # for code scanning",
-        "schemawire check --fail-on warning",
-        "schemawire check --since origin/main   # a breaking change needs a major x-version",
-    )
-)(repository.check)
-app.command(epilog=_examples("schemawire lint", "schemawire lint --format sarif > lint.sarif"))(
-    repository.lint
-)
-app.command(
-    epilog=_examples(
-        "schemawire fmt schemas/tools/*.json",
-        "schemawire fmt --check schemas/**/*.json   # in CI",
-        'echo \'{"b":1,"a":[1,2]}\' | schemawire fmt -',
-    )
-)(toolbox.fmt)
-app.command(
-    epilog=_examples(
-        "schemawire diff before.json after.json",
-        "schemawire diff --json before.json after.json > patch.json",
-        "schemawire diff --schema old/create_refund.json schemas/tools/create_refund.json",
-        "schemawire diff --since origin/main --json",
-    )
-)(toolbox.diff)
-app.command(
-    epilog=_examples(
-        "schemawire validate schemas/tools/create_refund.json call.json",
-        "schemawire validate create_refund calls.jsonl --json",
-        "schemawire validate https://example.com/schemas/tools/get_weather.json args.json",
-    )
-)(toolbox.validate)
-app.command(
-    "export",
-    epilog=_examples(
-        "schemawire export                        # every target into adapters/",
-        "schemawire export --target openai.chat --strict",
-        "schemawire export --check                # in CI: adapters match the schemas",
-        "schemawire export --losses               # what each tool loses, per target",
-        "schemawire export --verify --target anthropic --strict",
-    ),
-)(projections.export_command)
-app.command(
-    "import",
-    epilog=_examples(
-        "schemawire import --from mcp tools.json",
-        "schemawire import --from openai tools.json --out schemas/tools --id-base https://acme.dev/",
-    ),
-)(projections.import_command)
-app.command(
-    "tools",
-    epilog=_examples(
-        "schemawire tools -- npx -y @modelcontextprotocol/server-everything stdio",
-        "schemawire tools --json -- python -m my_server",
-        "schemawire tools --target openai.chat --strict -- python -m my_server",
-        "schemawire tools --url http://127.0.0.1:8000/mcp --token $TOKEN",
-    ),
-)(mcp.tools_command)
-app.command(
-    "call",
-    epilog=_examples(
-        'schemawire call echo \'{"message": "hi"}\' -- mcp-server-everything stdio',
-        "schemawire call create_refund - --repo . --json -- python -m my_server < args.json",
-        "schemawire call echo '{message: hi,}' --tolerant --url http://127.0.0.1:8000/mcp",
-    ),
-)(mcp.call_command)
-app.command(
-    "serve",
-    epilog=_examples(
-        "schemawire serve                              # this repository's tools, over stdio",
-        "schemawire serve --http --port 8000 --token $TOKEN",
-        "schemawire serve --upstream -- npx -y @modelcontextprotocol/server-memory",
-        "schemawire serve --repo . --upstream -- python -m my_server   # canonical schemas",
-        "schemawire serve --http --upstream-url http://127.0.0.1:3001/mcp",
-    ),
-)(mcp.serve_command)
-app.command(
-    "run",
-    epilog=_examples(
-        'schemawire run -m openai:gpt-4.1-mini --repo . "上海今天多少度？"',
-        'schemawire run -m anthropic:claude-sonnet-4-5 "Refund A-1042" --mcp -- python -m srv',
-        'schemawire run -m openai-compatible:http://127.0.0.1:11434/v1:qwen3 --repo . "hi"',
-        'schemawire run -m script:conversation.json --repo . "上海今天多少度？" --json',
-        'schemawire run --flow flows/refund.json "Refund 20 on order A-1042, charged twice"',
-    ),
-)(run.run_command)
-app.command(
-    "demo",
-    epilog=_examples(
-        "schemawire demo                          # offline: a scripted model",
-        "schemawire demo --model openai:gpt-4.1-mini",
-    ),
-)(run.demo_command)
-app.add_typer(flows.runs_app)
-app.command("eval", epilog=_examples(*evals.EXAMPLES))(evals.eval_command)

@@ -13,15 +13,7 @@ from schemawire._json import dumps
 from schemawire.cli.output import EXIT_FINDINGS, EXIT_INPUT, guarded, print_json, stderr, stdout
 from schemawire.errors import UsageError
 
-__all__ = ["EXAMPLES", "eval_command"]
-
-EXAMPLES = (
-    "schemawire eval                       # evals/*.json of this repository",
-    "schemawire eval examples/refund/evals --junit evals.xml",
-    "schemawire eval evals/happy_path.json --json",
-    "schemawire eval --from-trace .schemawire/traces/RUN_ID.jsonl --out evals/recorded.json",
-)
-"""The examples of ``schemawire eval --help`` (``epilog=_examples(*EXAMPLES)`` in app.py)."""
+__all__ = ["eval_command"]
 
 _STYLE = {"passed": "green", "failed": "bold red", "error": "bold red"}
 _TRACE_ONLY = ("--out", "--flow", "--repo", "--name")

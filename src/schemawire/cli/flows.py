@@ -131,7 +131,7 @@ def _resume_command(
 
 def _tools(repository: Any) -> dict[str, Any]:
     from schemawire.host import python_tools
-    from schemawire.mcp.serve import load_implementations
+    from schemawire.schema.implementations import load_implementations
 
     runners = python_tools(repository, load_implementations(repository))
     return {runner.spec.name: runner for runner in runners}

@@ -1,37 +1,31 @@
-"""How the command line speaks: rich text for people, JSON and SARIF for machines, exit codes.
+"""How the command line speaks: rich text for people, JSON for machines, exit codes.
 
 Exit codes: 0 all good, 1 findings (a check failed, an instance is invalid, files differ),
-2 usage or input that cannot be read.
+2 usage or input that cannot be read. Every command imports this module, so it imports nothing
+a command may not need (how a check report is shown is `schemawire.cli.findings`).
 """
 
 from __future__ import annotations
 
 import functools
 import sys
-from collections.abc import Callable, Iterable
-from enum import StrEnum
+from collections.abc import Callable
 from typing import Any, NoReturn, ParamSpec, TypeVar
 
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from schemawire._json import dumps
-from schemawire.check import CheckReport
 from schemawire.errors import InputError, SchemawireError, UsageError
-from schemawire.schema.rules import Finding, Severity
-from schemawire.schema.sarif import to_sarif
 
 __all__ = [
     "EXIT_FINDINGS",
     "EXIT_INPUT",
     "EXIT_OK",
-    "ReportFormat",
     "fail",
     "guarded",
     "print_json",
-    "render_check",
     "stderr",
     "stdout",
 ]
@@ -44,15 +38,6 @@ stderr = Console(stderr=True, highlight=False, soft_wrap=True)
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
-_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow"}
-
-
-class ReportFormat(StrEnum):
-    """Output formats of the reporting commands."""
-
-    TEXT = "text"
-    JSON = "json"
-    SARIF = "sarif"
 
 
 def guarded(command: Callable[_P, _R]) -> Callable[_P, _R]:
@@ -83,86 +68,3 @@ def fail(message: str, code: int = EXIT_INPUT) -> NoReturn:
 def print_json(value: Any, *, indent: bool = True) -> None:
     """Write ``value`` as JSON on stdout, without any markup."""
     sys.stdout.write(dumps(value, indent=indent) + "\n")
-
-
-def render_check(
-    report: CheckReport, report_format: ReportFormat, title: str, fail_on: Severity
-) -> None:
-    """Show ``report`` in ``report_format``: findings, then a summary for people."""
-    if report_format == ReportFormat.JSON:
-        print_json(_check_json(report, fail_on))
-    elif report_format == ReportFormat.SARIF:
-        print_json(to_sarif(report.findings))
-    else:
-        render_findings(report.findings)
-        stdout.print(_summary(report, title))
-
-
-def render_findings(findings: Iterable[Finding]) -> None:
-    """Each finding as ``file:line:column: RULE severity message``, with its hint below."""
-    for finding in findings:
-        where = finding.file
-        if finding.line is not None:
-            where += f":{finding.line}:{finding.column}"
-        pointer = f" [dim]#{escape(finding.pointer)}[/]" if finding.pointer else ""
-        style = _STYLE[finding.severity]
-        stdout.print(
-            f"[bold]{escape(where)}[/]{pointer}: [{style}]{finding.rule.id}[/] "
-            f"[dim]{finding.rule.name}[/] {escape(finding.message)}"
-        )
-        if finding.hint:
-            stdout.print(f"    [cyan]hint:[/] {escape(finding.hint)}")
-
-
-def _summary(report: CheckReport, title: str) -> Table:
-    table = Table(title=title, title_justify="left", show_header=False, box=None)
-    table.add_column(style="bold")
-    table.add_column()
-    kinds = ", ".join(f"{count} {kind}" for kind, count in sorted(report.schemas.items()))
-    table.add_row("schemas", kinds or "none found")
-    if report.fixtures_checked or report.fixtures_not_run:
-        table.add_row("fixtures", _fixtures_summary(report))
-    if report.adapters or report.adapters_not_compared:
-        table.add_row("adapters", _adapters_summary(report))
-    errors, warnings = report.count(Severity.ERROR), report.count(Severity.WARNING)
-    table.add_row("errors", f"[bold red]{errors}[/]" if errors else "[green]0[/]")
-    table.add_row("warnings", f"[yellow]{warnings}[/]" if warnings else "0")
-    return table
-
-
-def _fixtures_summary(report: CheckReport) -> str:
-    text = f"{report.fixtures_passed}/{report.fixtures_checked} behave"
-    if not report.fixtures_not_run:
-        return text
-    schemas = sorted({item.schema for item in report.fixtures_not_run})
-    because = f"{schemas[0]} cannot be used"
-    if len(schemas) > 1:
-        because = f"{len(schemas)} schemas cannot be used: {', '.join(schemas)}"
-    count = report.fixtures_not_run_instances
-    return f"{text}, [bold red]{count} not run[/] ({escape(because)})"
-
-
-def _adapters_summary(report: CheckReport) -> str:
-    text = f"{report.adapters} compared with a fresh export"
-    skipped = len(report.adapters_not_compared)
-    if skipped:
-        text += f", [bold red]{skipped} not compared[/] (made from a schema that cannot be used)"
-    return text
-
-
-def _check_json(report: CheckReport, fail_on: Severity) -> dict[str, Any]:
-    return {
-        "ok": not report.failed(fail_on),
-        "schemas": report.schemas,
-        "fixtures": {
-            "checked": report.fixtures_checked,
-            "passed": report.fixtures_passed,
-            "not_run": report.fixtures_not_run_instances,
-            "not_run_files": [item.to_json() for item in report.fixtures_not_run],
-        },
-        "adapters": report.adapters,
-        "adapters_not_compared": list(report.adapters_not_compared),
-        "errors": report.count(Severity.ERROR),
-        "warnings": report.count(Severity.WARNING),
-        "findings": [finding.to_json() for finding in report.findings],
-    }

@@ -7,21 +7,17 @@ import shutil
 from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 
-from schemawire.check import CheckReport, check_repository
-from schemawire.cli.output import (
-    EXIT_FINDINGS,
-    ReportFormat,
-    fail,
-    guarded,
-    render_check,
-    stdout,
-)
+from schemawire.cli.findings import ReportFormat, render_check
+from schemawire.cli.output import EXIT_FINDINGS, fail, guarded, stdout
 from schemawire.schema.rules import Severity
+
+if TYPE_CHECKING:  # `init` never checks: it does not import the checker
+    from schemawire.check import CheckReport
 
 __all__ = ["check", "init", "lint"]
 
@@ -194,6 +190,8 @@ def _run_check(
 
 
 def _checked(directory: Path, options: _CheckOptions) -> CheckReport:
+    from schemawire.check import check_repository
+
     return check_repository(
         directory,
         fixtures=options.fixtures,

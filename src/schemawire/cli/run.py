@@ -216,7 +216,7 @@ async def _tools(stack: AsyncExitStack, repository: Any, command: list[str], url
                  trace: Any) -> list[Any]:  # fmt: skip
     from schemawire.host import mcp_tools, python_tools
     from schemawire.mcp import HttpServer, McpClient, StdioServer
-    from schemawire.mcp.serve import load_implementations
+    from schemawire.schema.implementations import load_implementations
 
     runners: list[Any] = []
     if repository is not None and repository.config.serve.tools:

@@ -26,7 +26,7 @@ from schemawire.host import Host, HostOptions, Model, ScriptedModel, model_from_
 from schemawire.host.flow import AgentSpec, Flow, load_flow
 from schemawire.host.tools import PythonTool, ToolRunner
 from schemawire.host.workflow import FlowRunner
-from schemawire.mcp.serve import load_implementations
+from schemawire.schema.implementations import load_implementations
 from schemawire.schema.repository import Repository
 from schemawire.store import SqliteStore
 from schemawire.trace import Trace

@@ -8,7 +8,8 @@
 - Tools: `PythonTool` (a function) and `McpTool` (a tool of an MCP server).
 
 The names load on first use: `schemawire check` reads flows (`schemawire.host.flow`) without
-importing the loop, the model clients and the MCP SDK.
+importing the loop, the model clients and the MCP SDK, and a run of a scripted model never
+imports the HTTP client.
 """
 
 from __future__ import annotations
@@ -20,13 +21,13 @@ if TYPE_CHECKING:
     from schemawire.host.loop import CallRecord, Host, HostOptions, RunResult
     from schemawire.host.models import (
         DeltaSink,
-        HttpModel,
         Model,
         ModelError,
         ScriptedModel,
         StreamingModel,
         model_from_spec,
     )
+    from schemawire.host.providers import HttpModel
     from schemawire.host.tools import McpTool, PythonTool, ToolRunner, mcp_tools, python_tools
 
 __all__ = [
@@ -52,13 +53,13 @@ _HOMES = {
     "loop": ("CallRecord", "Host", "HostOptions", "RunResult"),
     "models": (
         "DeltaSink",
-        "HttpModel",
         "Model",
         "ModelError",
         "ScriptedModel",
         "StreamingModel",
         "model_from_spec",
     ),
+    "providers": ("HttpModel",),
     "tools": ("McpTool", "PythonTool", "ToolRunner", "mcp_tools", "python_tools"),
 }
 _MODULE_OF = {name: module for module, names in _HOMES.items() for name in names}

@@ -35,11 +35,10 @@ from schemawire.gates import ArgumentGate, ArgumentOptions, Verdict
 from schemawire.host._toolset import OfferedTool, Toolset, documents_of
 from schemawire.host.models import DeltaSink, Model, ModelError, StreamingModel, model_from_spec
 from schemawire.host.tools import ToolRunner
-from schemawire.mcp._wire import record_verdicts
 from schemawire.project import Catalogue, project
 from schemawire.schema.repository import Repository
 from schemawire.schema.validator import CompiledSchema, compile_schema
-from schemawire.trace import Trace
+from schemawire.trace import Trace, record_verdicts
 from schemawire.types import Rejection, ToolCall, ToolResult, ToolSpec, Violation
 from schemawire.wire import (
     AssistantTurn,

@@ -19,7 +19,7 @@ from schemawire.errors import UsageError
 from schemawire.gates import ResultGate, ResultOptions, Verdict
 from schemawire.schema.repository import Repository
 from schemawire.schema.validator import CompiledSchema
-from schemawire.trace import Trace
+from schemawire.trace import Trace, record_verdicts
 from schemawire.types import Rejection, ToolResult, ToolSpec, Violation
 
 if TYPE_CHECKING:  # the MCP SDK loads only for MCP tools: a host of Python tools never needs it
@@ -147,8 +147,6 @@ class McpTool:
         return self.client.trace
 
     async def run(self, call_id: str, accepted: Verdict, trace: Trace) -> Verdict:
-        from schemawire.mcp._wire import record_verdicts
-
         # The JSON-RPC hops are the client's (on its own trace); the verdicts go beside them.
         record_verdicts(trace, "host", accepted)
         call = await self.client.call_accepted(self.spec.name, accepted, call_id=call_id)

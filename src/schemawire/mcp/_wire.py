@@ -17,8 +17,7 @@ from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
 from schemawire._json import quoted
-from schemawire.gates import Verdict
-from schemawire.trace import Trace
+from schemawire.trace import Trace, record_verdicts  # the client and server record verdicts
 
 __all__ = ["WireTap", "message_json", "record_verdicts", "traced"]
 
@@ -143,11 +142,3 @@ def traced(
             yield tap_streams(read, write, tap)
 
     return opened()
-
-
-def record_verdicts(trace: Trace, label: str, *verdicts: Verdict | None) -> None:
-    """Each gate's verdict on one call, as a ``gate`` hop of the trace."""
-    for verdict in verdicts:
-        if verdict is not None:
-            trace.record(label, label, "gate", "check", {"tool": verdict.tool},
-                         verdict=verdict.to_json())  # fmt: skip

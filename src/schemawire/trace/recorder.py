@@ -19,7 +19,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import orjson
 
@@ -28,7 +28,10 @@ from schemawire.errors import ErrorCode, JSONError
 from schemawire.gates.redact import Redactor, default_redactor
 from schemawire.types import Hop
 
-__all__ = ["TRACES", "Trace", "new_run_id", "read_trace", "trace_path"]
+if TYPE_CHECKING:
+    from schemawire.gates import Verdict
+
+__all__ = ["TRACES", "Trace", "new_run_id", "read_trace", "record_verdicts", "trace_path"]
 
 TRACES = Path(".schemawire") / "traces"
 """Where runs write their traces by default, relative to the current folder."""
@@ -159,6 +162,19 @@ class Trace:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+def record_verdicts(trace: Trace, label: str, *verdicts: Verdict | None) -> None:
+    """Each gate's verdict on one call, as a ``gate`` hop of ``trace`` (None is skipped).
+
+    It lives with the trace, not with MCP, because the host records Python tools' verdicts
+    too, and a run of Python tools must not import the MCP SDK.
+    """
+    for verdict in verdicts:
+        if verdict is not None:
+            trace.record(
+                label, label, "gate", "check", {"tool": verdict.tool}, verdict=verdict.to_json()
+            )
 
 
 def _reopen(path: Path, last_seq: dict[str, int]) -> IO[bytes]:
