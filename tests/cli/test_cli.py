@@ -415,3 +415,18 @@ def test_validate_styles_its_lines_as_rich_would_on_a_terminal(
     assert lines[0] == f"\x1b[1m{calls}:1\x1b[0m: \x1b[32mvalid\x1b[0m"
     assert lines[1] == f"\x1b[1m{calls}:2\x1b[0m: \x1b[1;31minvalid\x1b[0m"
     assert lines[2] == "  /city \x1b[2mtype\x1b[0m must be of type string"
+
+
+@pytest.mark.parametrize(
+    ("command", "name"),
+    [
+        ("check", "[serve.tools]"),
+        ("run", "[serve.tools]"),
+        ("serve", "[serve] timeout"),
+        ("export", "[export] adapters"),
+        ("check", "[repository]"),
+    ],
+)
+def test_settings_named_in_help_are_shown_not_taken_for_markup(command: str, name: str) -> None:
+    shown = " ".join(invoke(command, "--help").output.split())
+    assert name in shown

@@ -167,7 +167,7 @@ def serve_command(
         float | None,
         typer.Option(
             "--timeout",
-            help="Seconds a call may take (default: 30 for an upstream; [serve] timeout, 60, "
+            help="Seconds a call may take (default: 30 for an upstream; \\[serve] timeout, 60, "
             "for the repository's tools).",
             show_default=False,
         ),

@@ -60,7 +60,7 @@ def export_command(
         str | None, typer.Option("--mcp-version", help="MCP protocol version of the tools.")
     ] = None,
     out: Annotated[
-        Path | None, typer.Option("--out", help="Where adapters go (default: [export] adapters).")
+        Path | None, typer.Option("--out", help="Where adapters go (default: \\[export] adapters).")
     ] = None,
     check: Annotated[
         bool, typer.Option("--check", help="Write nothing; exit 1 if committed adapters differ.")

@@ -36,7 +36,7 @@ AllowEmpty = Annotated[
     typer.Option(
         "--allow-empty",
         help="Pass when there is no schema file at all (else exit 2; or set allow-empty = true "
-        "under [repository]).",
+        "under \\[repository]).",
     ),
 ]
 
@@ -134,7 +134,7 @@ def check(
     allow_empty: AllowEmpty = False,
 ) -> None:
     """Check every schema: JSON, metaschema, $id, x-version, $refs, lint rules and fixtures;
-    the committed adapters, flows, and the [serve.tools] implementations.
+    the committed adapters, flows, and the \\[serve.tools] implementations.
 
     With --since REV, each schema is compared with git revision REV too (see schemawire diff
     --since): a breaking change without a major x-version bump is an error (SW401), another

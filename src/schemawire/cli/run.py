@@ -66,7 +66,7 @@ def run_command(
         Path | None,
         typer.Option(
             "--repo",
-            help="A repository: its [serve.tools] functions, and canonical "
+            help="A repository: its \\[serve.tools] functions, and canonical "
             "schemas for the MCP tools.",
         ),
     ] = None,
