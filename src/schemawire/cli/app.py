@@ -59,6 +59,7 @@ COMMANDS = (
             "schemawire check --format sarif > schemawire.sarif   # for code scanning",
             "schemawire check --fail-on warning",
             "schemawire check --since origin/main   # a breaking change needs a major x-version",
+            "schemawire check --allow-empty          # a repository that holds no schema yet",
         ),
     ),
     Command(
@@ -96,6 +97,8 @@ COMMANDS = (
             "schemawire validate schemas/tools/create_refund.json call.json",
             "schemawire validate create_refund calls.jsonl --json",
             "schemawire validate https://example.com/schemas/tools/get_weather.json args.json",
+            "schemawire validate create_refund calls.jsonl --quiet   # only what fails",
+            "schemawire validate create_refund big.jsonl --max-bytes 200000000",
         ),
     ),
     Command(
@@ -108,6 +111,7 @@ COMMANDS = (
             "schemawire export --check                # in CI: adapters match the schemas",
             "schemawire export --losses               # what each tool loses, per target",
             "schemawire export --verify --target anthropic --strict",
+            "schemawire export --refresh              # rewrite the adapters that exist",
         ),
     ),
     Command(
