@@ -12,7 +12,7 @@ import shlex
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any
 
 import anyio
 import typer
@@ -20,7 +20,13 @@ from rich.markup import escape
 from rich.table import Table
 
 from schemawire.cli.hops import HopPrinter, shown
-from schemawire.cli.output import EXIT_FINDINGS, EXIT_INPUT, guarded, print_json, stderr, stdout
+from schemawire.cli.output import (
+    EXIT_FINDINGS,
+    guarded,
+    print_json,
+    print_stopped,
+    stdout,
+)
 from schemawire.errors import SchemawireError, UsageError
 from schemawire.store import DEFAULT_STORE, RunLookupError
 from schemawire.trace import Trace, new_run_id, trace_path
@@ -111,7 +117,7 @@ def _drive(go: Callable[[], Awaitable[Any]], trace: Trace, resume: str, json: bo
     try:
         result = anyio.run(go)
     except SchemawireError as error:
-        _print_stopped(trace, str(error), resume, json)
+        print_stopped(trace, str(error), json=json, resume=resume)
     print_flow_result(result, trace, json)
 
 
@@ -192,19 +198,6 @@ def print_flow_result(result: Any, trace: Trace, json: bool) -> None:
         stdout.print(f"[bold]trace:[/] {escape(where)}")
     if result.status != "done":
         raise typer.Exit(EXIT_FINDINGS)
-
-
-def _print_stopped(trace: Trace, error: str, resume: str, json: bool) -> NoReturn:
-    """A run stopped by what could not be used (a model, a server, the store): the error and,
-    once the run has begun, its trace and how to go on; exit 2."""
-    where = str(trace.path) if trace.written else None
-    if json:
-        print_json({"run_id": trace.run_id, "status": "failed", "error": error, "trace": where})
-    stderr.print(f"[bold red]error:[/] {escape(error)}")
-    if where is not None and not json:
-        stderr.print(f"run {escape(trace.run_id)} stopped; go on with: {escape(resume)}")
-        stderr.print(f"[bold]trace:[/] {escape(where)}")
-    raise typer.Exit(EXIT_INPUT)
 
 
 # --- schemawire runs -----------------------------------------------------------------------------

@@ -26,6 +26,7 @@ __all__ = [
     "fail",
     "guarded",
     "print_json",
+    "print_stopped",
     "stderr",
     "stdout",
 ]
@@ -68,3 +69,21 @@ def fail(message: str, code: int = EXIT_INPUT) -> NoReturn:
 def print_json(value: Any, *, indent: bool = True) -> None:
     """Write ``value`` as JSON on stdout, without any markup."""
     sys.stdout.write(dumps(value, indent=indent) + "\n")
+
+
+def print_stopped(trace: Any, error: str, *, json: bool, resume: str | None = None) -> NoReturn:
+    """A run stopped by what could not be used (a model, a server, a store): the error and,
+    once the run has begun, its trace (and, for a flow, the command that goes on); exit 2.
+
+    Raises:
+        typer.Exit: always, with exit status 2.
+    """
+    where = str(trace.path) if trace.written else None
+    if json:
+        print_json({"run_id": trace.run_id, "status": "failed", "error": error, "trace": where})
+    stderr.print(f"[bold red]error:[/] {escape(error)}")
+    if where is not None and not json:
+        if resume is not None:
+            stderr.print(f"run {escape(trace.run_id)} stopped; go on with: {escape(resume)}")
+        stderr.print(f"[bold]trace:[/] {escape(where)}")
+    raise typer.Exit(EXIT_INPUT)

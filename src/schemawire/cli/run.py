@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any
 
 import anyio
 import typer
@@ -16,9 +16,9 @@ from rich.markup import escape
 from schemawire.cli.hops import HopPrinter, fold
 from schemawire.cli.output import (
     EXIT_FINDINGS,
-    EXIT_INPUT,
     guarded,
     print_json,
+    print_stopped,
     stderr,
     stdout,
 )
@@ -138,7 +138,7 @@ def run_command(
     try:
         result = anyio.run(_run, chosen, question, command, mcp_url, repo, options, recorded, live)
     except SchemawireError as error:
-        _print_stopped(recorded, str(error), json)
+        print_stopped(recorded, str(error), json=json)
     if json:
         print_json(_result_json(result, recorded))
     else:
@@ -254,18 +254,6 @@ def _print_answer(result: Any, trace: Any) -> None:
             f"\n[bold red]no answer:[/] {escape(result.stopped)} after {result.turns} turns"
         )
     stdout.print(f"[bold]trace:[/] {escape(str(trace.path))}")
-
-
-def _print_stopped(trace: Any, error: str, json: bool) -> NoReturn:
-    """A run stopped by what could not be used (a model, a server): the error and, when it
-    holds hops, the trace; exit 2."""
-    where = str(trace.path) if trace.written else None
-    if json:
-        print_json({"run_id": trace.run_id, "error": error, "trace": where})
-    stderr.print(f"[bold red]error:[/] {escape(error)}")
-    if where is not None and not json:
-        stderr.print(f"[bold]trace:[/] {escape(where)}")
-    raise typer.Exit(EXIT_INPUT)
 
 
 def _result_json(result: Any, trace: Any) -> dict[str, Any]:
