@@ -12,6 +12,7 @@ from typing import Any
 
 import jsonpatch
 import pytest
+import typer
 from rich.console import Console
 from typer.testing import CliRunner
 
@@ -430,3 +431,16 @@ def test_validate_styles_its_lines_as_rich_would_on_a_terminal(
 def test_settings_named_in_help_are_shown_not_taken_for_markup(command: str, name: str) -> None:
     shown = " ".join(invoke(command, "--help").output.split())
     assert name in shown
+
+
+def test_every_commands_help_paragraphs_are_one_line_each_for_rich_to_wrap() -> None:
+    from schemawire.cli.app import COMMANDS, _LazyGroup, app
+
+    group = typer.main.get_group(app)
+    assert isinstance(group, _LazyGroup)
+    for command in COMMANDS:
+        built = group.get_command(None, command.name)
+        if isinstance(built, typer.core.TyperGroup):
+            continue  # `runs`: its commands' own help is one line
+        assert built.help, command.name
+        assert all("\n" not in part for part in built.help.split("\n\n")), command.name

@@ -9,6 +9,7 @@ when that command runs or shows its own help, so ``schemawire check`` never pays
 from __future__ import annotations
 
 import importlib
+import inspect
 from dataclasses import dataclass
 from typing import Annotated, Any, cast
 
@@ -238,6 +239,14 @@ class _LazyGroup(typer.core.TyperGroup):
             self._listing = False
 
 
+def _reflowed(docstring: str) -> str:
+    """A command's docstring as help: each paragraph one line, for rich to wrap to the terminal.
+    (In rich markup, Typer keeps the line breaks of every paragraph but the first, so text
+    wrapped at 100 columns in the source broke mid-sentence at 80.)"""
+    paragraphs = inspect.cleandoc(docstring).split("\n\n")
+    return "\n\n".join(" ".join(line.strip() for line in p.splitlines()) for p in paragraphs)
+
+
 def _summary_of(command: Command) -> typer.core.TyperCommand:
     """A command that only lists: its name and summary (it never runs)."""
     return typer.core.TyperCommand(name=command.name, short_help=command.summary)
@@ -254,6 +263,7 @@ def _load(command: Command, markup_mode: Any) -> typer.core.TyperCommand | typer
     info = typer.models.CommandInfo(
         name=command.name,
         callback=target,
+        help=_reflowed(target.__doc__ or ""),
         short_help=command.summary,
         epilog=_examples_epilog(*command.examples) if command.examples else None,
     )
