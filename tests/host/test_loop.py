@@ -183,8 +183,9 @@ async def test_a_null_for_an_optional_output_member_stands_for_absent(
               "required": ["temp"], "additionalProperties": False}  # fmt: skip
     model = ScriptedModel("openai.chat", [says('{"temp": 18, "note": null}')], name="m")
     repository = desk_repository(write_repo)
-    run_host = Host(model, python_tools(repository, {"fast": Desk().fast}),
-                    output=ToolSpec("answer", schema))  # fmt: skip
+    run_host = Host(
+        model, python_tools(repository, {"fast": Desk().fast}), output=ToolSpec("answer", schema)
+    )
     result = await run_host.run("how warm?")
     assert (result.stopped, result.output) == ("answer", {"temp": 18})
     sent = model.requests[0]["response_format"]["json_schema"]["schema"]

@@ -299,9 +299,9 @@ class SchemaNormaliser:
                 names.remove(name)
             if found.flag:
                 where = "is in required" if wanted else "is left out of required"
-                self.note(at.child("properties", name).target,
-                          NormalisationCode.OPTIONAL_FLAG_MOVED,
-                          f"{found.flag} removed; {quoted(name)} {where}")  # fmt: skip
+                detail = f"{found.flag} removed; {quoted(name)} {where}"
+                target = at.child("properties", name).target
+                self.note(target, NormalisationCode.OPTIONAL_FLAG_MOVED, detail)
         if names != required:
             result["required"] = names
 
