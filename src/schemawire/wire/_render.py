@@ -26,6 +26,7 @@ __all__ = [
     "canonical_name",
     "compact",
     "error_body_message",
+    "error_event_message",
     "is_content_blocks",
     "refuse_error_body",
     "result_object",
@@ -285,6 +286,16 @@ def error_body_message(body: Any, expected: str) -> str | None:
         return None
     message = error.get("message")
     return message if isinstance(message, str) and message else compact(error)
+
+
+def error_event_message(event: Any) -> str | None:
+    """The API's message when ``event`` is a stream's ``{"type": "error", ...}`` event
+    (Anthropic's and Responses': the text in ``message`` or ``error.message``), else None."""
+    if not isinstance(event, dict) or event.get("type") != "error":
+        return None
+    error = event.get("error")
+    message = event.get("message") or (error.get("message") if isinstance(error, dict) else None)
+    return message if isinstance(message, str) and message else compact(event)
 
 
 def stream_error(event: Cursor, message: str | None) -> InputError:

@@ -26,6 +26,7 @@ from schemawire.wire._render import (
     arguments_object,
     canonical_name,
     compact,
+    error_event_message,
     refuse_error_body,
     result_text,
     stream_error,
@@ -233,11 +234,7 @@ class MessagesStreamReader:
         return self._stopped
 
     def api_error(self, event: Any) -> str | None:
-        if not isinstance(event, dict) or event.get("type") != "error":
-            return None
-        error = event.get("error")
-        message = error.get("message") if isinstance(error, dict) else None
-        return message if isinstance(message, str) and message else compact(event)
+        return error_event_message(event)
 
     def feed(self, event: Any) -> list[StreamDelta]:
         cursor = Cursor(event, f"<{API} stream>", f"/{self._events}")
