@@ -6,7 +6,7 @@ INSTALLED := $(VENV)/.installed
 PEERS := tests/peers/node_modules/.package-lock.json
 BENCH_PEERS := bench/.work/peers-venv/.installed
 
-.PHONY: demo test check bench fuzz clean
+.PHONY: demo test check bench soak fuzz clean
 
 $(INSTALLED): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +48,12 @@ test: check $(PEERS)
 
 bench: $(INSTALLED) $(BENCH_PEERS)
 	$(BIN)/python -m bench.run
+
+# Mixed traffic against `serve --http` and the proxy, memory sampled every 10 s; not part of
+# `make bench` (it runs MINUTES minutes): `make soak MINUTES=30`.
+MINUTES ?= 30
+soak: $(INSTALLED)
+	$(BIN)/python -m bench.run --only soak --minutes $(MINUTES)
 
 # A long run of random input against both gates, outside CI: `make fuzz SECONDS=600`.
 SECONDS ?= 120
