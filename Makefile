@@ -55,10 +55,13 @@ MINUTES ?= 30
 soak: $(INSTALLED)
 	$(BIN)/python -m bench.run --only soak --minutes $(MINUTES)
 
-# A long run of random input against both gates, outside CI: `make fuzz SECONDS=600`.
-SECONDS ?= 120
+# A long run of random input against both gates, outside CI, one worker per CPU: INPUTS
+# inputs (10^6 by default) or SECONDS seconds, whichever comes first; exit 1 on any exception,
+# accepted-but-invalid value or escaped secret. `make fuzz SECONDS=600` for a time budget.
+INPUTS ?= 1000000
+SECONDS ?= 3600
 fuzz: $(INSTALLED)
-	$(BIN)/python -m tests.gates.fuzz --seconds $(SECONDS)
+	$(BIN)/python -m tests.gates.fuzz --inputs $(INPUTS) --seconds $(SECONDS)
 
 clean:
 	rm -rf $(VENV) tests/peers/node_modules bench/.work
