@@ -62,7 +62,9 @@ async def serve_http() -> None:
             while not server.started:
                 await anyio.sleep(0.01)
         port = server.servers[0].sockets[0].getsockname()[1]
-        print(f"bare server: serving MCP at http://127.0.0.1:{port}/mcp", file=sys.stderr, flush=True)
+        print(
+            f"bare server: serving MCP at http://127.0.0.1:{port}/mcp", file=sys.stderr, flush=True
+        )
 
 
 def main() -> None:

@@ -107,8 +107,19 @@ def _command(kind: str, repository: Path, trace: Path | None) -> list[str]:
     if kind == "ours":
         return [str(SCHEMAWIRE), "serve", str(repository), "--http", "--port", "0", *traced]
     if kind == "proxy":
-        return [str(SCHEMAWIRE), "serve", "--repo", str(repository), "--http", "--port", "0",
-                *traced, "--upstream", "--", *bare]  # fmt: skip
+        return [
+            str(SCHEMAWIRE),
+            "serve",
+            "--repo",
+            str(repository),
+            "--http",
+            "--port",
+            "0",
+            *traced,
+            "--upstream",
+            "--",
+            *bare,
+        ]
     raise ValueError(f"no server kind {kind!r}: one of {', '.join(KINDS)}")
 
 
