@@ -6,7 +6,7 @@ INSTALLED := $(VENV)/.installed
 PEERS := tests/peers/node_modules/.package-lock.json
 BENCH_PEERS := bench/.work/peers-venv/.installed
 
-.PHONY: demo test check bench fuzz clean
+.PHONY: demo test check bench soak fuzz clean
 
 $(INSTALLED): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -49,10 +49,19 @@ test: check $(PEERS)
 bench: $(INSTALLED) $(BENCH_PEERS)
 	$(BIN)/python -m bench.run
 
-# A long run of random input against both gates, outside CI: `make fuzz SECONDS=600`.
-SECONDS ?= 120
+# Mixed traffic against `serve --http` and the proxy, memory sampled every 10 s; not part of
+# `make bench` (it runs MINUTES minutes): `make soak MINUTES=30`.
+MINUTES ?= 30
+soak: $(INSTALLED)
+	$(BIN)/python -m bench.run --only soak --minutes $(MINUTES)
+
+# A long run of random input against both gates, outside CI, one worker per CPU: INPUTS
+# inputs (10^6 by default) or SECONDS seconds, whichever comes first; exit 1 on any exception,
+# accepted-but-invalid value or escaped secret. `make fuzz SECONDS=600` for a time budget.
+INPUTS ?= 1000000
+SECONDS ?= 3600
 fuzz: $(INSTALLED)
-	$(BIN)/python -m tests.gates.fuzz --seconds $(SECONDS)
+	$(BIN)/python -m tests.gates.fuzz --inputs $(INPUTS) --seconds $(SECONDS)
 
 clean:
 	rm -rf $(VENV) tests/peers/node_modules bench/.work

@@ -20,6 +20,12 @@
 7. startup (`bench/startup.py`): whole-process time of ``--version``, ``--help``, ``check``,
    ``eval`` and ``call --url``, beside the bare interpreter, ``import schemawire`` and
    check-jsonschema on one file.
+8. hostile (`bench/hostile.py`): the worst shape of each secret detector and gate walk at 1 and
+   10 MB, and other clients' latency during a worst-case request, beside a bare SDK server.
+9. load (`bench/load.py`): small calls from 1, 8 and 32 clients against ``serve --http`` and a
+   bare SDK server, calls/s and errors.
+10. soak (`bench/soak.py`, only with ``--only soak``: it runs 30 minutes): mixed traffic
+    against ``serve --http`` and the proxy, memory sampled every 10 s.
 
 Medians of several runs; the machine is small and shared, so read the ratios.
 """
@@ -27,18 +33,43 @@ Medians of several runs; the machine is small and shared, so read the ratios.
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
-from bench import check, checkpoints, gates, loop, mcp_calls, projection, redaction, startup
+from bench import (
+    check,
+    checkpoints,
+    gates,
+    hostile,
+    load,
+    loop,
+    mcp_calls,
+    projection,
+    redaction,
+    soak,
+    startup,
+)
 
 WORK = Path(__file__).parent / ".work"
+DEFAULT = (
+    "check",
+    "projection",
+    "gates",
+    "loop",
+    "checkpoints",
+    "mcp",
+    "startup",
+    "hostile",
+    "load",
+)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--only",
-        choices=["check", "projection", "gates", "loop", "checkpoints", "mcp", "startup"],
+        choices=[*DEFAULT, "soak"],
+        help="one benchmark (soak runs only when named: 30 minutes)",
     )
     parser.add_argument("--tools", type=int, default=1000, help="check: generated tools")
     parser.add_argument("--runs", type=int, default=5)
@@ -46,7 +77,11 @@ def main() -> None:
     parser.add_argument("--projected", type=int, default=5000, help="projection: tools")
     parser.add_argument("--calls", type=int, default=1000, help="mcp: echo calls per round")
     parser.add_argument("--starts", type=int, default=15, help="startup: runs of each command")
+    hostile.add_options(parser)
+    load.add_options(parser)
+    soak.add_options(parser)
     options = parser.parse_args()
+    options.sizes = tuple(options.sizes)
     WORK.mkdir(exist_ok=True)
     if options.only in (None, "check"):
         check.run(WORK, options.tools, options.runs, options.sample)
@@ -68,6 +103,16 @@ def main() -> None:
         print()
     if options.only in (None, "startup"):
         startup.print_table(startup.run(WORK, options.starts), options.starts)
+        print()
+    if options.only in (None, "hostile"):
+        hostile.run(WORK, options)
+        print()
+    if options.only in (None, "load"):
+        rows = load.run(WORK, tuple(options.clients), options.seconds, options.load_rounds)
+        load.print_table(rows, options.seconds, options.load_rounds)
+    if options.only == "soak":
+        flat = soak.print_report(*soak.run(WORK, options.minutes, options.every))
+        sys.exit(0 if flat else 1)
 
 
 def print_projection(rows: list[projection.Row], real: int) -> None:

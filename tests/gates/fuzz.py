@@ -1,7 +1,8 @@
-"""A long random run of both gates, outside CI: no input may make a gate raise, and every
-verdict must be well formed.
+"""A long random run of both gates, outside CI (``make fuzz``): no input may make a gate raise,
+every verdict must be well formed, every value accepted must be valid by an independent
+validator, and no planted secret may reach the model.
 
-    python -m tests.gates.fuzz [--seconds N] [--seed S]
+    python -m tests.gates.fuzz [--seconds N] [--inputs N] [--seed S] [--workers N]
 
 It drives the argument gate (default, tolerant, tight limits) and the result gate (with and
 without an output schema, several byte budgets) with, in turn:
@@ -15,18 +16,28 @@ without an output schema, several byte budgets) with, in turn:
   bytes, Decimals, subclasses of str and int, non-string keys, deep nesting, cycles;
 - ``valid``: valid payloads as objects, text and bytes, which must be accepted unchanged;
 - ``results``: what a tool may return (values, `ToolResult`, MCP results, exceptions), and
-  valid results cut to a random budget, which must stay JSON and say whether they conform.
+  valid results cut to a random budget, which must stay JSON and say whether they conform;
+- ``secrets``: a secret of ``tests/data/secrets.json`` planted in a result (a value, a key, a
+  nested key, a deep array, JSON in text, ``_meta``, a resource, a resource link, a value the
+  rejection quotes: `tests.gates.fuzz_secrets`), which must not reach what the model reads.
 
-It uses the standard library's `random` with the seed, so a seed gives the same inputs in the
-same order. It stops at the first failure (exit status 1), printing the input (repr, cut to 500
-characters), and prints how many inputs it tried per category and per outcome and code.
+Bad outcomes are counted, not fatal: exceptions, unsound verdicts (`judge`, and valid inputs
+not accepted unchanged), accepted but invalid (an accepted argument, or a result said to
+conform, that python-jsonschema finds invalid), and secrets escaped per placement. The counts
+are printed as tables, with the first example of each; the exit status is 1 when any is not 0.
+
+It uses the standard library's `random`: worker ``i`` is seeded ``seed + i``, so a seed and a
+number of inputs give the same inputs in the same order.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
+import multiprocessing
+import os
 import random
 import reprlib
 import string
@@ -37,6 +48,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any, NamedTuple
 
+import jsonschema
 import orjson
 
 from schemawire.gates import (
@@ -48,6 +60,7 @@ from schemawire.gates import (
     ValueLimits,
 )
 from schemawire.types import ToolResult, ToolSpec
+from tests.gates.fuzz_secrets import PLACEMENTS, Planted, escaped, plant, planted
 from tests.gates.strategies import (
     CHANGE_KINDS,
     FORMATS,
@@ -423,6 +436,7 @@ _MAKERS: dict[str, Callable[[random.Random, ToolSpec], Any]] = {
     "values": lambda rng, spec: random_value(rng),
     "results": lambda rng, spec: random_result(rng, rng.choice(TOOLS)),
     "valid": lambda rng, spec: valid_instance(rng, spec.input_schema),
+    "secrets": lambda rng, spec: plant(rng),
 }
 _CATEGORIES = (*_MAKERS, "json-ish", "valid-results")  # json-ish twice as often
 
@@ -448,12 +462,33 @@ def shown(value: Any) -> str:
     return text if len(text) <= 500 else text[:499] + "…"
 
 
+@functools.cache
+def independent(schema_json: bytes) -> jsonschema.protocols.Validator:
+    """python-jsonschema's validator of a schema (formats asserted): not the gates' own
+    jsonschema-rs, so that a value both accept is valid by two readings of the spec."""
+    schema = json.loads(schema_json)
+    cls = jsonschema.validators.validator_for(schema)
+    return cls(schema, format_checker=cls.FORMAT_CHECKER)
+
+
+def independently_valid(schema: dict[str, Any], value: Any) -> bool:
+    return independent(orjson.dumps(schema, option=orjson.OPT_SORT_KEYS)).is_valid(value)
+
+
+BAD_COUNTS = ("exceptions", "unsound verdicts", "accepted but invalid")
+
+
 class Run:
-    """The gates under test, and what they did so far."""
+    """The gates under test, and what they did so far: inputs, outcomes, and bad counts (each
+    with its first example)."""
 
     def __init__(self) -> None:
         self.inputs: Counter[str] = Counter()
         self.outcomes: Counter[str] = Counter()
+        self.bad: Counter[str] = Counter(dict.fromkeys(BAD_COUNTS, 0))
+        self.bad.update({f"secrets escaped: {placement}": 0 for placement in PLACEMENTS})
+        self.planted: Counter[str] = Counter()
+        self.examples: dict[str, str] = {}
         self.slowest: tuple[float, str, str] = (0.0, "", "")
         self.argument_gates = [
             (f"arguments/{spec.name}/{name}", ArgumentGate(spec, options=options))
@@ -466,8 +501,13 @@ class Run:
             for budget in BUDGETS
         ]
 
+    def fail(self, kind: str, message: str, given: Any) -> None:
+        """Count one bad outcome of ``kind``; the first of each kind is kept to show."""
+        self.bad[kind] += 1
+        self.examples.setdefault(kind, f"{message}\n    input: {shown(given)}")
+
     def run(self, case: Case) -> None:
-        """``case`` through every gate it is for; raises `FuzzError` on the first failure."""
+        """``case`` through every gate it is for, counting what went wrong."""
         self.inputs[case.category] += 1
         if case.category in ("bytes", "text", "json-ish", "values"):
             for label, gate in self.argument_gates:
@@ -479,14 +519,17 @@ class Run:
             self.valid(case)
         if case.category == "valid-results":
             self.valid_result(case)
+        if case.category == "secrets":
+            self.secret(case.given)
 
     def check(self, label: str, gate: ArgumentGate | ResultGate, given: Any) -> Any:
-        """The verdict of ``gate`` on ``given``, counted, once it is known to be sound."""
+        """The verdict of ``gate`` on ``given``, counted; None when the gate raised."""
         started = time.perf_counter()
         try:
             verdict = gate.check(given)
         except Exception as error:
-            raise FuzzError(f"{label} raised {type(error).__name__}: {error}") from error
+            self.fail("exceptions", f"{label} raised {type(error).__name__}: {error}", given)
+            return None
         took = time.perf_counter() - started
         if took > self.slowest[0]:
             self.slowest = (took, label, shown(given)[:120])
@@ -495,8 +538,22 @@ class Run:
         self.outcomes[f"{label.split('/', maxsplit=1)[0]}: {verdict.outcome}{code}"] += 1
         problems = judge(gate, verdict)
         if problems:
-            raise FuzzError(f"{label}: {'; '.join(problems)}")
+            self.fail("unsound verdicts", f"{label}: {'; '.join(problems)}", given)
+        self.independently(label, gate, verdict, given)
         return verdict
+
+    def independently(
+        self, label: str, gate: ArgumentGate | ResultGate, verdict: Any, given: Any
+    ) -> None:
+        """An accepted value that python-jsonschema finds invalid is counted."""
+        if isinstance(gate, ArgumentGate):
+            schema, value, claimed = gate.spec.input_schema, verdict.value, verdict.accepted
+        else:
+            structured = verdict.value.structured if verdict.value is not None else None
+            schema, value, claimed = gate.spec.output_schema, structured, verdict.conforms is True
+        if claimed and schema is not None and not independently_valid(schema, value):
+            message = f"{label}: accepted, and python-jsonschema says invalid: {shown(value)}"
+            self.fail("accepted but invalid", message, given)
 
     def valid(self, case: Case) -> None:
         instance = case.given
@@ -505,9 +562,9 @@ class Run:
                 if gate.spec is not case.spec or gate.options.limits is TIGHT:
                     continue
                 verdict = self.check(label, gate, given)
-                if not verdict.accepted or verdict.value != instance:
+                if verdict is not None and (not verdict.accepted or verdict.value != instance):
                     message = f"a valid instance was not accepted unchanged: {verdict.rejection}"
-                    raise FuzzError(f"{label}: {message}")
+                    self.fail("unsound verdicts", f"{label}: {message}", given)
 
     def valid_result(self, case: Case) -> None:
         spec, instance, budget = case.spec, case.given, case.budget
@@ -515,27 +572,113 @@ class Run:
         gate = ResultGate(spec, options=ResultOptions(max_bytes=budget))
         label = f"results/{spec.name}/{budget}"
         verdict = self.check(label, gate, ToolResult("c", None, False, instance))
-        if not verdict.accepted or any(c.kind not in CHANGE_KINDS for c in verdict.changes):
-            raise FuzzError(f"{label}: a valid result was refused, or changed oddly: {verdict}")
-        structured = verdict.value.structured
-        size = len(orjson.dumps(structured))
-        if size > budget and not any("over the budget" in c.detail for c in verdict.changes):
-            raise FuzzError(f"{label}: {size} bytes, over the budget, and not said: {verdict}")
-        if size > max(budget, len(orjson.dumps(instance))) and not verdict.redacted:
-            raise FuzzError(f"{label}: cut to {size} bytes, more than it was: {verdict}")
-        if verdict.conforms != validator_for(spec.output_schema).is_valid(structured):
-            raise FuzzError(f"{label}: conforms is {verdict.conforms}, wrongly: {verdict}")
+        if verdict is None:
+            return
+        problem = _result_problem(verdict, instance, budget, spec.output_schema)
+        if problem is not None:
+            self.fail("unsound verdicts", f"{label}: {problem}: {verdict}", instance)
 
-    def report(self, seconds: float) -> None:
-        print(f"{sum(self.inputs.values())} inputs in {seconds:.1f} s")
-        print("inputs per category:")
-        for category, count in sorted(self.inputs.items()):
-            print(f"  {category:<14} {count:>8}")
-        print("verdicts per gate, outcome and code:")
-        for outcome, count in sorted(self.outcomes.items()):
-            print(f"  {outcome:<45} {count:>9}")
-        took, label, given = self.slowest
-        print(f"slowest check: {took * 1000:.1f} ms ({label}) on {given}")
+    def secret(self, case: Planted) -> None:
+        """A secret planted in a result: it must not reach what the model reads."""
+        self.planted[case.placement] += 1
+        try:
+            verdict = planted(case)
+        except Exception as error:
+            self.fail("exceptions", f"results raised {type(error).__name__}: {error}", case)
+            return
+        if escaped(case, verdict):
+            message = f"a {case.secret.kind} in {case.placement} reached the model"
+            self.fail(f"secrets escaped: {case.placement}", message, case.text)
+
+    def summary(self) -> dict[str, Any]:
+        """What this run counted, to merge with other workers' (`merged`)."""
+        return {
+            "inputs": self.inputs,
+            "outcomes": self.outcomes,
+            "bad": self.bad,
+            "planted": self.planted,
+            "examples": self.examples,
+            "slowest": self.slowest,
+        }
+
+
+def _result_problem(verdict: Any, instance: Any, budget: int, schema: dict[str, Any]) -> str | None:
+    """What is wrong with the verdict on a valid result cut to ``budget``, if anything."""
+    if not verdict.accepted or any(c.kind not in CHANGE_KINDS for c in verdict.changes):
+        return "a valid result was refused, or changed oddly"
+    structured = verdict.value.structured
+    size = len(orjson.dumps(structured))
+    if size > budget and not any("over the budget" in c.detail for c in verdict.changes):
+        return f"{size} bytes, over the budget, and not said"
+    if size > max(budget, len(orjson.dumps(instance))) and not verdict.redacted:
+        return f"cut to {size} bytes, more than it was"
+    if verdict.conforms != validator_for(schema).is_valid(structured):
+        return f"conforms is {verdict.conforms}, wrongly"
+    return None
+
+
+def merged(summaries: list[dict[str, Any]]) -> dict[str, Any]:
+    """The workers' summaries as one."""
+    total: dict[str, Any] = {key: Counter() for key in ("inputs", "outcomes", "bad", "planted")}
+    total["examples"], total["slowest"] = {}, (0.0, "", "")
+    for summary in summaries:
+        for key in ("inputs", "outcomes", "bad", "planted"):
+            total[key].update(summary[key])
+        for kind, example in summary["examples"].items():
+            total["examples"].setdefault(kind, example)
+        total["slowest"] = max(total["slowest"], summary["slowest"])
+    return total
+
+
+def report(summary: dict[str, Any], seconds: float) -> int:
+    """Print the counts as tables; the number of bad outcomes (0: all good)."""
+    inputs = summary["inputs"]
+    print(f"{sum(inputs.values()):,} inputs in {seconds:.1f} s")
+    print()
+    print("| category | inputs |")
+    print("|---|---:|")
+    for category, count in sorted(inputs.items()):
+        print(f"| {category} | {count:,} |")
+    print()
+    print("| verdicts per gate, outcome and code | count |")
+    print("|---|---:|")
+    for outcome, count in sorted(summary["outcomes"].items()):
+        print(f"| {outcome} | {count:,} |")
+    print()
+    print("| bad outcome | count | of |")
+    print("|---|---:|---:|")
+    for kind, count in summary["bad"].items():
+        placement = kind.removeprefix("secrets escaped: ")
+        of = summary["planted"][placement] if placement != kind else ""
+        print(f"| {kind} | {count:,} | {of if of == '' else f'{of:,}'} |")
+    took, label, given = summary["slowest"]
+    print()
+    print(f"slowest check: {took * 1000:.1f} ms ({label}) on {given}")
+    for kind, example in summary["examples"].items():
+        print(f"first of {kind}: {example}")
+    return sum(summary["bad"].values())
+
+
+def work(seed: int, seconds: float, inputs: int | None) -> dict[str, Any]:
+    """One worker: random cases from ``seed`` until ``seconds`` pass or ``inputs`` are done."""
+    rng = random.Random(seed)
+    run = Run()
+    deadline = time.monotonic() + seconds
+    done = 0
+    while time.monotonic() < deadline and (inputs is None or done < inputs):
+        run.run(make_case(rng))
+        done += 1
+    return run.summary()
+
+
+def fuzz(seed: int, seconds: float, inputs: int | None = None, workers: int = 1) -> dict[str, Any]:
+    """``workers`` processes (worker ``i`` seeded ``seed + i``), their counts merged."""
+    share = None if inputs is None else -(-inputs // workers)
+    jobs = [(seed + number, seconds, share) for number in range(workers)]
+    if workers == 1:
+        return merged([work(*jobs[0])])
+    with multiprocessing.get_context("spawn").Pool(workers) as pool:
+        return merged(pool.starmap(work, jobs))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -543,27 +686,24 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m tests.gates.fuzz", description=(__doc__ or "").split("\n\n", maxsplit=1)[0]
     )
     parser.add_argument("--seconds", type=float, default=60.0, help="time budget (default 60)")
+    parser.add_argument("--inputs", type=int, default=None, help="stop after this many inputs")
     parser.add_argument("--seed", type=int, default=None, help="random seed (default: random)")
+    parser.add_argument(
+        "--workers", type=int, default=os.cpu_count() or 1, help="processes (default: one per CPU)"
+    )
     args = parser.parse_args(argv)
     seed = args.seed if args.seed is not None else random.randrange(2**32)
-    rng = random.Random(seed)
-    run = Run()
-    print(f"fuzzing the gates for {args.seconds:g} s, seed {seed}", flush=True)
+    target = f", or {args.inputs:,} inputs" if args.inputs else ""
+    print(
+        f"fuzzing the gates for {args.seconds:g} s{target}, seed {seed}, {args.workers} workers",
+        flush=True,
+    )
     started = time.monotonic()
-    number = 0
-    while time.monotonic() - started < args.seconds:
-        case = make_case(rng)
-        try:
-            run.run(case)
-        except FuzzError as failure:
-            print(f"FAILED on input #{number} ({case.category}, {case.spec.name}), seed {seed}:")
-            print(f"  {failure}")
-            print(f"input: {shown(case.given)}")
-            run.report(time.monotonic() - started)
-            return 1
-        number += 1
-    run.report(time.monotonic() - started)
-    return 0
+    summary = fuzz(seed, args.seconds, args.inputs, args.workers)
+    bad = report(summary, time.monotonic() - started)
+    print()
+    print(f"FAILED: {bad:,} bad outcomes (seed {seed})" if bad else "no bad outcome")
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":
