@@ -6,6 +6,11 @@ passes both gates. Arguments are checked before ``tools/call`` is sent (a reject
 reaches the server); results are checked before they are returned. Server failures (a crash, a
 hang, garbage on stdout) become results the model can read, never exceptions that end a run.
 
+A stdio server is supervised: one whose request times out gets a ping, and one that does not
+answer it (or does not read a request at all) is stopped, so that a reconnect starts another;
+concurrent reconnects share one restart; on Linux no server outlives this process
+(`schemawire.mcp._children`).
+
 Example:
     >>> async def main():                                            # doctest: +SKIP
     ...     async with McpClient(StdioServer("mcp-server-everything", ("stdio",))) as client:
@@ -21,6 +26,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any, Literal, TextIO, cast
@@ -400,8 +406,7 @@ class McpClient:
         if isinstance(gates, McpCall):  # no tool to call: the server is gone, or has none
             return gates
         argument_gate, result_gate = gates
-        verdict = argument_gate.check(arguments)
-        self._record(verdict)
+        verdict = await self._gate(argument_gate.check, arguments)
         if not verdict.accepted:
             return McpCall(name, call_id, verdict)
         return await self._call_accepted(name, call_id, verdict, result_gate, timeout=timeout,
@@ -430,21 +435,25 @@ class McpClient:
         timeout: float | None, on_progress: ProgressCallback | None,
     ) -> McpCall:  # fmt: skip
         if not self.connected:  # gone since the tools were listed: say so, send nothing
-            return self._checked(name, call_id, verdict, result_gate, _failure(self._lost_line()))
+            lost = _failure(self._lost_line())
+            return await self._checked(name, call_id, verdict, result_gate, lost)
         raw, failure = await self._send(name, verdict.value, timeout, on_progress)
         if failure is not None:
-            return self._checked(name, call_id, verdict, result_gate, _failure(failure), sent=True)
-        return self._checked(name, call_id, verdict, result_gate, raw, sent=True, received=True)
+            return await self._checked(
+                name, call_id, verdict, result_gate, _failure(failure), sent=True
+            )
+        return await self._checked(
+            name, call_id, verdict, result_gate, raw, sent=True, received=True
+        )
 
-    def _checked(
+    async def _checked(
         self, name: str, call_id: str, arguments: Verdict, gate: ResultGate,
         result: dict[str, Any], *, sent: bool = False, received: bool = False,
     ) -> McpCall:  # fmt: skip
         """The call, once its ``result`` (as the server sent it, or the failure in its place)
         has passed the result gate."""
         tool = (self._tools or {}).get(name)
-        verdict = gate.check(_result_from_wire(result, tool), call_id=call_id)
-        self._record(verdict)
+        verdict = await self._gate(partial(_result_verdict, gate, tool, call_id), result)
         return McpCall(name, call_id, arguments, verdict, result if received else None, sent=sent)
 
     async def call_unchecked(
@@ -493,6 +502,16 @@ class McpClient:
         if code == mcp_types.CONNECTION_CLOSED:
             return self._mark_lost()
         return f"the server refused the call: {error.error.message} (JSON-RPC error {code})"
+
+    async def _gate(self, check: Callable[[Any], Verdict], payload: Any) -> Verdict:
+        """``check(payload)``, its verdict recorded: the one place the client's argument and
+        result gates run (both `call` and `call_accepted` come here)."""
+        # Issue 12: the place to move gate work on a large payload off the event loop
+        # (schemawire.mcp._offload.off_loop(check, payload, weight=payload)); the trace record
+        # below stays on the loop.
+        verdict = check(payload)
+        self._record(verdict)
+        return verdict
 
     def _record(self, verdict: Verdict) -> None:
         if self.tracing:
@@ -741,6 +760,13 @@ def _call_request(name: str, arguments: dict[str, Any]) -> mcp_types.CallToolReq
 def _failure(line: str) -> dict[str, Any]:
     """Why a call has no result, as the error result a server would have sent."""
     return {"content": [{"type": "text", "text": line}], "isError": True}
+
+
+def _result_verdict(
+    gate: ResultGate, tool: RemoteTool | None, call_id: str, raw: dict[str, Any]
+) -> Verdict:
+    """The result gate's verdict on ``raw``, a ``CallToolResult`` as the server sent it."""
+    return gate.check(_result_from_wire(raw, tool), call_id=call_id)
 
 
 def _result_from_wire(raw: dict[str, Any], tool: RemoteTool | None) -> McpResult:
