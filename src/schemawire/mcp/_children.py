@@ -24,12 +24,13 @@ from pathlib import Path
 
 __all__ = ["tied_to_this_process"]
 
-# Runs in the child, before the server: `python -I -S -c LAUNCHER <parent pid> <program> <args>`.
+# Runs in the child, before the server: `python -I -S -c LAUNCHER <parent pid> <program> <argv>`
+# (argv[0] is the command as given, as a shell would pass it; the program is its resolved path).
 # -I -S: no site, no user paths, no PYTHON* variables (about 15 ms to start).
 _LAUNCHER = """\
 import ctypes, os, signal, sys
 PR_SET_PDEATHSIG = 1
-parent, program, argv = int(sys.argv[1]), sys.argv[2], sys.argv[2:]
+parent, program, argv = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
 libc = ctypes.CDLL(None, use_errno=True)
 libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
 if os.getppid() != parent:
@@ -54,7 +55,7 @@ def tied_to_this_process(
     program = _program(command, env, cwd)
     if not sys.platform.startswith("linux") or not sys.executable or program is None:
         return command, list(args)
-    launcher = ["-I", "-S", "-c", _LAUNCHER, str(os.getpid()), program, *args]
+    launcher = ["-I", "-S", "-c", _LAUNCHER, str(os.getpid()), program, command, *args]
     return sys.executable, launcher
 
 
