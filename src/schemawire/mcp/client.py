@@ -6,6 +6,11 @@ passes both gates. Arguments are checked before ``tools/call`` is sent (a reject
 reaches the server); results are checked before they are returned. Server failures (a crash, a
 hang, garbage on stdout) become results the model can read, never exceptions that end a run.
 
+A stdio server is supervised: one whose request times out gets a ping, and one that does not
+answer it (or does not read a request at all) is stopped, so that a reconnect starts another;
+concurrent reconnects share one restart; on Linux no server outlives this process
+(`schemawire.mcp._children`).
+
 Example:
     >>> async def main():                                            # doctest: +SKIP
     ...     async with McpClient(StdioServer("mcp-server-everything", ("stdio",))) as client:
@@ -21,6 +26,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any, Literal, TextIO, cast
@@ -30,7 +36,7 @@ import anyio.abc
 import httpx2
 import mcp_types
 from mcp import Client, StdioServerParameters
-from mcp.client.stdio import stdio_client
+from mcp.client.stdio import get_default_environment, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from pydantic import TypeAdapter, ValidationError
@@ -46,6 +52,7 @@ from schemawire.gates import (
     ResultOptions,
     Verdict,
 )
+from schemawire.mcp._children import tied_to_this_process
 from schemawire.mcp._problems import HttpStatuses, ServerError, last_line, startup_problem
 from schemawire.mcp._tools import RemoteTool, gates_for, remote_tools, unwrapped
 from schemawire.mcp._wire import WireTap, record_verdicts, traced
@@ -59,6 +66,12 @@ _CLIENT_INFO = mcp_types.Implementation(name="schemawire", version=__version__)
 _RAW = TypeAdapter(dict[str, Any])  # results as the server sent them: the gates read JSON
 _STDERR_TAIL = 2000  # characters of a server's stderr quoted in an error
 _MAX_PAGES = 1000  # a server that pages without end is cut off here
+# A stdio server whose request timed out gets a ping this long to show it still reads its input
+# (a healthy one answers in under a millisecond); one that does not is stopped and replaced.
+_PING_TIMEOUT = 2.0
+# The SDK's timeout starts once a request is written; a write may take this long beyond the
+# timeout before the server counts as one that stopped reading its input.
+_WRITE_SLACK = 1.0
 
 ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None]]
 Mode = Literal["auto", "legacy", "2026-07-28"]
@@ -188,6 +201,13 @@ class _Connection:
         self.stop = anyio.Event()  # set to close the session
         self.done = anyio.Event()  # set once it is closed
         self.lost: str | None = None  # why the server went away, once it has
+        self.probing = anyio.Lock()  # one ping at a time after timeouts
+
+    def retire(self, reason: str) -> None:
+        """Take the session out of use and stop its server (the SDK closes stdin, then sends
+        SIGTERM, then SIGKILL); calls fail fast with ``reason`` until a reconnect."""
+        self.lost = self.lost or reason
+        self.stop.set()
 
     def stderr_tail(self) -> str:
         return _tail(self.stderr)
@@ -239,6 +259,9 @@ class McpClient:
         self._connection: _Connection | None = None
         self._tools: dict[str, RemoteTool] | None = None
         self._gates: dict[str, tuple[ArgumentGate, ResultGate]] = {}
+        self._restarting = anyio.Lock()  # one reconnect at a time; the others share its outcome
+        self._restarts = 0  # reconnects finished (or failed)
+        self._restart_error: ServerError | None = None  # how the last one failed, if it did
 
     def record_to(self, trace: Trace) -> None:
         """Record every hop from now on to ``trace``, the open connection's JSON-RPC included
@@ -282,9 +305,29 @@ class McpClient:
         self._tools, self._gates = None, {}
 
     async def reconnect(self) -> None:
-        """Close the session (if any is left) and open a new one: after a crash, for one."""
-        await self._disconnect()
-        await self.connect()
+        """Close the session (if any is left) and open a new one: after a crash, for one.
+
+        Callers that ask while a reconnect is under way wait for it and share its outcome (one
+        new server process, not one each).
+
+        Raises:
+            ServerError: the server cannot be started or reached again.
+        """
+        seen = self._restarts
+        async with self._restarting:
+            if self._restarts != seen:  # another caller reconnected while this one waited
+                if self._restart_error is not None:
+                    raise self._restart_error
+                return
+            self._restart_error = None
+            try:
+                await self._disconnect()
+                await self.connect()
+            except ServerError as error:
+                self._restart_error = error
+                raise
+            finally:
+                self._restarts += 1
 
     @property
     def connected(self) -> bool:
@@ -323,15 +366,12 @@ class McpClient:
         return tuple(self._tools.values())
 
     async def _list_all(self) -> list[dict[str, Any]]:
-        session = self._session()
         tools: list[dict[str, Any]] = []
         cursor: str | None = None
         for _ in range(_MAX_PAGES):
             params = mcp_types.PaginatedRequestParams(cursor=cursor) if cursor else None
             try:
-                page = await session.send_request(
-                    mcp_types.ListToolsRequest(params=params), _RAW, self.timeout
-                )
+                page = await self._request(mcp_types.ListToolsRequest(params=params), self.timeout)
             except MCPError as error:
                 if error.error.code == mcp_types.CONNECTION_CLOSED:
                     raise self._unavailable(self._mark_lost()) from None
@@ -366,8 +406,7 @@ class McpClient:
         if isinstance(gates, McpCall):  # no tool to call: the server is gone, or has none
             return gates
         argument_gate, result_gate = gates
-        verdict = argument_gate.check(arguments)
-        self._record(verdict)
+        verdict = await self._gate(argument_gate.check, arguments)
         if not verdict.accepted:
             return McpCall(name, call_id, verdict)
         return await self._call_accepted(name, call_id, verdict, result_gate, timeout=timeout,
@@ -396,21 +435,25 @@ class McpClient:
         timeout: float | None, on_progress: ProgressCallback | None,
     ) -> McpCall:  # fmt: skip
         if not self.connected:  # gone since the tools were listed: say so, send nothing
-            return self._checked(name, call_id, verdict, result_gate, _failure(self._lost_line()))
+            lost = _failure(self._lost_line())
+            return await self._checked(name, call_id, verdict, result_gate, lost)
         raw, failure = await self._send(name, verdict.value, timeout, on_progress)
         if failure is not None:
-            return self._checked(name, call_id, verdict, result_gate, _failure(failure), sent=True)
-        return self._checked(name, call_id, verdict, result_gate, raw, sent=True, received=True)
+            return await self._checked(
+                name, call_id, verdict, result_gate, _failure(failure), sent=True
+            )
+        return await self._checked(
+            name, call_id, verdict, result_gate, raw, sent=True, received=True
+        )
 
-    def _checked(
+    async def _checked(
         self, name: str, call_id: str, arguments: Verdict, gate: ResultGate,
         result: dict[str, Any], *, sent: bool = False, received: bool = False,
     ) -> McpCall:  # fmt: skip
         """The call, once its ``result`` (as the server sent it, or the failure in its place)
         has passed the result gate."""
         tool = (self._tools or {}).get(name)
-        verdict = gate.check(_result_from_wire(result, tool), call_id=call_id)
-        self._record(verdict)
+        verdict = await self._gate(partial(_result_verdict, gate, tool, call_id), result)
         return McpCall(name, call_id, arguments, verdict, result if received else None, sent=sent)
 
     async def call_unchecked(
@@ -424,10 +467,7 @@ class McpClient:
             MCPError: the server answered with a JSON-RPC error.
         """
         try:
-            raw: dict[str, Any] = await self._session().send_request(
-                _call_request(name, arguments), _RAW, timeout or self.timeout
-            )
-            return raw
+            return await self._request(_call_request(name, arguments), timeout or self.timeout)
         except MCPError as error:
             if error.error.code == mcp_types.CONNECTION_CLOSED:
                 raise self._unavailable(self._mark_lost()) from None
@@ -444,10 +484,8 @@ class McpClient:
     ) -> tuple[dict[str, Any], str | None]:
         """The raw result of one ``tools/call``, or why there is none (one line)."""
         try:
-            raw = await self._session().send_request(
-                _call_request(name, arguments), _RAW, timeout or self.timeout,
-                progress_callback=on_progress,
-            )  # fmt: skip
+            request = _call_request(name, arguments)
+            raw = await self._request(request, timeout or self.timeout, on_progress)
         except ServerError as error:
             return {}, error.reason
         except MCPError as error:
@@ -464,6 +502,16 @@ class McpClient:
         if code == mcp_types.CONNECTION_CLOSED:
             return self._mark_lost()
         return f"the server refused the call: {error.error.message} (JSON-RPC error {code})"
+
+    async def _gate(self, check: Callable[[Any], Verdict], payload: Any) -> Verdict:
+        """``check(payload)``, its verdict recorded: the one place the client's argument and
+        result gates run (both `call` and `call_accepted` come here)."""
+        # Issue 12: the place to move gate work on a large payload off the event loop
+        # (schemawire.mcp._offload.off_loop(check, payload, weight=payload)); the trace record
+        # below stays on the loop.
+        verdict = check(payload)
+        self._record(verdict)
+        return verdict
 
     def _record(self, verdict: Verdict) -> None:
         if self.tracing:
@@ -499,11 +547,62 @@ class McpClient:
 
     # --- the session ---------------------------------------------------------------------------
 
-    def _session(self) -> Any:
+    def _live(self) -> _Connection:
         connection = self._connection
         if connection is None or connection.lost is not None:
             raise self._unavailable(self._lost_line())
-        return connection.client.session
+        return connection
+
+    async def _request(
+        self, request: Any, timeout: float, on_progress: ProgressCallback | None = None
+    ) -> dict[str, Any]:
+        """Send one request and wait for its result. A stdio server that does not answer in
+        time is asked whether it still reads its input; one that does not (or whose request
+        could not even be written) is stopped, so that a call after it can start another.
+
+        Raises:
+            ServerError: the server is gone, or stopped reading its input and was stopped.
+            MCPError: the server answered with a JSON-RPC error, or did not answer in time.
+            ValidationError: the result is not a JSON object.
+        """
+        connection = self._live()
+        session = connection.client.session
+        if not isinstance(self.server, StdioServer):
+            return await _sent(session, request, timeout, on_progress)
+        unanswered: MCPError | None = None
+        with anyio.move_on_after(timeout + _WRITE_SLACK):
+            try:
+                return await _sent(session, request, timeout, on_progress)
+            except MCPError as error:
+                if error.error.code != mcp_types.REQUEST_TIMEOUT:
+                    raise
+                unanswered = error
+        if unanswered is not None:
+            await self._probe(connection, timeout)
+            raise unanswered
+        # The SDK's own timeout starts once the request is written: this one took too long.
+        within = timeout + _WRITE_SLACK
+        connection.retire(
+            f"the server did not read a request within {within:g} s (it stopped reading its "
+            "input), so it was stopped"
+        )
+        raise self._unavailable(self._lost_line())
+
+    async def _probe(self, connection: _Connection, timeout: float) -> None:
+        """After a request timed out: stop the server unless it answers a ping (a slow tool
+        keeps its server; a server that stopped reading its input is stopped).
+
+        Raises:
+            ServerError: the server did not answer the ping, and was stopped.
+        """
+        async with connection.probing:
+            if connection.lost is None and not await _answers_ping(connection):
+                connection.retire(
+                    f"the server did not answer within {timeout:g} s, nor a ping "
+                    f"{_PING_TIMEOUT:g} s after, so it was stopped"
+                )
+        if connection.lost is not None:
+            raise self._unavailable(connection.lost)
 
     async def _hold_connection(self, *, task_status: anyio.abc.TaskStatus[_Connection]) -> None:
         """Open the session, hand it over, and keep it open until it is told to stop or the
@@ -563,12 +662,11 @@ class McpClient:
     ) -> Any:
         server = self.server
         if isinstance(server, StdioServer):
-            parameters = StdioServerParameters(
-                command=server.command,
-                args=list(server.args),
-                env=dict(server.env or {}),
-                cwd=server.cwd,
+            env = dict(server.env or {})
+            command, args = tied_to_this_process(
+                server.command, server.args, get_default_environment() | env, server.cwd
             )
+            parameters = StdioServerParameters(command=command, args=args, env=env, cwd=server.cwd)
             return stdio_client(parameters, errlog=cast(TextIO, stderr))
         headers = dict(server.headers)
         if server.token:
@@ -626,6 +724,27 @@ class McpClient:
                                  connection.stderr_tail() if connection else "")  # fmt: skip
 
 
+async def _sent(
+    session: Any, request: Any, timeout: float, on_progress: ProgressCallback | None
+) -> dict[str, Any]:
+    raw: dict[str, Any] = await session.send_request(
+        request, _RAW, timeout, progress_callback=on_progress
+    )
+    return raw
+
+
+async def _answers_ping(connection: _Connection) -> bool:
+    """Whether the server answers a ping in time (its write included)."""
+    ping = mcp_types.PingRequest()
+    with anyio.move_on_after(_PING_TIMEOUT + _WRITE_SLACK):
+        try:
+            await connection.client.session.send_request(ping, mcp_types.EmptyResult, _PING_TIMEOUT)
+        except MCPError:
+            return False
+        return True
+    return False
+
+
 def _sends_credentials(server: ServerAddress) -> bool:
     if isinstance(server, StdioServer):
         return False
@@ -641,6 +760,13 @@ def _call_request(name: str, arguments: dict[str, Any]) -> mcp_types.CallToolReq
 def _failure(line: str) -> dict[str, Any]:
     """Why a call has no result, as the error result a server would have sent."""
     return {"content": [{"type": "text", "text": line}], "isError": True}
+
+
+def _result_verdict(
+    gate: ResultGate, tool: RemoteTool | None, call_id: str, raw: dict[str, Any]
+) -> Verdict:
+    """The result gate's verdict on ``raw``, a ``CallToolResult`` as the server sent it."""
+    return gate.check(_result_from_wire(raw, tool), call_id=call_id)
 
 
 def _result_from_wire(raw: dict[str, Any], tool: RemoteTool | None) -> McpResult:

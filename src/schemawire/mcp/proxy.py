@@ -97,8 +97,9 @@ class UpstreamTools:
         return verdict_result(verdict, wrap=wrapped)
 
     async def _ensure_connected(self) -> None:
-        """Restart an upstream that went away (once per call): a crashed stdio server comes
-        back for the next call."""
+        """Restart an upstream that went away (once per call): a crashed stdio server, or one
+        the client stopped because it stopped reading its input, comes back for the next call.
+        Calls that find it gone at the same time share one restart (`McpClient.reconnect`)."""
         if not self.client.connected:
             await self.client.reconnect()
 
