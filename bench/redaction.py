@@ -8,6 +8,7 @@ confuse with secrets (short prefixes, hashes, placeholders, public keys, code).
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -44,3 +45,56 @@ def report(path: Path = CORPUS, redactor: Redactor | None = None) -> dict[str, A
         "recall": caught / len(secrets) if secrets else 1.0,
         "false_positive_rate": len(false_positives) / len(look_alikes) if look_alikes else 0.0,
     }
+
+
+def worst_shapes(size: int) -> dict[str, str]:
+    """Each detector's worst shape at about ``size`` bytes (as tests/gates/test_redact.py)."""
+    from tests.gates.test_redact import worst_shapes as shapes
+
+    return {
+        **shapes(size),
+        "one trigger word in prose": "password " + "lorem ipsum dolor sit amet " * (size // 27),
+    }
+
+
+def run_shapes(sizes: tuple[int, ...] = (1 << 20, 10 << 20)) -> list[tuple[str, int, float]]:
+    """(shape, size in bytes, seconds) for every worst shape at every size."""
+    redactor = default_redactor()
+    rows = []
+    for size in sizes:
+        for label, text in worst_shapes(size).items():
+            started = time.perf_counter()
+            redactor.text(text)
+            rows.append((label, len(text.encode()), time.perf_counter() - started))
+    return rows
+
+
+def placement_matrix() -> dict[str, tuple[int, int, int]]:
+    """Per placement: (secrets, caught, look-alikes a detector changed)."""
+    from tests.gates.test_results import PLACEMENTS, _placed, corpus_cases, leaked, look_alikes
+
+    cases = list(corpus_cases())
+    matrix = {}
+    for placement in PLACEMENTS:
+        caught = sum(not leaked(c.secret, _placed(placement, c.text)[1]) for c in cases)
+        false = sum(
+            any("was found" in change.detail for change in _placed(placement, text)[0].changes)
+            for text in look_alikes()
+        )
+        matrix[placement] = (len(cases), caught, false)
+    return matrix
+
+
+def print_table() -> None:
+    """The tables of ``python -m bench.run --only redaction``."""
+    print("| worst shape (detector) | MB | ms | MB/s |")
+    print("|---|---:|---:|---:|")
+    for label, size, seconds in run_shapes():
+        print(
+            f"| {label} | {size / 1e6:.1f} | {seconds * 1000:,.0f} | {size / 1e6 / seconds:,.1f} |"
+        )
+    print()
+    print("| placement | secrets | caught | recall | look-alikes changed |")
+    print("|---|---:|---:|---:|---:|")
+    for placement, (total, caught, false) in placement_matrix().items():
+        print(f"| {placement} | {total} | {caught} | {caught / total:.2f} | {false} |")

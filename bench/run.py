@@ -9,6 +9,8 @@
    langchain-core's and the OpenAI Agents SDK's strict converters (in bench/.work/peers-venv).
 3. gates (`bench/gates.py`): the argument gate beside the raw floor, python-jsonschema, pydantic
    and fastjsonschema; the result gate on a 100 KB result; redaction recall on the test corpus.
+   With it, redaction (`bench/redaction.py`, ``--only redaction``): each detector's worst-shape
+   input at 1 and 10 MB, and recall per placement of a secret in a result.
 4. loop (`bench/loop.py`): the host loop's cost per tool call (scripted model, a no-op tool),
    200 calls one per turn and 50 in one turn, beside Pydantic AI and the OpenAI Agents SDK.
 5. checkpoints (`bench/checkpoints.py`): checkpoints/s of a 2 KB state, validation on and off,
@@ -55,6 +57,7 @@ DEFAULT = (
     "check",
     "projection",
     "gates",
+    "redaction",
     "loop",
     "checkpoints",
     "mcp",
@@ -91,6 +94,9 @@ def main() -> None:
         print()
     if options.only in (None, "gates"):
         print_gates(options.runs)
+        print()
+    if options.only in (None, "redaction"):
+        redaction.print_table()
         print()
     if options.only in (None, "loop"):
         loop.print_table(loop.run(WORK, rounds=3))

@@ -12,10 +12,6 @@ from tests.gates.fuzz_secrets import PLACEMENTS, escaped, every_planting, plante
 SEED = 20240612
 INPUTS = 600
 
-# On main these reach the model; another branch (i12-redact) redacts keys, every block type
-# and the values a rejection quotes. Each xfail is strict, so it shows when that lands.
-_NOT_YET = pytest.mark.xfail(strict=True, reason="needs key/_meta/resource redaction (i12-redact)")
-_ESCAPING = {"key", "nested key", "resource", "resource link", "rejection quote"}
 
 
 def test_a_seeded_run_of_both_gates_has_no_bad_outcome() -> None:
@@ -31,10 +27,7 @@ def test_a_seed_gives_the_same_inputs_every_run() -> None:
     assert first["outcomes"] == second["outcomes"]
 
 
-@pytest.mark.parametrize(
-    "placement",
-    [pytest.param(p, marks=_NOT_YET) if p in _ESCAPING else p for p in PLACEMENTS],
-)
+@pytest.mark.parametrize("placement", PLACEMENTS)
 def test_no_secret_of_the_corpus_reaches_the_model_from(placement: str) -> None:
     cases = [case for case in every_planting() if case.placement == placement]
     escapes = [case.secret.kind for case in cases if escaped(case, planted(case))]

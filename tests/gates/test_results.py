@@ -27,6 +27,7 @@ from schemawire.gates._rejection import cut_rejection
 from schemawire.schema.validator import compile_schema
 from schemawire.types import ToolResult, ToolSpec
 from tests.conftest import EXAMPLES
+from tests.gates.secret_placements import PLACEMENTS, corpus_cases, leaked, look_alikes
 
 REFUND = {"refund_id": "R-2001", "order_id": "A-1042", "amount": 25.5, "status": "pending"}
 
@@ -445,3 +446,78 @@ def test_a_local_tools_json_text_is_still_read_as_json_where_a_string_would_not_
     verdict = gate.check('{"n": 3}')
     assert verdict.accepted
     assert verdict.value.structured == {"n": 3}
+
+
+# --- secrets through every channel the gate passes on ---------------------------------------
+
+
+def _placed(placement: str, text: str) -> Any:
+    result, schema = PLACEMENTS[placement](text)
+    gate = ResultGate(ToolSpec("lookup", {"type": "object"}, schema))
+    verdict = gate.check(result)
+    return verdict, [verdict.value.content, verdict.value.structured]
+
+
+def test_every_secret_of_the_corpus_is_redacted_in_every_placement() -> None:
+    cases = list(corpus_cases())
+    missed = {
+        placement: [
+            case.kind for case in cases if leaked(case.secret, _placed(placement, case.text)[1])
+        ]
+        for placement in PLACEMENTS
+    }
+    assert len({case.kind for case in cases}) >= 30
+    assert missed == {placement: [] for placement in PLACEMENTS}
+
+
+def test_no_detector_finds_a_look_alike_in_any_placement() -> None:
+    # (A look-alike used as a key may still name a secret, "password": its member is then
+    # redacted for the key's word, which is not a detector's false positive.)
+    changed = {
+        placement: [text for text in look_alikes()
+                    if any("was found" in c.detail for c in _placed(placement, text)[0].changes)]
+        for placement in PLACEMENTS
+    }  # fmt: skip
+    assert changed == {placement: [] for placement in PLACEMENTS}
+
+
+def test_a_key_that_is_a_secret_is_replaced_and_colliding_keys_are_kept_apart() -> None:
+    first, second = "sk-proj-" + "FAKE0123456789ab" * 2, "sk-proj-" + "EXAMPLE012345678" * 2
+    verdict = ResultGate(ToolSpec("keys", {"type": "object"})).check({first: 1, second: 2})
+    assert verdict.value.content == {"[REDACTED:openai_key]": 1, "[REDACTED:openai_key] (2)": 2}
+    assert [(c.pointer, c.detail) for c in verdict.changes] == [
+        ("/content/[REDACTED:openai_key]", "a openai_key was found in the key"),
+        ("/content/[REDACTED:openai_key] (2)", "a openai_key was found in the key"),
+    ]
+
+
+def test_a_secret_named_member_is_redacted_whole_whatever_its_type() -> None:
+    credentials = {"user": "ada", "pass": "x"}
+    result = {"pin": 7123, "password": ["FAKEpass-0123"], "credentials": credentials,
+              "token": None, "password_set": True, "otp": ""}  # fmt: skip
+    verdict = ResultGate(ToolSpec("who", {"type": "object"})).check(result)
+    assert verdict.value.content == {
+        "pin": "[REDACTED:pin]", "password": "[REDACTED:password]",
+        "credentials": "[REDACTED:credentials]", "token": None, "password_set": True, "otp": "",
+    }  # fmt: skip
+
+
+def test_a_rejection_quotes_a_marked_or_secret_named_value_redacted_even_when_invalid() -> None:
+    schema = {"type": "object", "additionalProperties": False,
+              "properties": {"session": {"type": "string", "x-redact": True},
+                             "pin": {"type": "integer", "writeOnly": True}}}  # fmt: skip
+    gate = ResultGate(ToolSpec("login", {"type": "object"}, schema))
+    verdict = gate.check({"session": 12345678, "pin": "FAKE-pin-0123", "password": "FAKEpass-0123"})
+    assert verdict.rejection is not None
+    assert verdict.rejection.code == "result_invalid"
+    quoted = {v["pointer"]: v["got"] for v in verdict.value.content["error"]["violations"]}
+    assert quoted == {"/session": "[REDACTED:x-redact]", "/pin": "[REDACTED:writeOnly]",
+                      "/password": "[REDACTED:password]"}  # fmt: skip
+
+
+def test_the_results_own_meta_is_not_passed_on() -> None:
+    secret = "ghp_" + "FAKE0123456789ab" * 3
+    verdict = ResultGate(ToolSpec("t", {"type": "object"})).check(
+        McpResult([text_block("ok")], meta={"debug": secret})
+    )
+    assert not leaked(secret, [verdict.value.content, verdict.value.structured])

@@ -20,29 +20,19 @@ import functools
 import itertools
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
 import orjson
 
 from schemawire._json import loads
-from schemawire._pointer import join
+from schemawire._pointer import join, split
+from schemawire.gates._detect import Detector, DetectorSet, Found, TriggerSet
 from schemawire.gates.verdict import Change
 
 __all__ = ["Detector", "Redactor", "default_redactor"]
 
 Marked = Callable[[str], str | None]  # pointer -> the schema keyword that marks it secret
-
-
-@dataclass(frozen=True, slots=True)
-class Detector:
-    """One kind of secret: a pattern, optionally with a group ``secret`` (the part to hide),
-    and its triggers: lower-case literals one of which every text it matches holds."""
-
-    kind: str
-    pattern: str
-    triggers: tuple[str, ...]
 
 
 class Redactor:
@@ -51,14 +41,20 @@ class Redactor:
     def __init__(
         self, detectors: Iterable[Detector], keys: Iterable[str], key_exceptions: Iterable[str]
     ) -> None:
-        self.detectors = tuple(detectors)
+        """
+        Raises:
+            re2.error: a detector's pattern is not RE2 syntax.
+        """
+        self._set = DetectorSet(detectors)
+        self.detectors = self._set.detectors
         self._kinds = [detector.kind for detector in self.detectors]
-        self._combined = re.compile(
-            "|".join(_alternative(i, d) for i, d in enumerate(self.detectors))
-        )
         # Most strings hold no trigger at all: one pass of cheap substring tests over the
-        # lower-cased string spares them the patterns (the combined pattern costs about 100x).
+        # lower-cased string spares them the patterns.
         self._triggers = tuple(sorted({t for d in self.detectors for t in d.triggers}))
+        self._by_trigger = {
+            trigger: tuple(i for i, d in enumerate(self.detectors) if trigger in d.triggers)
+            for trigger in self._triggers
+        }
         self._shortest = min((len(t) for t in self._triggers), default=0)
         self._keys = frozenset(keys)
         self._key_exceptions = frozenset(key_exceptions)
@@ -66,51 +62,67 @@ class Redactor:
         # one ("X-Api-Key"): either way its first three letters are in the lower-cased text.
         self._key_words = tuple(sorted({word[:3] for word in self._keys}))
         self._key_kinds: dict[str, str | None] = {}  # keys repeat: each is split once
+        self._words = TriggerSet(self._triggers + self._key_words)
 
     def text(self, text: str, triggers: Sequence[str] | None = None) -> tuple[str, list[str]]:
         """``text`` with every detected secret replaced, and the kinds found, in order.
 
-        ``triggers`` narrows the triggers looked for (those known to occur nearby)."""
-        if len(text) < self._shortest or not self._triggered(text, triggers or self._triggers):
+        ``triggers`` narrows the triggers looked for (those known to occur nearby). Time is
+        linear in the length of ``text``, whatever it holds."""
+        if len(text) < self._shortest:
             return text, []
-        found: list[str] = []
+        data = text.encode("utf-8", "surrogatepass") if len(text) > _SHORT else None
+        indices = self._detectors_triggered(text, data, triggers or self._triggers)
+        if not indices:
+            return text, []
+        data = data if data is not None else text.encode("utf-8", "surrogatepass")
+        found = self._set.find(data, indices)
+        if not found:
+            return text, []
+        pieces: list[bytes] = []
+        kinds: list[str] = []
+        done = 0
+        for secret in found:
+            kind = self._kind(data, secret)
+            kinds.append(kind)
+            pieces += [data[done : secret.secret_start], f"[REDACTED:{kind}]".encode()]
+            done = secret.secret_end
+        pieces.append(data[done:])
+        return b"".join(pieces).decode("utf-8", "surrogatepass"), kinds
 
-        def replace(match: re.Match[str]) -> str:
-            index = int((match.lastgroup or "d0")[1:])
-            kind = self._kinds[index]
-            secret = f"s{index}"
-            if match.groupdict().get(secret) is None:
-                found.append(kind)
-                return f"[REDACTED:{kind}]"
-            # The hidden part may itself be a known secret (OPENAI_API_KEY=sk-..., a token as
-            # the password of a URL): its own kind says more than the context's.
-            inner = self._combined.fullmatch(match.group(secret))
+    def _detectors_triggered(
+        self, text: str, data: bytes | None, triggers: Sequence[str]
+    ) -> list[int]:
+        """The detectors (indices, in order) whose triggers ``text`` holds: substring tests
+        on a short text, one pass of the trigger set over a long one (``data``)."""
+        if data is None:
+            lowered = text.lower()
+            held: Iterable[str] = [t for t in triggers if t in lowered]
+        else:
+            held = set(self._words.present(data)).intersection(triggers)
+        return sorted({index for trigger in held for index in self._by_trigger.get(trigger, ())})
+
+    def _kind(self, data: bytes, found: Found) -> str:
+        """The kind of a secret found. The hidden part may itself be a known secret
+        (OPENAI_API_KEY=sk-..., a token as the password of a URL): its own kind says more than
+        the context's."""
+        if (found.secret_start, found.secret_end) != (found.start, found.end):
+            inner = self._set.kind_of_whole(data, found.secret_start, found.secret_end)
             if inner is not None:
-                kind = self._kinds[int((inner.lastgroup or "d0")[1:])]
-            found.append(kind)
-            start, end = match.span(secret)
-            whole = match.group(0)
-            offset = match.start()
-            return whole[: start - offset] + f"[REDACTED:{kind}]" + whole[end - offset :]
-
-        redacted = self._combined.sub(replace, text)
-        return redacted, found
-
-    @staticmethod
-    def _triggered(text: str, triggers: Sequence[str]) -> bool:
-        lowered = text.lower()
-        return any(trigger in lowered for trigger in triggers)
+                return self._kinds[inner]
+        return self._kinds[found.detector]
 
     def _scan(self, value: Any) -> tuple[tuple[str, ...], bool]:
         """The triggers that occur anywhere in ``value``, and whether a key word does: one pass
         over its JSON text, so that each string is then tested for those few triggers only, and
         a value with neither is not walked at all."""
         try:
-            text = orjson.dumps(value).decode("utf-8").lower()
+            text = orjson.dumps(value)
         except orjson.JSONEncodeError:
             return self._triggers, True  # integers beyond 64 bits: look everywhere
-        triggers = tuple(trigger for trigger in self._triggers if trigger in text)
-        return triggers, any(word in text for word in self._key_words)
+        held = set(self._words.present(text))
+        triggers = tuple(trigger for trigger in self._triggers if trigger in held)
+        return triggers, any(word in held for word in self._key_words)
 
     def key_kind(self, key: str) -> str | None:
         """The word that makes a member with this key secret, else None."""
@@ -132,12 +144,28 @@ class Redactor:
         self, value: Any, marked: Marked | None = None, pointer: str = ""
     ) -> tuple[Any, list[Change]]:
         """``value`` with its secrets replaced (a copy where anything changed), and one change
-        per secret, at its pointer. ``marked`` says which pointers the schema marks secret."""
+        per secret, at its pointer. ``marked`` says which pointers the schema marks secret;
+        ``pointer`` is where ``value`` is (pointers given to ``marked`` start there)."""
         triggers, key_words = self._scan(value)
         if not triggers and not key_words and marked is None:
             return value, []  # nothing here can be a secret: most large results
         walk = _Walk(self, triggers, marked)
         return walk.value(value, pointer), walk.changes
+
+    def quoted(
+        self, value: Any, pointer: str, marked: Marked | None = None
+    ) -> tuple[Any, list[Change]]:
+        """``value`` as a rejection quotes it from ``pointer`` of a result: redacted as the
+        member at ``pointer`` would be (by its key, the schema's marks, the detectors), whether
+        or not it is valid there. The changes' pointers are ``pointer``'s."""
+        key = split(pointer)[-1] if pointer else ""
+        mark = marked(pointer) if marked is not None and pointer else None
+        if mark is not None:
+            return f"[REDACTED:{mark}]", [_marked(pointer, mark)]
+        kind = self.key_kind(key) if key else None
+        if kind is not None and _holds_secret(value):
+            return f"[REDACTED:{kind}]", [_named(pointer, kind)]
+        return self.value(value, marked, pointer)
 
 
 class _Walk:
@@ -150,9 +178,9 @@ class _Walk:
         self.changes: list[Change] = []
 
     def value(self, value: Any, pointer: str) -> Any:
-        mark = self.marked(pointer) if self.marked is not None and pointer else None
+        mark = self._mark(pointer)
         if mark is not None:
-            self.changes.append(Change("redacted", pointer, f"marked {mark} in the output schema"))
+            self.changes.append(_marked(pointer, mark))
             return f"[REDACTED:{mark}]"
         if isinstance(value, str):
             return self._string(value, pointer) if self.triggers else value
@@ -163,17 +191,39 @@ class _Walk:
             return self._object(value, pointer)
         return value
 
+    def _mark(self, pointer: str) -> str | None:
+        return self.marked(pointer) if self.marked is not None and pointer else None
+
     def _object(self, value: dict[str, Any], pointer: str) -> dict[str, Any]:
         copy: dict[str, Any] = {}
+        changed = False
         for key, member in value.items():
-            at = join(pointer, key)
-            kind = self.redactor.key_kind(key) if isinstance(member, str) and member else None
-            if kind is not None and not member.startswith("[REDACTED:"):
-                self.changes.append(Change("redacted", at, f"the key names a {kind}"))
-                copy[key] = f"[REDACTED:{kind}]"
+            at = join(pointer, key)  # marks and key words are the schema's: the key as sent
+            shown = self._key(key, pointer, copy)
+            kind = self.redactor.key_kind(key)
+            if kind is not None and _holds_secret(member) and self._mark(at) is None:
+                self.changes.append(_named(join(pointer, shown), kind))
+                copy[shown] = f"[REDACTED:{kind}]"
             else:
-                copy[key] = self.value(member, at)
-        return copy if any(copy[k] is not value[k] for k in value) else value
+                copy[shown] = self.value(member, at)
+            changed = changed or shown is not key or copy[shown] is not member
+        return copy if changed else value
+
+    def _key(self, key: str, pointer: str, taken: dict[str, Any]) -> str:
+        """The key as shown: with its secrets replaced, and made unique beside the keys
+        ``taken`` already (two keys may redact to the same text)."""
+        if not self.triggers:
+            return key
+        redacted, kinds = self.redactor.text(key, self.triggers)
+        if not kinds:
+            return key
+        shown, count = redacted, 1
+        while shown in taken:
+            count += 1
+            shown = f"{redacted} ({count})"
+        at = join(pointer, shown)
+        self.changes.extend(_in_key(at, kind) for kind in kinds)
+        return shown
 
     def _string(self, text: str, pointer: str) -> str:
         redacted, kinds = self.redactor.text(text, self.triggers)
@@ -181,15 +231,27 @@ class _Walk:
         return redacted if kinds else text
 
 
-def _alternative(index: int, detector: Detector) -> str:
-    """The detector's pattern as one named alternative of the combined expression: global flags
-    become scoped ones, and its ``secret`` group is renamed to stay unique."""
-    pattern = detector.pattern.replace("(?P<secret>", f"(?P<s{index}>")
-    if pattern.startswith("(?i)"):
-        pattern = f"(?i:{pattern[4:]})"
-    return f"(?P<d{index}>{pattern})"
+def _holds_secret(value: Any) -> bool:
+    """Whether a member whose key names a secret holds one: anything but null, a boolean, an
+    empty value, or a value already redacted."""
+    if value is None or isinstance(value, bool) or value in ("", [], {}):
+        return False
+    return not (isinstance(value, str) and value.startswith("[REDACTED:"))
 
 
+def _marked(pointer: str, mark: str) -> Change:
+    return Change("redacted", pointer, f"marked {mark} in the output schema")
+
+
+def _named(pointer: str, kind: str) -> Change:
+    return Change("redacted", pointer, f"the key names a {kind}")
+
+
+def _in_key(pointer: str, kind: str) -> Change:
+    return Change("redacted", pointer, f"a {kind} was found in the key")
+
+
+_SHORT = 512  # characters up to which substring tests find triggers faster than one pass
 _KEY_CACHE = 4096  # distinct keys remembered; results can have many, tools few
 
 # Words of a key: "clientSecret", "X-Api-Key", "db_password2" -> client, secret / x, api, key...
@@ -200,5 +262,5 @@ _WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 def default_redactor() -> Redactor:
     """The redactor of ``secrets.json``."""
     data: Any = loads(resources.files("schemawire.gates").joinpath("secrets.json").read_bytes())
-    detectors = [Detector(d["kind"], d["pattern"], tuple(d["triggers"])) for d in data["detectors"]]
+    detectors = [Detector.from_json(detector) for detector in data["detectors"]]
     return Redactor(detectors, data["keys"], data["key_exceptions"])

@@ -23,6 +23,8 @@ The gate never raises: whatever the tool returned, the model gets something it c
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -256,14 +258,53 @@ class ResultGate:
             return self.redactor.value(content, marked if not isinstance(content, str) else None)
         blocks, found = [], []
         for index, block in enumerate(content):
-            text = block.get("text") if block.get("type") == "text" else None
-            if not isinstance(text, str):
-                blocks.append(block)
-                continue
-            redacted, changes = self._redacted_text(text, marked)
-            found += [replace(c, pointer=f"/{index}/text{c.pointer}") for c in changes]
-            blocks.append({**block, "text": redacted} if redacted is not text else block)
+            redacted, changes = self._redacted_block(block, marked)
+            found += [replace(c, pointer=f"/{index}{c.pointer}") for c in changes]
+            blocks.append(redacted)
         return blocks, found
+
+    def _redacted_block(self, block: dict[str, Any], marked: Any) -> tuple[Any, list[Change]]:
+        """One content block, every member of it: a text block's text (JSON text member by
+        member, with the schema's marks), an embedded resource, and all else (``_meta``,
+        ``uri``, annotations, keys) as values. Image and audio ``data`` is binary: kept."""
+        kind = block.get("type")
+        rest: dict[str, Any] = {}
+        shown: dict[str, Any] = {}
+        found: list[Change] = []
+        for name, member in block.items():
+            if name == "text" and kind == "text" and isinstance(member, str):
+                shown[name], changes = self._redacted_text(member, marked)
+            elif name == "resource" and kind == "resource" and isinstance(member, dict):
+                shown[name], changes = self._redacted_resource(member)
+            elif name == "data" and kind in ("image", "audio"):
+                shown[name], changes = member, []
+            else:
+                rest[name] = member
+                continue
+            found += _under(f"/{name}", changes)
+        redacted_rest, changes = self.redactor.value(rest)
+        found += changes
+        if not found:
+            return block, []
+        return {**shown, **redacted_rest} if redacted_rest is not rest else {
+            **block,
+            **shown,
+        }, found
+
+    def _redacted_resource(self, resource: dict[str, Any]) -> tuple[Any, list[Change]]:
+        """An embedded resource: its text as a text block's (no schema marks: it is not the
+        structured result), its blob decoded where it is UTF-8 text, all else as values."""
+        text, blob = resource.get("text"), resource.get("blob")
+        rest = {k: v for k, v in resource.items() if k not in ("text", "blob")}
+        redacted, found = self.redactor.value(rest)
+        shown = dict(redacted)
+        if isinstance(text, str):
+            shown["text"], changes = self._redacted_text(text, None)
+            found += _under("/text", changes)
+        if isinstance(blob, str):
+            shown["blob"], changes = _redacted_blob(self.redactor, blob)
+            found += _under("/blob", changes)
+        return (shown if found else resource), found
 
     def _redacted_text(self, text: str, marked: Any) -> tuple[str, list[Change]]:
         """Text that is JSON is redacted member by member (keys and schema marks count), then
@@ -315,7 +356,19 @@ class ResultGate:
     def _invalid(self, result: ToolResult, violations: tuple[Violation, ...]) -> Verdict:
         hint = (f"The result of {self.spec.name} does not match its output schema: do not rely "
                 "on it; tell the user, or call the tool again.")  # fmt: skip
-        return self._refused(result, "result_invalid", violations, hint)
+        return self._refused(result, "result_invalid", self._quoted(violations), hint)
+
+    def _quoted(self, violations: tuple[Violation, ...]) -> tuple[Violation, ...]:
+        """The violations with the values they quote redacted as the members they quote:
+        by the schema's marks (valid or not), by key, and by the detectors."""
+        if not self.options.redact:
+            return violations
+        marked = self.view.mark if self.view is not None and self.view.has_marks else None
+        quoted = []
+        for violation in violations:
+            got, _ = self.redactor.quoted(violation.got, violation.pointer, marked)
+            quoted.append(violation if got is violation.got else replace(violation, got=got))
+        return tuple(quoted)
 
     def _refused(
         self, result: ToolResult, code: str, violations: tuple[Violation, ...], hint: str
@@ -341,6 +394,22 @@ class ResultGate:
         error = ToolResult(call_id, cut, True, None)
         found = _under("/content", changes + cuts)
         return Verdict("results", self.spec.name, False, error, rejection, tuple(found), False)
+
+
+def _redacted_blob(redactor: Redactor, blob: str) -> tuple[str, list[Change]]:
+    """A resource's base64 blob, its secrets redacted where it holds UTF-8 text (a file read
+    from disk); binary data, or base64 that is not valid, is kept as it came."""
+    try:
+        text = base64.b64decode(blob, validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return blob, []
+    redacted, kinds = redactor.text(text)
+    if not kinds:
+        return blob, []
+    encoded = base64.b64encode(redacted.encode("utf-8")).decode("ascii")
+    return encoded, [
+        Change("redacted", "", f"a {kind} was found in the decoded blob") for kind in kinds
+    ]
 
 
 def _plain(result: ToolResult) -> tuple[ToolResult, ValueProblem | None]:
