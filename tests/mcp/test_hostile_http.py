@@ -10,6 +10,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
+import anyio.abc
 import httpx2
 import pytest
 
@@ -76,3 +77,60 @@ async def test_a_huge_request_does_not_stall_the_other_clients(write_repo: Write
                     assert done["isError"] is False
     assert spy.cities.count("Oslo") == len(latencies)
     assert max(latencies) < 1.0, sorted(latencies)[-3:]  # on the loop: 3.8 s
+
+
+# --- slow connections are cut -------------------------------------------------------------------
+
+
+async def closed_within(port: int, sent: bytes, seconds: float) -> float:
+    """Connect, send ``sent`` and no more; how long until the server closes the connection."""
+    started = time.perf_counter()
+    with anyio.fail_after(seconds):
+        async with await anyio.connect_tcp("127.0.0.1", port) as stream:
+            await stream.send(sent)
+            try:
+                while await stream.receive():
+                    pass  # a response the server sends before closing
+            except (anyio.EndOfStream, anyio.BrokenResourceError):
+                pass
+    return time.perf_counter() - started
+
+
+@pytest.mark.parametrize(
+    "sent",
+    [
+        b"",  # connected and silent
+        b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ",  # headers that never end
+        b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        b'Content-Length: 1000\r\n\r\n{"jsonrpc": ',  # a body that never ends
+    ],
+    ids=["silent", "slow-headers", "slow-body"],
+)
+async def test_slow_connections_are_cut(write_repo: WriteRepo, sent: bytes) -> None:
+    options = HttpOptions(port=0, header_timeout=0.5, body_timeout=0.5)
+    async with lookup_server(write_repo, Spy(), options) as url:
+        port = int(url.rsplit(":", 1)[1].split("/")[0])
+        assert await closed_within(port, sent, 5.0) >= 0.4
+
+
+async def trickle_until_closed(stream: anyio.abc.ByteStream) -> None:
+    """Send one header byte every 50 ms, as a slowloris client does, until the server closes."""
+    try:
+        while True:
+            await stream.send(b"X")
+            with anyio.move_on_after(0.05):
+                await stream.receive()
+    except (anyio.EndOfStream, anyio.BrokenResourceError, OSError):
+        return
+
+
+async def test_headers_trickling_in_do_not_extend_the_deadline(write_repo: WriteRepo) -> None:
+    options = HttpOptions(port=0, header_timeout=0.5)
+    async with lookup_server(write_repo, Spy(), options) as url:
+        port = int(url.rsplit(":", 1)[1].split("/")[0])
+        started = time.perf_counter()
+        with anyio.fail_after(5):
+            async with await anyio.connect_tcp("127.0.0.1", port) as stream:
+                await stream.send(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+                await trickle_until_closed(stream)
+        assert 0.4 <= time.perf_counter() - started < 5
