@@ -4,9 +4,12 @@ cut, and duplicate keys are refused as the argument gate refuses them."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -15,12 +18,12 @@ import httpx2
 import pytest
 
 from schemawire.mcp import HttpServer, McpClient
-from schemawire.mcp._http import HttpOptions, http_app, running
+from schemawire.mcp._http import HttpOptions, SessionBounds, http_app, running
 from schemawire.mcp.server import LocalTools, build_server
 from schemawire.schema.repository import Repository
 from schemawire.trace import Trace
 from tests.conftest import WriteRepo, tool_schema
-from tests.mcp.rawmcp import HttpSession, tool_call
+from tests.mcp.rawmcp import ACCEPT, INITIALIZE, HttpSession, tool_call
 
 pytestmark = pytest.mark.anyio
 
@@ -134,3 +137,96 @@ async def test_headers_trickling_in_do_not_extend_the_deadline(write_repo: Write
                 await stream.send(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
                 await trickle_until_closed(stream)
         assert 0.4 <= time.perf_counter() - started < 5
+
+
+# --- one client cannot use up the sessions ------------------------------------------------------
+
+
+async def session_status(http: httpx2.AsyncClient, url: str, session: HttpSession) -> int:
+    """The status of a ping within ``session``: 200 while it lives, 404 once it has ended."""
+    ping = b'{"jsonrpc": "2.0", "id": 9, "method": "ping"}'
+    response = await http.post(url, content=ping, headers=session.headers)
+    return response.status_code
+
+
+async def test_past_its_bound_a_client_loses_its_longest_idle_session(
+    write_repo: WriteRepo,
+) -> None:
+    options = HttpOptions(port=0, sessions=SessionBounds(per_client=3, total=10))
+    async with lookup_server(write_repo, Spy(), options) as url, httpx2.AsyncClient() as http:
+        with anyio.fail_after(30):
+            sessions = [await HttpSession(http, url).open() for _ in range(5)]
+            statuses = [await session_status(http, url, s) for s in sessions]
+            assert statuses == [404, 404, 200, 200, 200]
+            # The client of an ended session opens a new one, at the cost of the longest idle.
+            async with McpClient(HttpServer(url), mode="legacy") as client:
+                assert [t.name for t in await client.list_tools()] == ["lookup"]
+            assert [await session_status(http, url, s) for s in sessions[2:]] == [404, 200, 200]
+
+
+async def test_past_the_total_bound_the_longest_idle_session_of_anyone_ends(
+    write_repo: WriteRepo,
+) -> None:
+    options = HttpOptions(port=0, sessions=SessionBounds(per_client=3, total=4))
+    other = httpx2.AsyncHTTPTransport(local_address="127.0.0.2")
+    async with (
+        lookup_server(write_repo, Spy(), options) as url,
+        httpx2.AsyncClient() as http,
+        httpx2.AsyncClient(transport=other) as elsewhere,
+    ):
+        with anyio.fail_after(30):
+            first = [await HttpSession(http, url).open() for _ in range(3)]
+            second = [await HttpSession(elsewhere, url).open() for _ in range(2)]
+            assert [await session_status(http, url, s) for s in first] == [404, 200, 200]
+            assert [await session_status(elsewhere, url, s) for s in second] == [200, 200]
+
+
+async def test_when_every_session_is_busy_a_new_one_is_refused_for_now(
+    write_repo: WriteRepo,
+) -> None:
+    options = HttpOptions(port=0, sessions=SessionBounds(per_client=1, total=10))
+    async with lookup_server(write_repo, Spy(), options) as url, httpx2.AsyncClient() as http:
+        with anyio.fail_after(30):
+            busy = await HttpSession(http, url).open()
+            headers = {**busy.headers, "Accept": "text/event-stream"}
+            async with http.stream("GET", url, headers=headers) as stream:  # held open
+                assert stream.status_code == 200
+                refused = await http.post(url, json=INITIALIZE, headers=ACCEPT)
+                assert refused.status_code == 503
+                assert refused.headers["retry-after"] == "5"
+            assert await session_status(http, url, busy) == 200
+
+
+async def test_an_idle_session_ends_after_the_idle_time(write_repo: WriteRepo) -> None:
+    options = HttpOptions(port=0, sessions=SessionBounds(idle=0.5))
+    async with lookup_server(write_repo, Spy(), options) as url, httpx2.AsyncClient() as http:
+        session = await HttpSession(http, url).open()
+        started = time.perf_counter()
+        with anyio.fail_after(10):
+            while await session_status(http, url, session) == 200:
+                await anyio.sleep(0.6)  # each ping restarts the idle clock: wait past it
+        assert time.perf_counter() - started < 10
+
+
+@pytest.mark.parametrize(
+    "flag",
+    [
+        "--header-timeout=0",
+        "--body-timeout=-1",
+        "--session-idle=0",
+        "--max-sessions=0",
+        "--max-sessions-per-client=-3",
+    ],
+)
+def test_serve_refuses_bounds_that_are_not_positive(flag: str) -> None:
+    schemawire = str(Path(sys.executable).with_name("schemawire"))
+    desk = Path(__file__).parents[2] / "examples" / "support-desk"
+    done = subprocess.run(
+        [schemawire, "serve", str(desk), "--http", "--port", "0", flag],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert flag.partition("=")[0] in done.stderr

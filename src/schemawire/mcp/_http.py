@@ -14,7 +14,7 @@ import hmac
 import ipaddress
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
@@ -25,8 +25,9 @@ from mcp.server.transport_security import TransportSecuritySettings
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from schemawire.errors import UsageError
+from schemawire.mcp._sessions import SessionBounds, bounded_sessions
 
-__all__ = ["HttpOptions", "Listening", "http_app", "running"]
+__all__ = ["HttpOptions", "Listening", "SessionBounds", "http_app", "running"]
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -35,6 +36,9 @@ App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 _LOOPBACK_NAMES = ("localhost",)
 _STARTUP_SECONDS = 10.0
+# Sessions the SDK may hold beyond `SessionBounds.total`: room for sessions being opened while
+# the longest-idle ones are ended (the SDK's own bound is only a backstop).
+_OPENING_HEADROOM = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +57,7 @@ class HttpOptions:
         header_timeout: seconds a request's headers may take to arrive, counted from the
             connection's opening or the previous response's end.
         body_timeout: seconds a request's body may take to arrive once its headers have.
+        sessions: how many Streamable HTTP sessions are kept, and how long an idle one lives.
     """
 
     host: str = "127.0.0.1"
@@ -64,6 +69,7 @@ class HttpOptions:
     allowed_hosts: tuple[str, ...] = ()
     header_timeout: float = 10.0
     body_timeout: float = 30.0
+    sessions: SessionBounds = field(default_factory=SessionBounds)
 
     def check(self) -> None:
         """Refuse to bind a non-loopback address unless ``allow_remote`` is set, and timeouts
@@ -71,19 +77,28 @@ class HttpOptions:
 
         Raises:
             UsageError: the address is not loopback and remote access was not asked for, or a
-                timeout is not a positive number of seconds.
+                timeout or a session bound is not positive.
         """
         if not self.allow_remote and not is_loopback(self.host):
             raise UsageError(
                 f"{self.host} is not a loopback address: pass --allow-remote to "
                 "serve other machines (and set --token)"
             )
-        for flag, seconds in (
+        seconds = (
             ("--header-timeout", self.header_timeout),
             ("--body-timeout", self.body_timeout),
-        ):
-            if not 0 < seconds < float("inf"):
-                raise UsageError(f"{flag} {seconds:g}: give a positive number of seconds")
+            ("--session-idle", self.sessions.idle),
+        )
+        for flag, value in seconds:
+            if not 0 < value < float("inf"):
+                raise UsageError(f"{flag} {value:g}: give a positive number of seconds")
+        counts = (
+            ("--max-sessions", self.sessions.total),
+            ("--max-sessions-per-client", self.sessions.per_client),
+        )
+        for flag, count in counts:
+            if count < 1:
+                raise UsageError(f"{flag} {count}: give a positive number of sessions")
 
 
 def is_loopback(host: str) -> bool:
@@ -136,12 +151,16 @@ async def _unauthorized(send: Send) -> None:
 
 def http_app(server: Server[Any], options: HttpOptions) -> App:
     """The server as an ASGI app: Streamable HTTP at ``options.path``, stateful, answering with
-    server-sent events (so progress and list-changed notifications reach the client)."""
-    app: App = server.streamable_http_app(
+    server-sent events (so progress and list-changed notifications reach the client), its
+    sessions within ``options.sessions`` (`schemawire.mcp._sessions`)."""
+    sdk_app: App = server.streamable_http_app(
         streamable_http_path=options.path,
         transport_security=_security(options),
         host=options.host,
+        session_idle_timeout=options.sessions.idle,
+        max_sessions=options.sessions.total + _OPENING_HEADROOM,
     )
+    app = bounded_sessions(sdk_app, options.sessions, options.path)
     return _BearerToken(app, options.token) if options.token else app
 
 

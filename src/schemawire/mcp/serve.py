@@ -15,7 +15,7 @@ from mcp.server.stdio import stdio_server
 
 from schemawire._version import __version__
 from schemawire.errors import UsageError
-from schemawire.mcp._http import HttpOptions, http_app, running
+from schemawire.mcp._http import HttpOptions, SessionBounds, http_app, running
 from schemawire.mcp.client import HttpServer, McpClient, StdioServer
 from schemawire.mcp.proxy import UpstreamTools
 from schemawire.mcp.server import LocalTools, Sessions, build_server
@@ -23,7 +23,14 @@ from schemawire.schema.implementations import load_implementations
 from schemawire.schema.repository import Repository
 from schemawire.trace import Trace
 
-__all__ = ["HttpOptions", "ServeOptions", "gated_server", "load_implementations", "serve"]
+__all__ = [
+    "HttpOptions",
+    "ServeOptions",
+    "SessionBounds",
+    "gated_server",
+    "load_implementations",
+    "serve",
+]
 
 _UPSTREAM_TIMEOUT = 30.0  # seconds a proxied call may take, unless told
 
