@@ -4,6 +4,7 @@ cut, and duplicate keys are refused as the argument gate refuses them."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import time
@@ -17,13 +18,15 @@ import anyio.abc
 import httpx2
 import pytest
 
+from schemawire.gates import ArgumentGate
 from schemawire.mcp import HttpServer, McpClient
 from schemawire.mcp._http import HttpOptions, SessionBounds, http_app, running
+from schemawire.mcp._sent import duplicated_arguments
 from schemawire.mcp.server import LocalTools, build_server
 from schemawire.schema.repository import Repository
 from schemawire.trace import Trace
 from tests.conftest import WriteRepo, tool_schema
-from tests.mcp.rawmcp import ACCEPT, INITIALIZE, HttpSession, tool_call
+from tests.mcp.rawmcp import ACCEPT, INITIALIZE, HttpSession, StdioSession, tool_call
 
 pytestmark = pytest.mark.anyio
 
@@ -230,3 +233,73 @@ def test_serve_refuses_bounds_that_are_not_positive(flag: str) -> None:
     )
     assert done.returncode == 2
     assert flag.partition("=")[0] in done.stderr
+
+
+# --- duplicate keys are refused as the argument gate refuses them --------------------------------
+
+DUPLICATED = '{"city": "Oslo", "nested": {"a": 1, "a": 2}, "city": "Paris"}'
+
+
+def gate_error(repository: Repository, tool: str, text: str) -> dict[str, Any]:
+    """What `ArgumentGate.check` says of ``text``, as the model reads it."""
+    verdict = ArgumentGate.from_repository(repository, tool).check(text)
+    assert verdict.rejection is not None
+    error: dict[str, Any] = verdict.rejection.to_json()["error"]
+    return error
+
+
+def refusal(answer: dict[str, Any]) -> dict[str, Any]:
+    result = answer["result"]
+    assert result["isError"] is True
+    error: dict[str, Any] = json.loads(result["content"][0]["text"])["error"]
+    return error
+
+
+async def test_duplicate_keys_over_http_are_refused_before_the_tool_runs(
+    write_repo: WriteRepo,
+) -> None:
+    spy = Spy()
+    async with lookup_server(write_repo, spy) as url, httpx2.AsyncClient(timeout=30) as http:
+        session = await HttpSession(http, url).open()
+        with anyio.fail_after(30):
+            refused = await session.post(tool_call(3, "lookup", DUPLICATED))
+            plain = await session.post(tool_call(4, "lookup", '{"city": "Oslo"}'))
+    repository = Repository.load(write_repo({"schemas/tools/lookup.json": tool_schema("lookup")}))
+    assert refusal(refused) == gate_error(repository, "lookup", DUPLICATED)
+    assert refusal(refused)["code"] == "arguments_malformed"
+    assert refusal(refused)["violations"][0]["pointer"] == "/nested/a"
+    assert plain["result"]["isError"] is False
+    assert spy.cities == ["Oslo"]  # only the plain call ran
+
+
+@pytest.mark.parametrize("proxied", [False, True], ids=["server", "proxy"])
+async def test_duplicate_keys_over_stdio_are_refused_as_the_gate_refuses_them(
+    proxied: bool,
+) -> None:
+    schemawire = str(Path(sys.executable).with_name("schemawire"))
+    desk = Path(__file__).parents[2] / "examples" / "support-desk"
+    command = [schemawire, "serve", str(desk)]
+    if proxied:
+        command = [schemawire, "serve", "--upstream", "--", *command]
+    text = '{"city": "Oslo", "city": "Paris"}'
+    with anyio.fail_after(60):
+        async with await anyio.open_process(command) as process:
+            session = await StdioSession(process).open()
+            await session.send(tool_call(5, "get_weather", text))
+            refused = await session.receive()
+            await session.send(tool_call(6, "get_weather", '{"city": "Paris"}'))
+            plain = await session.receive()
+            assert process.stdin is not None
+            await process.stdin.aclose()
+    error = refusal(refused)
+    assert error == gate_error(Repository.load(desk), "get_weather", text)
+    assert (error["code"], error["violations"][0]["pointer"]) == ("arguments_malformed", "/city")
+    assert plain["result"]["structuredContent"]["city"] == "Paris"
+
+
+def test_only_arguments_that_repeat_a_key_are_taken_as_text() -> None:
+    assert duplicated_arguments(tool_call(1, "t", '{"a": 1}')) is None
+    assert duplicated_arguments(b'{"id": 1, "id": 2, "params": {"arguments": {"a": 1}}}') is None
+    assert duplicated_arguments(b"not json") is None
+    sent = '{"a": [{"b": 1, "b": 2}]}'
+    assert duplicated_arguments(tool_call(1, "t", sent)) == sent

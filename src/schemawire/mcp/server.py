@@ -37,6 +37,7 @@ from schemawire.gates import (
     rejection_meta,
 )
 from schemawire.mcp._offload import off_loop
+from schemawire.mcp._sent import SentLines, arguments_as_sent
 from schemawire.mcp._wire import record_verdicts
 from schemawire.project.mcp import VERSIONS, project_mcp
 from schemawire.schema.repository import Repository
@@ -56,11 +57,12 @@ class ToolBackend(Protocol):
         ...
 
     async def call_tool(
-        self, name: str, arguments: dict[str, Any] | None, *, version: str, trace: Trace,
+        self, name: str, arguments: dict[str, Any] | str | None, *, version: str, trace: Trace,
         label: str,
     ) -> dict[str, Any]:  # fmt: skip
         """The ``CallToolResult`` (as JSON) of one gated call from a client of protocol
-        ``version``; the gates' verdicts go to ``trace`` as hops of ``label``."""
+        ``version``: ``arguments`` as parsed, or the JSON text sent where the parse would hide
+        a problem (a repeated key); the gates' verdicts go to ``trace`` as hops of ``label``."""
         ...
 
 
@@ -96,9 +98,12 @@ def build_server(
     trace: Trace,
     instructions: str | None = None,
     sessions: Sessions | None = None,
+    lines: SentLines | None = None,
 ) -> Server[Any]:
     """A low-level SDK server that lists ``backend``'s tools and runs its calls, every message
-    traced as a hop of ``trace``; ``sessions`` collects the client sessions it serves."""
+    traced as a hop of ``trace``; ``sessions`` collects the client sessions it serves. Served
+    over stdio, ``lines`` must be the stdin the transport reads (`schemawire.mcp._sent`), so that
+    arguments that repeat a key are refused, as they are over HTTP."""
     label = f"mcp:{name}"
     sessions = sessions if sessions is not None else Sessions()
 
@@ -113,8 +118,9 @@ def build_server(
         ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         version = _projection_version(ctx.protocol_version)
+        arguments = await arguments_as_sent(ctx.request, params.arguments, ctx.request_id, lines)
         result = await backend.call_tool(
-            params.name, params.arguments, version=version, trace=trace, label=label
+            params.name, arguments, version=version, trace=trace, label=label
         )
         return await off_loop(types.CallToolResult.model_validate, result, weight=result)
 
@@ -284,9 +290,14 @@ class LocalTools:
         return [tool for _, tool, _ in self._listing(version).values()]
 
     async def call_tool(
-        self, name: str, arguments: dict[str, Any] | None, *, version: str, trace: Trace,
+        self,
+        name: str,
+        arguments: dict[str, Any] | str | None,
+        *,
+        version: str,
+        trace: Trace,
         label: str,
-    ) -> dict[str, Any]:  # fmt: skip
+    ) -> dict[str, Any]:
         listed = self._listing(version).get(name)
         if listed is None:
             raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {name}")
