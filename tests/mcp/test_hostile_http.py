@@ -218,7 +218,7 @@ async def test_an_idle_session_ends_after_the_idle_time(write_repo: WriteRepo) -
         "--body-timeout=-1",
         "--session-idle=0",
         "--max-sessions=0",
-        "--max-sessions-per-client=-3",
+        "--client-sessions=-3",
     ],
 )
 def test_serve_refuses_bounds_that_are_not_positive(flag: str) -> None:
@@ -303,3 +303,9 @@ def test_only_arguments_that_repeat_a_key_are_taken_as_text() -> None:
     assert duplicated_arguments(b"not json") is None
     sent = '{"a": [{"b": 1, "b": 2}]}'
     assert duplicated_arguments(tool_call(1, "t", sent)) == sent
+
+
+def test_the_http_bounds_default_to_what_the_docs_say() -> None:
+    options = HttpOptions()
+    assert (options.header_timeout, options.body_timeout) == (10.0, 30.0)
+    assert options.sessions == SessionBounds(idle=300.0, per_client=100, total=1000)

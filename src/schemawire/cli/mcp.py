@@ -189,10 +189,10 @@ def serve_command(
             "--max-sessions", help="Sessions kept in all; past it the longest idle ends (--http)."
         ),
     ] = 1000,
-    max_sessions_per_client: Annotated[
+    client_sessions: Annotated[
         int,
         typer.Option(
-            "--max-sessions-per-client",
+            "--client-sessions",
             help="Sessions one client address keeps; past it its longest idle ends (--http).",
         ),
     ] = 100,
@@ -204,9 +204,7 @@ def serve_command(
     from schemawire.mcp.serve import HttpOptions, ServeOptions, SessionBounds, serve
 
     directory, upstream_address = _serve_target(arguments or [], upstream, upstream_url, repo)
-    sessions = SessionBounds(
-        idle=session_idle, per_client=max_sessions_per_client, total=max_sessions
-    )
+    sessions = SessionBounds(idle=session_idle, per_client=client_sessions, total=max_sessions)
     listen = HttpOptions(
         host=host,
         port=port,

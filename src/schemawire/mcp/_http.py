@@ -94,7 +94,7 @@ class HttpOptions:
                 raise UsageError(f"{flag} {value:g}: give a positive number of seconds")
         counts = (
             ("--max-sessions", self.sessions.total),
-            ("--max-sessions-per-client", self.sessions.per_client),
+            ("--client-sessions", self.sessions.per_client),
         )
         for flag, count in counts:
             if count < 1:

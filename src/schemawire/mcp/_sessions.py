@@ -10,7 +10,7 @@ client address may hold (`SessionBounds.per_client`) and how many the server hol
 A new session past either bound is not refused: the layer ends the longest-idle session of that
 client (past ``per_client``) or of anyone (past ``total``), as a client ending its own would, with
 a ``DELETE`` of its ``Mcp-Session-Id``; the client of the ended session gets 404 on its next
-request, which tells an MCP client to open a new session. Sessions busy with a request (an open
+request, the MCP spec's signal to start a new session. Sessions busy with a request (an open
 server-sent event stream included) are never ended: when every candidate is busy, the new session
 is refused with 503 and ``Retry-After``. A request that does not open a session (a foreign
 ``Host``, a bad body) ends nothing.
