@@ -172,22 +172,56 @@ def serve_command(
             show_default=False,
         ),
     ] = None,
+    header_timeout: Annotated[
+        float,
+        typer.Option("--header-timeout", help="Seconds a request's headers may take (--http)."),
+    ] = 10.0,
+    body_timeout: Annotated[
+        float, typer.Option("--body-timeout", help="Seconds a request's body may take (--http).")
+    ] = 30.0,
+    session_idle: Annotated[
+        float,
+        typer.Option("--session-idle", help="Seconds an idle session lives (--http)."),
+    ] = 300.0,
+    max_sessions: Annotated[
+        int,
+        typer.Option(
+            "--max-sessions", help="Sessions kept in all; past it the longest idle ends (--http)."
+        ),
+    ] = 1000,
+    client_sessions: Annotated[
+        int,
+        typer.Option(
+            "--client-sessions",
+            help="Sessions one client address keeps; past it its longest idle ends (--http).",
+        ),
+    ] = 100,
     trace: Trace = None,
 ) -> None:
     """Serve the repository's tools over MCP, every call gated both ways; or, with --upstream,
     stand in front of another MCP server and gate every call to it.
     """
-    from schemawire.mcp.serve import HttpOptions, ServeOptions, serve
+    from schemawire.mcp.serve import HttpOptions, ServeOptions, SessionBounds, serve
 
     directory, upstream_address = _serve_target(arguments or [], upstream, upstream_url, repo)
+    sessions = SessionBounds(idle=session_idle, per_client=client_sessions, total=max_sessions)
+    listen = HttpOptions(
+        host=host,
+        port=port,
+        allow_remote=allow_remote,
+        token=token,
+        allowed_origins=tuple(allowed_origin or ()),
+        header_timeout=header_timeout,
+        body_timeout=body_timeout,
+        sessions=sessions,
+    )
     options = ServeOptions(
         upstream=upstream_address,
-        http=HttpOptions(host=host, port=port, allow_remote=allow_remote, token=token,
-                         allowed_origins=tuple(allowed_origin or ())) if http else None,
+        http=listen if http else None,
         timeout=timeout,
         trace=trace,
         on_ready=functools.partial(_announce, host),
-    )  # fmt: skip
+    )
     with _server_errors():
         serve(directory, options)
 

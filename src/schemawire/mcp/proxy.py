@@ -79,7 +79,7 @@ class UpstreamTools:
         return {**tool.listed, "outputSchema": wrapped_output(output)}, True
 
     async def call_tool(
-        self, name: str, arguments: dict[str, Any] | None, *, version: str, trace: Trace,
+        self, name: str, arguments: dict[str, Any] | str | None, *, version: str, trace: Trace,
         label: str,
     ) -> dict[str, Any]:  # fmt: skip
         try:

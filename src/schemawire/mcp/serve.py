@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import anyio
 from mcp.server.lowlevel import Server
@@ -15,7 +15,8 @@ from mcp.server.stdio import stdio_server
 
 from schemawire._version import __version__
 from schemawire.errors import UsageError
-from schemawire.mcp._http import HttpOptions, http_app, running
+from schemawire.mcp._http import HttpOptions, SessionBounds, http_app, running
+from schemawire.mcp._sent import SentLines, stdin_lines
 from schemawire.mcp.client import HttpServer, McpClient, StdioServer
 from schemawire.mcp.proxy import UpstreamTools
 from schemawire.mcp.server import LocalTools, Sessions, build_server
@@ -23,7 +24,14 @@ from schemawire.schema.implementations import load_implementations
 from schemawire.schema.repository import Repository
 from schemawire.trace import Trace
 
-__all__ = ["HttpOptions", "ServeOptions", "gated_server", "load_implementations", "serve"]
+__all__ = [
+    "HttpOptions",
+    "ServeOptions",
+    "SessionBounds",
+    "gated_server",
+    "load_implementations",
+    "serve",
+]
 
 _UPSTREAM_TIMEOUT = 30.0  # seconds a proxied call may take, unless told
 
@@ -51,10 +59,11 @@ class ServeOptions:
 
 @asynccontextmanager
 async def gated_server(
-    repository: Repository, options: ServeOptions, trace: Trace
+    repository: Repository, options: ServeOptions, trace: Trace, lines: SentLines | None = None
 ) -> AsyncIterator[Server[Any]]:
     """The SDK server that serves ``repository`` (or the upstream), for as long as the block
-    runs: a proxy's upstream connection lives that long too.
+    runs: a proxy's upstream connection lives that long too. ``lines``: stdin, when serving
+    stdio (see `build_server`).
 
     Raises:
         UsageError: the repository implements no tool and there is no upstream.
@@ -68,7 +77,7 @@ async def gated_server(
                              "[serve.tools] (or pass --upstream)")  # fmt: skip
         timeout = options.timeout or repository.config.serve.timeout
         tools = LocalTools(repository, implementations, timeout=timeout)
-        yield build_server(tools, name=name, version=__version__, trace=trace)
+        yield build_server(tools, name=name, version=__version__, trace=trace, lines=lines)
         return
     sessions = Sessions()  # told when the upstream's tool list changes
     async with McpClient(
@@ -78,8 +87,14 @@ async def gated_server(
         timeout=options.timeout or _UPSTREAM_TIMEOUT,
         on_tools_changed=sessions.tools_changed,
     ) as client:
-        yield build_server(UpstreamTools(client), name=f"{name} (gating proxy)",
-                           version=__version__, trace=trace, sessions=sessions)  # fmt: skip
+        yield build_server(
+            UpstreamTools(client),
+            name=f"{name} (gating proxy)",
+            version=__version__,
+            trace=trace,
+            sessions=sessions,
+            lines=lines,
+        )
 
 
 def serve(directory: Path, options: ServeOptions) -> None:
@@ -98,12 +113,23 @@ def serve(directory: Path, options: ServeOptions) -> None:
 
 async def _serve(repository: Repository, options: ServeOptions) -> None:
     with Trace(path=options.trace) as trace:
-        async with gated_server(repository, options, trace) as server:
-            if options.http is None:
-                async with stdio_server() as (read, write):
-                    options.on_ready(None)
-                    await server.run(read, write, server.create_initialization_options())
-                return
-            async with running(http_app(server, options.http), options.http) as listening:
-                options.on_ready(listening.port)
-                await listening.stopped.wait()
+        if options.http is None:
+            await _serve_stdio(repository, options, trace)
+            return
+        async with (
+            gated_server(repository, options, trace) as server,
+            running(http_app(server, options.http), options.http) as listening,
+        ):
+            options.on_ready(listening.port)
+            await listening.stopped.wait()
+
+
+async def _serve_stdio(repository: Repository, options: ServeOptions, trace: Trace) -> None:
+    """Serve until stdin closes; stdin is read for the SDK's transport (`stdin_lines`)."""
+    async with (
+        stdin_lines() as lines,
+        gated_server(repository, options, trace, lines) as server,
+        stdio_server(stdin=cast(Any, lines)) as (read, write),
+    ):
+        options.on_ready(None)
+        await server.run(read, write, server.create_initialization_options())

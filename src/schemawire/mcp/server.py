@@ -36,6 +36,8 @@ from schemawire.gates import (
     Verdict,
     rejection_meta,
 )
+from schemawire.mcp._offload import off_loop
+from schemawire.mcp._sent import SentLines, arguments_as_sent
 from schemawire.mcp._wire import record_verdicts
 from schemawire.project.mcp import VERSIONS, project_mcp
 from schemawire.schema.repository import Repository
@@ -55,11 +57,12 @@ class ToolBackend(Protocol):
         ...
 
     async def call_tool(
-        self, name: str, arguments: dict[str, Any] | None, *, version: str, trace: Trace,
+        self, name: str, arguments: dict[str, Any] | str | None, *, version: str, trace: Trace,
         label: str,
     ) -> dict[str, Any]:  # fmt: skip
         """The ``CallToolResult`` (as JSON) of one gated call from a client of protocol
-        ``version``; the gates' verdicts go to ``trace`` as hops of ``label``."""
+        ``version``: ``arguments`` as parsed, or the JSON text sent where the parse would hide
+        a problem (a repeated key); the gates' verdicts go to ``trace`` as hops of ``label``."""
         ...
 
 
@@ -95,9 +98,12 @@ def build_server(
     trace: Trace,
     instructions: str | None = None,
     sessions: Sessions | None = None,
+    lines: SentLines | None = None,
 ) -> Server[Any]:
     """A low-level SDK server that lists ``backend``'s tools and runs its calls, every message
-    traced as a hop of ``trace``; ``sessions`` collects the client sessions it serves."""
+    traced as a hop of ``trace``; ``sessions`` collects the client sessions it serves. Served
+    over stdio, ``lines`` must be the stdin the transport reads (`schemawire.mcp._sent`), so that
+    arguments that repeat a key are refused, as they are over HTTP."""
     label = f"mcp:{name}"
     sessions = sessions if sessions is not None else Sessions()
 
@@ -112,9 +118,11 @@ def build_server(
         ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         version = _projection_version(ctx.protocol_version)
-        result = await backend.call_tool(params.name, params.arguments, version=version,
-                                         trace=trace, label=label)  # fmt: skip
-        return types.CallToolResult.model_validate(result)
+        arguments = await arguments_as_sent(ctx.request, params.arguments, ctx.request_id, lines)
+        result = await backend.call_tool(
+            params.name, arguments, version=version, trace=trace, label=label
+        )
+        return await off_loop(types.CallToolResult.model_validate, result, weight=result)
 
     server = _ListChangedServer(name, version=version, instructions=instructions,
                                 on_list_tools=list_tools, on_call_tool=call_tool)  # fmt: skip
@@ -147,22 +155,30 @@ class _TraceMiddleware:
             message["id"] = ctx.request_id
         if ctx.params is not None:
             message["params"] = dict(ctx.params)
-        self.trace.record("client", self.label, "mcp", "receive", message)
+        await off_loop(self.trace.record, "client", self.label, "mcp", "receive", message,
+                       weight=ctx.params)  # fmt: skip
         try:
             result = await call_next(ctx)
         except MCPError as error:
             answer = {"code": error.error.code, "message": error.error.message}
-            self._answered(ctx, {"error": answer})
+            self._answered(ctx.request_id, {"error": answer})
             raise
         if ctx.request_id is not None:
-            dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True) if isinstance(
-                result, BaseModel) else result  # fmt: skip
-            self._answered(ctx, {"result": dumped})
+            await off_loop(self._answered_with, ctx.request_id, result, weight=result)
         return result
 
-    def _answered(self, ctx: ServerRequestContext[Any, Any], body: dict[str, Any]) -> None:
-        self.trace.record(self.label, "client", "mcp", "send",
-                          {"jsonrpc": "2.0", "id": ctx.request_id, **body})  # fmt: skip
+    def _answered_with(self, request_id: Any, result: HandlerResult) -> None:
+        dumped = (
+            result.model_dump(by_alias=True, mode="json", exclude_none=True)
+            if isinstance(result, BaseModel)
+            else result
+        )
+        self._answered(request_id, {"result": dumped})
+
+    def _answered(self, request_id: Any, body: dict[str, Any]) -> None:
+        self.trace.record(
+            self.label, "client", "mcp", "send", {"jsonrpc": "2.0", "id": request_id, **body}
+        )
 
 
 def _projection_version(protocol: str | None) -> str:
@@ -274,21 +290,34 @@ class LocalTools:
         return [tool for _, tool, _ in self._listing(version).values()]
 
     async def call_tool(
-        self, name: str, arguments: dict[str, Any] | None, *, version: str, trace: Trace,
+        self,
+        name: str,
+        arguments: dict[str, Any] | str | None,
+        *,
+        version: str,
+        trace: Trace,
         label: str,
-    ) -> dict[str, Any]:  # fmt: skip
+    ) -> dict[str, Any]:
         listed = self._listing(version).get(name)
         if listed is None:
             raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {name}")
         canonical, _, wrapped = listed
         argument_gate, result_gate = self._gates[canonical]
-        verdict = argument_gate.check(arguments if arguments is not None else {})
+        sent = arguments if arguments is not None else {}
+        verdict = await off_loop(_checked, argument_gate, sent, trace, label, weight=sent)
         if not verdict.accepted:
-            record_verdicts(trace, label, verdict)
-            return verdict_result(verdict)
+            return await off_loop(verdict_result, verdict, weight=sent)  # quotes what it got
         # What the function raised, or its timeout, comes back as the outcome: the result
         # gate makes it one line, and no stack trace reaches the client.
         outcome = await invoke(self.implementations[canonical], verdict.value, self.timeout)
-        checked = result_gate.check(outcome)
-        record_verdicts(trace, label, verdict, checked)
-        return verdict_result(checked, wrap=wrapped)
+        checked = await off_loop(_checked, result_gate, outcome, trace, label, weight=outcome)
+        answer = functools.partial(verdict_result, checked, wrap=wrapped)
+        return await off_loop(answer, weight=outcome)
+
+
+def _checked(gate: ArgumentGate | ResultGate, value: Any, trace: Trace, label: str) -> Verdict:
+    """``gate``'s verdict on ``value``, recorded in ``trace``; one step, so that it runs off the
+    event loop in one piece when ``value`` is large."""
+    verdict = gate.check(value)
+    record_verdicts(trace, label, verdict)
+    return verdict
