@@ -53,6 +53,7 @@ from schemawire.gates import (
     Verdict,
 )
 from schemawire.mcp._children import tied_to_this_process
+from schemawire.mcp._offload import off_loop
 from schemawire.mcp._problems import HttpStatuses, ServerError, last_line, startup_problem
 from schemawire.mcp._tools import RemoteTool, gates_for, remote_tools, unwrapped
 from schemawire.mcp._wire import WireTap, record_verdicts, traced
@@ -505,11 +506,9 @@ class McpClient:
 
     async def _gate(self, check: Callable[[Any], Verdict], payload: Any) -> Verdict:
         """``check(payload)``, its verdict recorded: the one place the client's argument and
-        result gates run (both `call` and `call_accepted` come here)."""
-        # Issue 12: the place to move gate work on a large payload off the event loop
-        # (schemawire.mcp._offload.off_loop(check, payload, weight=payload)); the trace record
-        # below stays on the loop.
-        verdict = check(payload)
+        result gates run (both `call` and `call_accepted` come here). On a large payload the
+        check runs in a worker thread, so a proxy's other clients are served meanwhile."""
+        verdict = await off_loop(check, payload, weight=payload)
         self._record(verdict)
         return verdict
 
