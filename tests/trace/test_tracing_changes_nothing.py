@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-
-from collections.abc import Callable
 
 import anyio
 import pytest
@@ -66,6 +65,9 @@ def hostile(kind: str) -> object:
 RESULT_KINDS = ["big integer", "lone surrogate", "NaN", "deep nesting", "huge string", "bytes"]
 
 
+SERVE_HOSTILE = '[serve]\npython-path = ["."]\n[serve.tools]\nhostile = "tools:hostile"\n'
+
+
 def hostile_repository(write_repo: WriteRepo) -> Path:
     """A repository serving ``hostile``: a tool whose results are hostile values."""
     schema = tool_schema("hostile", properties={"kind": {"type": "string"}}, required=["kind"])
@@ -73,7 +75,7 @@ def hostile_repository(write_repo: WriteRepo) -> Path:
         {
             "schemas/tools/hostile.json": schema,
             "tools.py": RESULTS,
-            "schemawire.toml": '[serve]\npython-path = ["."]\n[serve.tools]\nhostile = "tools:hostile"\n',
+            "schemawire.toml": SERVE_HOSTILE,
         }
     )
 
@@ -83,7 +85,8 @@ async def answers(command: list[str], lines: list[bytes]) -> dict[Any, Any]:
     SDK's transport cannot read gets no answer (it is dropped before any handler sees it)."""
     expected = {0, 99} | {_id(line) for line in lines if _readable(line)}
     async with await anyio.open_process(command) as process:
-        assert process.stdin is not None and process.stdout is not None
+        assert process.stdin is not None
+        assert process.stdout is not None
         for line in [INITIALIZE, INITIALIZED, *lines, PING]:
             await process.stdin.send(line)
         got = await _answers(process.stdout, expected)

@@ -48,6 +48,11 @@ class ServeOptions:
     name: str | None = None
     on_ready: Callable[[int | None], None] = field(default=lambda port: None)
 
+    def open_trace(self) -> Trace:
+        """The server's trace: every hop written to ``trace`` (when given), none kept in
+        memory, so a server that runs for days does not grow with the calls it serves."""
+        return Trace(path=self.trace, keep=False)
+
 
 @asynccontextmanager
 async def gated_server(
@@ -97,7 +102,7 @@ def serve(directory: Path, options: ServeOptions) -> None:
 
 
 async def _serve(repository: Repository, options: ServeOptions) -> None:
-    with Trace(path=options.trace) as trace:
+    with options.open_trace() as trace:
         async with gated_server(repository, options, trace) as server:
             if options.http is None:
                 async with stdio_server() as (read, write):
