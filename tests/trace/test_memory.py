@@ -25,7 +25,7 @@ CALLS = 200
 
 async def growth(options: ServeOptions) -> int:
     """Bytes the process holds after `CALLS` more calls to a tool served as `serve` serves it
-    than after a few. One session (the handshake): the SDK keeps each stateless request's
+    than after a hundred. One session (the handshake): the SDK keeps each stateless request's
     session a while, which is not the trace's to measure."""
     http = HttpOptions(port=0)
     repository = Repository.load(EXAMPLES / "support-desk")
@@ -36,9 +36,10 @@ async def growth(options: ServeOptions) -> int:
         ):
             url = f"http://127.0.0.1:{listening.port}/mcp"
             async with McpClient(HttpServer(url), mode="legacy", tracing=False) as client:
-                await calls(client, 20)  # caches, connection pools, the gates built
+                await calls(client, 20)  # connection pools, the gates built
                 tracemalloc.start()
                 try:
+                    await calls(client, 100)  # what fills once (caches) fills here
                     before = held()
                     await calls(client, CALLS)
                     after = held()
