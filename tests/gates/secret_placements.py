@@ -88,6 +88,9 @@ PLACEMENTS: dict[str, Callable[[str], tuple[Any, dict[str, Any] | None]]] = {
         {"count": text},
         {"type": "object", "properties": {"count": {"type": "integer"}}},
     ),
+    # A member the output schema does not allow: its key is in the violation's pointer
+    # (escaped: "/" as "~1") and quoted in its message.
+    "rejected key": lambda text: ({text: 1}, {"type": "object", "additionalProperties": False}),
 }
 
 

@@ -118,12 +118,16 @@ def test_appending_after_a_crash_at_any_byte_reads_back_in_order(
     written = path.read_bytes() if path.exists() else b""
     kept = written[: min(cut, len(written))]
     path.write_bytes(kept)
-    whole_lines = kept.count(b"\n")
+    tail = kept.rsplit(b"\n", 1)[-1]  # the line the crash was writing, if any
+    cut_short = int(bool(tail) and written[len(kept) : len(kept) + 1] != b"\n")
+    whole = kept.count(b"\n") + int(bool(tail) and not cut_short)  # only the newline lost
     with Trace("r1", path=path) as resumed:
         record(resumed, after, "after")
-    hops = list(read_trace(path))
-    assert [h.seq for h in hops] == list(range(1, whole_lines + after + 1))
-    assert [h.payload["t"] for h in hops] == ["é ☃"] * whole_lines + ["after"] * after
+    cuts: list[int] = []
+    hops = list(read_trace(path, on_cut=cuts.append))
+    assert [h.seq for h in hops] == list(range(1, whole + after + 1))
+    assert [h.payload["t"] for h in hops] == ["é ☃"] * whole + ["after"] * after
+    assert len(cuts) == cut_short
 
 
 def test_each_gates_verdict_is_a_gate_hop_and_none_is_skipped() -> None:
@@ -134,3 +138,36 @@ def test_each_gates_verdict_is_a_gate_hop_and_none_is_skipped() -> None:
     hops = [(h.source, h.target, h.protocol, h.direction, h.payload) for h in trace.hops]
     assert hops == [("host", "host", "gate", "check", {"tool": "get_weather"})] * 2
     assert [h.verdict for h in trace.hops] == [accepted.to_json(), refused.to_json()]
+
+
+def test_a_value_a_file_cannot_hold_exactly_is_written_with_a_note(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    deep: object = 0
+    for _ in range(300):
+        deep = [deep]
+    with Trace("r1", path=path) as trace:
+        for payload in ({"name": "report-\udcff"}, {"n": 2**70, "s": "\ud800"}, {"d": deep}):
+            trace.record("python:ls", "host", "python", "receive", payload)
+    lines = [json.loads(line) for line in path.read_bytes().splitlines()]
+    assert lines[0]["payload"] == {"name": "report-\ufffd"}
+    assert lines[1]["payload"] == {"n": 2**70, "s": "\ufffd"}
+    assert all("note" in line for line in lines)
+    assert [h.seq for h in read_trace(path)] == [1, 2, 3]
+
+
+def test_a_trace_that_keeps_nothing_builds_no_hop(tmp_path: Path) -> None:
+    quiet = Trace("r1", keep=False)
+    assert quiet.record("host", "tool", "python", "send", {"n": 1}) is None
+    written = Trace("r1", path=tmp_path / "t.jsonl", keep=False)
+    record(written, 3)
+    written.close()
+    assert (quiet.hops, written.hops) == ([], [])
+    assert [h.seq for h in read_trace(tmp_path / "t.jsonl")] == [1, 2, 3]
+
+
+def test_every_field_of_a_hop_is_redacted(tmp_path: Path) -> None:
+    key = "sk-proj-" + "Q" * 20 + "T3BlbkFJ" + "x" * 20
+    with Trace("r1", path=tmp_path / "t.jsonl") as trace:
+        trace.record(f"env KEY={key} cmd", "host", "mcp", "send", {"k": key}, verdict={"got": key})
+    assert key not in (tmp_path / "t.jsonl").read_text(encoding="utf-8")
+    assert key not in repr(trace.hops)

@@ -16,6 +16,7 @@ and look-alikes it must leave.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import re
@@ -25,10 +26,11 @@ from typing import Any
 
 import orjson
 
-from schemawire._json import loads
+from schemawire._json import loads, quoted
 from schemawire._pointer import join, split
 from schemawire.gates._detect import Detector, DetectorSet, Found, TriggerSet
 from schemawire.gates.verdict import Change
+from schemawire.types import Violation
 
 __all__ = ["Detector", "Redactor", "default_redactor"]
 
@@ -151,6 +153,30 @@ class Redactor:
             return value, []  # nothing here can be a secret: most large results
         walk = _Walk(self, triggers, marked)
         return walk.value(value, pointer), walk.changes
+
+    def pointer(self, pointer: str) -> str:
+        """``pointer`` with each of its tokens redacted: a key may itself be a secret, and
+        escaped into a pointer (``/`` as ``~1``) it would hide from the detectors."""
+        tokens = split(pointer)
+        redacted = [self.text(token)[0] for token in tokens]
+        if redacted == tokens:
+            return pointer
+        return "".join(join("", token) for token in redacted)
+
+    def violation(self, violation: Violation, marked: Marked | None = None) -> Violation:
+        """``violation`` as a rejection may show it: its pointer's tokens redacted, and its
+        message redacted where it quotes them (``unexpected property "..."``) or holds a
+        secret of its own; the value it quotes redacted as `quoted` does."""
+        got, _ = self.quoted(violation.got, violation.pointer, marked)
+        pointer = self.pointer(violation.pointer)
+        message = violation.message
+        if pointer != violation.pointer:
+            for token, redacted in zip(split(violation.pointer), split(pointer), strict=True):
+                message = message.replace(quoted(token)[1:-1], quoted(redacted)[1:-1])
+        message = self.text(message)[0]
+        if (got, pointer, message) == (violation.got, violation.pointer, violation.message):
+            return violation
+        return dataclasses.replace(violation, pointer=pointer, message=message, got=got)
 
     def quoted(
         self, value: Any, pointer: str, marked: Marked | None = None

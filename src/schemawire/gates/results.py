@@ -364,11 +364,7 @@ class ResultGate:
         if not self.options.redact:
             return violations
         marked = self.view.mark if self.view is not None and self.view.has_marks else None
-        quoted = []
-        for violation in violations:
-            got, _ = self.redactor.quoted(violation.got, violation.pointer, marked)
-            quoted.append(violation if got is violation.got else replace(violation, got=got))
-        return tuple(quoted)
+        return tuple(self.redactor.violation(violation, marked) for violation in violations)
 
     def _refused(
         self, result: ToolResult, code: str, violations: tuple[Violation, ...], hint: str

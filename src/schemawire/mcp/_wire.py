@@ -17,6 +17,7 @@ from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
 from schemawire._json import quoted
+from schemawire.gates.redact import default_redactor
 from schemawire.trace import Trace, record_verdicts  # the client and server record verdicts
 
 __all__ = ["WireTap", "message_json", "record_verdicts", "traced"]
@@ -24,6 +25,7 @@ __all__ = ["WireTap", "message_json", "record_verdicts", "traced"]
 _T = TypeVar("_T")
 
 PROTOCOL = "mcp"
+_SEEN = 4000  # characters of an unreadable line redacted: a secret begun in the 500 quoted ends
 
 
 def message_json(message: SessionMessage | Exception) -> dict[str, Any]:
@@ -39,12 +41,12 @@ def message_json(message: SessionMessage | Exception) -> dict[str, Any]:
 
 def _unreadable(error: Exception) -> str:
     """What a transport could not read, in one line: the line itself (as JSON) when it is
-    known."""
+    known, its secrets redacted before quoting hides them (``\\"password\\": ...``)."""
     if isinstance(error, ValidationError) and error.errors():
         found = error.errors()[0].get("input")
         if isinstance(found, str | bytes):
             text = found.decode("utf-8", "replace") if isinstance(found, bytes) else found
-            return quoted(text[:500])
+            return quoted(default_redactor().text(text[:_SEEN])[0][:500])
     return f"{type(error).__name__}: {error}"[:500]
 
 

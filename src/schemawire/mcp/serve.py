@@ -56,6 +56,11 @@ class ServeOptions:
     name: str | None = None
     on_ready: Callable[[int | None], None] = field(default=lambda port: None)
 
+    def open_trace(self) -> Trace:
+        """The server's trace: every hop written to ``trace`` (when given), none kept in
+        memory, so a server that runs for days does not grow with the calls it serves."""
+        return Trace(path=self.trace, keep=False)
+
 
 @asynccontextmanager
 async def gated_server(
@@ -112,7 +117,7 @@ def serve(directory: Path, options: ServeOptions) -> None:
 
 
 async def _serve(repository: Repository, options: ServeOptions) -> None:
-    with Trace(path=options.trace) as trace:
+    with options.open_trace() as trace:
         if options.http is None:
             await _serve_stdio(repository, options, trace)
             return

@@ -1,8 +1,16 @@
 """The trace: every hop of a run, in order, kept in memory and (optionally) written as JSON Lines.
 
 A trace file holds one `Hop` per line, written and flushed as the hop happens, so a run that
-crashes leaves every hop up to the crash. Secrets are redacted before a hop is kept: nothing a
-trace holds, in memory or on disk, can leak a key (DESIGN: local first).
+crashes leaves every hop up to the crash; a line a crash cut short stays, the next hop starts a
+line of its own, and `read_trace` skips the cut line and says so. Secrets are redacted before a
+hop is kept, from every field of it (who sent it and to whom, the payload, the verdict): nothing
+a trace holds, in memory or on disk, can leak a key (DESIGN: local first).
+
+Recording never fails the call it records: a value a trace file cannot hold exactly is written
+with a note (`schemawire.trace.lines`), and a value that cannot be redacted is not kept at all.
+
+A long-running server keeps no hops in memory: ``Trace(keep=False)`` only writes them (and, with
+no file, does nothing at all), so memory does not grow with the calls served.
 
 One id per run: a run's id is its hops' ``run`` member and, by default, its trace file's name
 (`trace_path`: ``.schemawire/traces/<run id>.jsonl``). A run resumed later appends to that file,
@@ -12,8 +20,7 @@ that never starts leaves no empty trace behind.
 
 from __future__ import annotations
 
-import json
-import re
+import os
 import threading
 import time
 import uuid
@@ -21,12 +28,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-import orjson
-
-from schemawire._json import Limits, loads
-from schemawire.errors import ErrorCode, JSONError
 from schemawire.gates.redact import Redactor, default_redactor
-from schemawire.types import Hop
+from schemawire.trace.lines import CutLine, hop_line, hops_of
+from schemawire.types import Hop, Violation
 
 if TYPE_CHECKING:
     from schemawire.gates import Verdict
@@ -62,6 +66,7 @@ class Trace:
         run_id: str | None = None,
         *,
         path: str | Path | None = None,
+        keep: bool = True,
         redactor: Redactor | None = None,
         redact: bool = True,
         clock: Callable[[], float] = time.time,
@@ -71,19 +76,23 @@ class Trace:
         Args:
             run_id: the run's id; a new one (`new_run_id`) when not given.
             path: a JSON Lines file to append each hop to, as it happens (created with the
-                first hop). A line a crash cut short at its end is dropped before appending.
+                first hop). After a line a crash cut short, the next hop starts a new line.
+            keep: keep every hop in `hops` too. A server that runs for days passes False: its
+                hops go to the file only (with no file and no ``on_hop``, nowhere: recording
+                costs nothing then).
             redactor: the secret detectors (default: `default_redactor`).
-            redact: redact payloads before keeping them; turn off only for benchmarks.
+            redact: redact hops before keeping them; turn off only for benchmarks.
             clock: the time source, seconds since the epoch.
             on_hop: called with each hop once it is kept (to show hops as they happen).
 
         Raises:
-            JSONError: ``path`` holds a line, before its last, that is not a hop.
+            JSONError: ``path`` holds a line that is not a hop (and not one a crash cut short).
             OSError: ``path`` exists and cannot be read or written.
         """
         self.run_id = run_id or new_run_id()
         self.hops: list[Hop] = []
         self.path = Path(path) if path is not None else None
+        self.keep = keep
         self._redactor = (redactor or default_redactor()) if redact else None
         self._clock = clock
         self._on_hop = on_hop
@@ -91,6 +100,7 @@ class Trace:
         self._file: IO[bytes] | None = None
         self._closed = False
         self._last_seq: dict[str, int] = {}  # run id -> the last hop's seq, here or in the file
+        self._labels: dict[str, str] = {}  # who sent a hop and to whom, redacted: few, repeated
         if self.path is not None and self.path.is_file():  # not a pipe or a terminal
             self._file = _reopen(self.path, self._last_seq)
         self._holds_hops = bool(self._last_seq)
@@ -110,16 +120,27 @@ class Trace:
         payload: Any,
         *,
         verdict: dict[str, Any] | None = None,
-    ) -> Hop:
-        """Keep one hop (its payload redacted) and append it to the file, if any."""
-        if self._redactor is not None:
-            payload, _ = self._redactor.value(payload)
+    ) -> Hop | None:
+        """Keep one hop, every field of it redacted, and append it to the file, if any.
+
+        Returns:
+            the hop as kept; None when nothing keeps it (``keep=False``, no open file, no
+            ``on_hop``), so it was neither redacted nor built.
+
+        Raises:
+            OSError: the trace file cannot be written (a value never makes recording fail).
+        """
+        if not self._keeps_anything():
+            with self._lock:
+                self._next_seq()
+            return None
+        source, target = self._label(source), self._label(target)
+        protocol, direction = self._label(protocol), self._label(direction)
+        payload, verdict = self._redacted(payload), self._redacted_verdict(verdict)
         with self._lock:
-            seq = self._last_seq.get(self.run_id, 0) + 1
-            self._last_seq[self.run_id] = seq
             hop = Hop(
                 self.run_id,
-                seq,
+                self._next_seq(),
                 self._clock(),
                 source,
                 target,
@@ -128,19 +149,62 @@ class Trace:
                 payload,
                 verdict,
             )
-            self.hops.append(hop)
+            if self.keep:
+                self.hops.append(hop)
             self._write(hop)
         if self._on_hop is not None:
             self._on_hop(hop)
         return hop
+
+    def _keeps_anything(self) -> bool:
+        writes = self.path is not None and not self._closed
+        return self.keep or writes or self._on_hop is not None
+
+    def _next_seq(self) -> int:
+        seq = self._last_seq.get(self.run_id, 0) + 1
+        self._last_seq[self.run_id] = seq
+        return seq
+
+    def _label(self, text: str) -> str:
+        """``text`` redacted; a command line or URL that names a server may hold a password."""
+        known = self._labels.get(text)
+        if known is None:
+            known = self._redactor.text(text)[0] if self._redactor is not None else text
+            if len(self._labels) < _LABELS:
+                self._labels[text] = known
+        return known
+
+    def _redacted(self, value: Any) -> Any:
+        """``value`` with its secrets replaced; one that cannot be walked is not kept."""
+        if self._redactor is None or value is None:
+            return value
+        try:
+            return self._redactor.value(value)[0]
+        except Exception as error:  # recording never fails the call it records
+            return f"[NOT KEPT: it could not be redacted ({type(error).__name__})]"
+
+    def _redacted_verdict(self, verdict: dict[str, Any] | None) -> Any:
+        """A verdict's JSON redacted, its pointers token by token: the key a violation or a
+        change points at may be a secret, which escaped into the pointer would hide from the
+        detectors."""
+        if self._redactor is None or verdict is None:
+            return verdict
+        try:
+            return self._redacted(_pointers_redacted(self._redactor, verdict))
+        except Exception as error:  # recording never fails the call it records
+            return f"[NOT KEPT: it could not be redacted ({type(error).__name__})]"
 
     def _write(self, hop: Hop) -> None:
         if self.path is None or self._closed:
             return
         if self._file is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = self.path.open("ab")
-        self._file.write(_line(hop) + b"\n")
+            pipe = self.path.exists() and not self.path.is_file()  # nothing to look back at
+            self._file = self.path.open("ab" if pipe else "a+b")
+        line = hop_line(hop) + b"\n"
+        if _ends_cut(self._file):  # another process died mid-line: start a line of our own
+            line = b"\n" + line
+        self._file.write(line)
         self._file.flush()
         self._holds_hops = True
 
@@ -150,7 +214,7 @@ class Trace:
         return self._holds_hops
 
     def close(self) -> None:
-        """Close the file; the hops stay in memory, and later ones are kept there only."""
+        """Close the file; later hops are kept in memory only (when the trace keeps hops)."""
         with self._lock:
             self._closed = True
             if self._file is not None:
@@ -162,6 +226,9 @@ class Trace:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+_LABELS = 1024  # distinct labels remembered redacted; a run has a handful
 
 
 def record_verdicts(trace: Trace, label: str, *verdicts: Verdict | None) -> None:
@@ -177,85 +244,60 @@ def record_verdicts(trace: Trace, label: str, *verdicts: Verdict | None) -> None
             )
 
 
+def _pointers_redacted(redactor: Redactor, verdict: dict[str, Any]) -> dict[str, Any]:
+    """``verdict`` (a `Verdict`'s JSON) with each violation as `Redactor.violation` shows it and
+    each change's pointer redacted."""
+    copy = dict(verdict)
+    rejection = verdict.get("rejection")
+    if isinstance(rejection, dict) and isinstance(rejection.get("violations"), list):
+        violations = [_violation_redacted(redactor, v) for v in rejection["violations"]]
+        copy["rejection"] = {**rejection, "violations": violations}
+    if isinstance(verdict.get("changes"), list):
+        copy["changes"] = [
+            {**change, "pointer": redactor.pointer(change["pointer"])}
+            for change in verdict["changes"]
+        ]
+    return copy
+
+
+def _violation_redacted(redactor: Redactor, violation: dict[str, Any]) -> dict[str, Any]:
+    shown = Violation(
+        violation["pointer"],
+        violation["keyword"],
+        violation["message"],
+        violation.get("expected"),
+        violation.get("got"),
+    )
+    return redactor.violation(shown).to_json()
+
+
 def _reopen(path: Path, last_seq: dict[str, int]) -> IO[bytes]:
-    """Open an existing trace file to append to: a last line cut short by a crash is cut off
-    (so the next hop starts a line of its own), and each run's last seq is noted.
+    """Open an existing trace file to append to, noting each run's last seq.
 
     Raises:
-        JSONError: a line before the last is not a hop.
+        JSONError: a line is not a hop (and not one a crash cut short).
     """
-    file = path.open("r+b")
-    try:
-        text = file.read()
-        whole = text.rfind(b"\n") + 1
-        if whole < len(text):
-            file.truncate(whole)
-        for hop in _hops(text[:whole].split(b"\n"), str(path), cut_short=False):
+    with path.open("rb") as file:
+        for hop in hops_of(file, str(path)):
             last_seq[hop.run_id] = max(last_seq.get(hop.run_id, 0), hop.seq)
-        file.seek(0, 2)
-    except BaseException:
-        file.close()
-        raise
-    return file
+    return path.open("a+b")
 
 
-def read_trace(path: str | Path) -> Iterator[Hop]:
-    """The hops of a trace file, in order. A line cut short by a crash ends the reading.
+def _ends_cut(file: IO[bytes]) -> bool:
+    """Whether the regular file ends in the middle of a line (a writer died there)."""
+    try:
+        size = os.fstat(file.fileno()).st_size
+        return size > 0 and os.pread(file.fileno(), 1, size - 1) != b"\n"
+    except OSError:  # a pipe or a terminal: nothing to look back at
+        return False
+
+
+def read_trace(path: str | Path, *, on_cut: CutLine | None = None) -> Iterator[Hop]:
+    """The hops of a trace file, in order. A line a crash cut short is skipped (``on_cut``
+    is told its line number), and reading goes on with the lines after it.
 
     Raises:
-        JSONError: a line before the last is not a hop.
+        JSONError: a line is not a hop (and not one a crash cut short).
     """
     with Path(path).open("rb") as file:
-        lines = file.read().split(b"\n")
-    yield from _hops(lines, str(path), cut_short=True)
-
-
-def _hops(lines: list[bytes], source: str, *, cut_short: bool) -> Iterator[Hop]:
-    """The hops of ``lines``; with ``cut_short``, a last line that is not one ends them."""
-    last = len(lines) - 1
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            yield _hop(_parsed(line))
-        except (orjson.JSONDecodeError, JSONError, KeyError, TypeError) as error:
-            if cut_short and number >= last:  # the line a crash cut short
-                return
-            raise JSONError(
-                ErrorCode.JSON_SYNTAX, f"not a hop: {error}", source=source, line=number, column=1
-            ) from None
-
-
-def _hop(record: dict[str, Any]) -> Hop:
-    return Hop(
-        record["run"],
-        record["seq"],
-        record["time"],
-        record["from"],
-        record["to"],
-        record["protocol"],
-        record["direction"],
-        record["payload"],
-        record.get("verdict"),
-    )
-
-
-# 20 digits in a row may be an integer beyond 64 bits, which orjson would turn into a float.
-_LONG_DIGITS = re.compile(rb"[0-9]{20}")
-_EXACT = Limits(max_bytes=2**31 - 1, max_depth=250, allow_duplicate_keys=True)
-
-
-def _parsed(line: bytes) -> Any:
-    """A line of a trace file: orjson's speed, the checked parser's exact integers where a
-    number may need them."""
-    return loads(line, limits=_EXACT) if _LONG_DIGITS.search(line) else orjson.loads(line)
-
-
-def _line(hop: Hop) -> bytes:
-    """One hop as a line of JSON; an integer beyond 64 bits (which orjson refuses) is written
-    exactly by the standard library."""
-    value = hop.to_json()
-    try:
-        return orjson.dumps(value, default=str)
-    except TypeError:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str).encode()
+        yield from hops_of(file, str(path), on_cut)
