@@ -156,6 +156,21 @@ def test_text_over_the_size_limit_is_refused() -> None:
     assert refusal("[" + "1," * 100 + "1]", max_bytes=64).code == ErrorCode.JSON_TOO_LARGE
 
 
+@pytest.mark.parametrize("item_format", ["B", "Q"])
+def test_a_large_memoryview_is_refused_by_its_bytes_before_it_is_copied(item_format: str) -> None:
+    view = memoryview(bytearray(32 * 1024 * 1024)).cast(item_format)
+    tracemalloc.start()
+    try:
+        with pytest.raises(JSONError) as caught:
+            loads(view, limits=Limits(max_bytes=1024))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert caught.value.code == ErrorCode.JSON_TOO_LARGE
+    assert f"{32 * 1024 * 1024:,} bytes" in caught.value.message
+    assert peak < 1024 * 1024  # the old code copied all 32 MiB first
+
+
 def test_a_100_mb_file_is_refused_before_it_is_read(tmp_path: Path) -> None:
     path = tmp_path / "huge.json"
     with path.open("wb") as file:

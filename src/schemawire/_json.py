@@ -196,6 +196,9 @@ def quoted(value: Any) -> str:
 
 def _to_bytes(data: bytes | bytearray | memoryview | str, limits: Limits, source: str) -> bytes:
     if not isinstance(data, str):
+        size = data.nbytes if isinstance(data, memoryview) else len(data)
+        if size > limits.max_bytes:  # measured before a copy is made
+            raise _too_large(size, limits, source)
         raw = bytes(data)
     elif len(data) > limits.max_bytes:
         raise _too_large(len(data), limits, source)

@@ -521,3 +521,114 @@ def test_the_results_own_meta_is_not_passed_on() -> None:
         McpResult([text_block("ok")], meta={"debug": secret})
     )
     assert not leaked(secret, [verdict.value.content, verdict.value.structured])
+
+
+# --- the byte budget covers the whole content --------------------------------------------------
+
+
+def budget_gate(max_bytes: int = 32 * 1024) -> ResultGate:
+    return ResultGate(ToolSpec("fetch", {"type": "object"}), options=ResultOptions(max_bytes))
+
+
+def valid_mcp_content(content: Any) -> bool:
+    """Whether the official SDK reads ``content`` as a ``CallToolResult``'s content."""
+    from mcp.types import CallToolResult
+
+    CallToolResult.model_validate({"content": content})
+    return True
+
+
+def cuts_of(verdict: Verdict) -> dict[str, str]:
+    return {c.pointer: c.detail for c in verdict.changes if c.kind == "truncated"}
+
+
+def test_an_image_over_the_budget_is_replaced_by_a_text_block_that_says_its_size() -> None:
+    # The old gate passed a 13 MB image on unchanged: only text blocks were cut.
+    image = {"type": "image", "data": "A" * 13_000_000, "mimeType": "image/png"}
+    verdict = budget_gate().check(McpResult([text_block("the chart"), image]))
+    content = verdict.value.content
+    assert len(orjson.dumps(content)) <= 32 * 1024
+    assert content[0] == text_block("the chart")
+    assert content[1]["type"] == "text"
+    size = len(orjson.dumps(image))
+    assert content[1]["text"].startswith(f"[an image (image/png) left out: {size:,} bytes")
+    assert "/content/1" in cuts_of(verdict)
+    assert verdict.outcome == "truncated"
+    assert valid_mcp_content(content)
+
+
+def test_a_text_resource_is_cut_like_text_and_a_blob_is_left_out_with_a_note() -> None:
+    # The old gate passed a 10 MB resource on unchanged.
+    text = {"type": "resource", "resource": {"uri": "file:///log.txt", "text": "z" * 10**7}}
+    blob = {"type": "resource", "resource": {"uri": "file:///a.bin", "blob": "QQ==" * 10**6}}
+    verdict = budget_gate().check(McpResult([text, blob]))
+    content = verdict.value.content
+    assert len(orjson.dumps(content)) <= 32 * 1024
+    resource = content[0]["resource"]
+    assert resource["uri"] == "file:///log.txt"
+    assert resource["text"].startswith("zzz")
+    assert resource["text"].endswith("of 10000000 characters]")
+    assert content[1]["text"].startswith("[a resource (file:///a.bin) left out: 4,000,0")
+    assert set(cuts_of(verdict)) == {"/content/0/resource/text", "/content/1"}
+    assert valid_mcp_content(content)
+
+
+def test_many_text_blocks_fit_the_budget_together() -> None:
+    # 100 blocks of 1,000 characters: the old gate gave each text a hundredth of the budget and
+    # forgot the blocks around the texts (35,101 bytes against 32,768, and no change said so).
+    verdict = budget_gate().check(McpResult([text_block("t" * 1000) for _ in range(100)]))
+    content = verdict.value.content
+    assert len(content) == 100
+    assert len(orjson.dumps(content)) <= 32 * 1024
+    assert set(cuts_of(verdict)) == {f"/content/{i}/text" for i in range(100)}
+
+
+def test_blocks_too_many_to_cut_are_left_out_from_the_end_and_the_verdict_says_how_many() -> None:
+    verdict = budget_gate(4096).check(McpResult([text_block("t" * 100) for _ in range(1000)]))
+    content = verdict.value.content
+    assert len(orjson.dumps(content)) <= 4096
+    kept = len(content) - 1
+    assert content[-1] == text_block(f"…[truncated: {1000 - kept} more content blocks]")
+    cuts = cuts_of(verdict)
+    assert cuts["/content"] == f"content cut: kept {kept} of 1000 blocks"
+    assert all(int(pointer.split("/")[2]) < kept for pointer in cuts if pointer != "/content")
+    assert valid_mcp_content(content)
+
+
+def test_content_that_cannot_be_cut_to_a_tiny_budget_says_it_is_still_over() -> None:
+    verdict = budget_gate(16).check(McpResult([text_block("t" * 100), text_block("u" * 100)]))
+    assert any(d.startswith("still ") for d in cuts_of(verdict).values())
+
+
+_blocks = st.lists(
+    st.one_of(
+        st.builds(text_block, st.text(max_size=600)),
+        st.builds(
+            lambda data: {"type": "image", "data": data, "mimeType": "image/png"},
+            st.text(alphabet="AQ=", max_size=900),
+        ),
+        st.builds(
+            lambda text: {"type": "resource", "resource": {"uri": "file:///r", "text": text}},
+            st.text(max_size=600),
+        ),
+        st.builds(
+            lambda blob: {"type": "resource", "resource": {"uri": "file:///b", "blob": blob}},
+            st.text(alphabet="AQ=", max_size=900),
+        ),
+        st.just({"type": "resource_link", "uri": "file:///l", "name": "l"}),
+    ),
+    min_size=1,
+    max_size=30,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_blocks, st.integers(1, 3000))
+def test_cut_content_is_valid_mcp_content_within_budget_or_says_it_is_not(
+    blocks: list[dict[str, Any]], budget: int
+) -> None:
+    verdict = budget_gate(budget).check(McpResult(blocks))
+    content = verdict.value.content
+    assert valid_mcp_content(content)
+    if len(orjson.dumps(content)) > budget:
+        assert any(d.startswith("still ") for d in cuts_of(verdict).values())

@@ -4,15 +4,23 @@ and replacing one value inside another without changing the caller's copy."""
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
-from schemawire._json import quoted
-from schemawire._pointer import escape, join, split
+from schemawire._json import dumps, quoted
+from schemawire._pointer import escape, split, to_pointer
 
-__all__ = ["ValueLimits", "ValueProblem", "native_problem", "oversized", "plain_json", "replaced"]
+__all__ = [
+    "ValueLimits",
+    "ValueProblem",
+    "bytes_problem",
+    "first_problem",
+    "plain_json",
+    "replaced",
+]
 
 _INT64 = (-(2**63), 2**64 - 1)  # what orjson and most JSON parsers keep exact
 
@@ -50,71 +58,170 @@ class ValueProblem:
     message: str
 
 
-def oversized(value: Any, limits: ValueLimits) -> ValueProblem | None:
-    """The first string, array or object of ``value`` over ``limits``, else None."""
-    stack: list[tuple[Any, str]] = [(value, "")]
-    while stack:
-        node, pointer = stack.pop()
+def first_problem(
+    value: Any, limits: ValueLimits, *, at: str = "", depth: int = 0
+) -> ValueProblem | None:
+    """The first part of ``value``, in document order, that JSON text could not have held (a
+    non-string key, NaN, a tuple...) or that is over ``limits``; else None.
+
+    One walk checks everything and stops at the first problem, so a value far over a limit
+    costs no more than the limit: an array of 10**7 items is refused at its length, and a value
+    that shares references (``x = [x, x]`` twenty times) is refused once the JSON it would write
+    passes ``limits.max_bytes``, however many leaves its tree has. The bytes counted are a
+    lower bound of the compact JSON text (escapes are not counted): `plain_json` measures the
+    exact text before it accepts a value.
+
+    Args:
+        value: the value, as it arrived.
+        limits: the limits to hold it to.
+        at: where ``value`` sits in a larger document (pointers start there).
+        depth: how many arrays and objects ``value`` sits inside.
+    """
+    return _Walk(limits, at).run(value, depth)
+
+
+class _Walk:
+    """One depth-first walk in document order; the path to the current node is kept as a list
+    of tokens, so a pointer is only built for the node a problem is found at."""
+
+    def __init__(self, limits: ValueLimits, at: str) -> None:
+        self.limits = limits
+        self.at = at
+        self.path: list[str | int] = []
+        self.written = 0  # bytes of compact JSON the nodes seen so far write, at least
+
+    def run(self, value: Any, depth: int) -> ValueProblem | None:
+        pending: list[Iterator[tuple[str | int, Any]]] = []
+        node = value
+        while True:
+            problem = self._visit(node, depth + len(pending), pending)
+            if problem is not None:
+                return problem
+            if self.written > self.limits.max_bytes:
+                return _too_many_bytes(self.limits, None)
+            while pending:
+                entry = next(pending[-1], None)
+                if entry is not None:
+                    self.path[-1], node = entry
+                    break
+                pending.pop()
+                self.path.pop()
+            else:
+                return None
+
+    def _visit(
+        self, node: Any, depth: int, pending: list[Iterator[tuple[str | int, Any]]]
+    ) -> ValueProblem | None:
+        """Check one node, count what it writes, and queue its entries."""
+        if depth > self.limits.max_depth:
+            message = f"nested deeper than {self.limits.max_depth} levels"
+            return ValueProblem("too_large", self.pointer(), "maxDepth", message)
         if isinstance(node, str):
-            if len(node) > limits.max_string:
-                return _too_long(pointer, "string", len(node), limits.max_string)
-        elif isinstance(node, list):
-            if len(node) > limits.max_items:
-                return _too_long(pointer, "array", len(node), limits.max_items)
-            stack.extend((item, join(pointer, i)) for i, item in enumerate(node))
-        elif isinstance(node, dict):
-            if len(node) > limits.max_items:
-                return _too_long(pointer, "object", len(node), limits.max_items)
-            for key, item in node.items():
-                if len(key) > limits.max_string:
-                    return _too_long(join(pointer, key), "key", len(key), limits.max_string)
-                stack.append((item, join(pointer, key)))
-    return None
-
-
-def native_problem(value: Any, limits: ValueLimits) -> ValueProblem | None:
-    """For a value that arrived already parsed: the first part of it that JSON text could not
-    have held (a non-string key, NaN, a tuple...), or that is over ``limits``; else None."""
-    stack: list[tuple[Any, str, int]] = [(value, "", 0)]
-    while stack:
-        node, pointer, depth = stack.pop()
-        if depth > limits.max_depth:
-            return ValueProblem(
-                "too_large", pointer, "maxDepth", f"nested deeper than {limits.max_depth} levels"
-            )
-        problem = _not_json(node, pointer)
-        if problem is not None:
-            return problem
+            return self._string(node, "string")
         if isinstance(node, dict):
-            for key in node:
-                if not isinstance(key, str):
-                    return ValueProblem(
-                        "malformed",
-                        pointer,
-                        "json_type",
-                        f"object key {quoted(key)} is not a string",
-                    )
-                if not _is_unicode(key):  # reported at the object: the key cannot be written
-                    return _lone_surrogate(pointer)
-            stack.extend((item, join(pointer, key), depth + 1) for key, item in node.items())
+            problem = self._members(node)
+            entries: Iterator[tuple[str | int, Any]] = iter(node.items())
         elif isinstance(node, list):
-            stack.extend((item, join(pointer, i), depth + 1) for i, item in enumerate(node))
-    return oversized(value, limits)
+            problem = self._items(node, "array")
+            entries = enumerate(node)
+        else:
+            self.written += 1  # a number, true, false or null: one byte at least
+            if _plain_scalar(node):
+                return None  # the usual case, decided before a pointer is built
+            return _not_json(node, self.pointer())
+        if problem is None and node:
+            pending.append(entries)
+            self.path.append("")
+        return problem
+
+    def _string(self, text: str, what: str) -> ValueProblem | None:
+        if len(text) > self.limits.max_string:
+            return _too_long(self.pointer(), what, len(text), self.limits.max_string)
+        if text.isascii():  # known to CPython without a look at the characters
+            self.written += len(text) + 2
+            return None
+        try:
+            self.written += len(text.encode("utf-8")) + 2
+        except UnicodeEncodeError:
+            return _lone_surrogate(self.pointer())
+        return None
+
+    def _items(self, node: dict[Any, Any] | list[Any], what: str) -> ValueProblem | None:
+        if len(node) > self.limits.max_items:
+            return _too_long(self.pointer(), what, len(node), self.limits.max_items)
+        self.written += 2 + max(len(node) - 1, 0)  # brackets and commas
+        return None
+
+    def _members(self, node: dict[Any, Any]) -> ValueProblem | None:
+        problem = self._items(node, "object")
+        for key in node if problem is None else ():
+            if not isinstance(key, str):
+                message = f"object key {quoted(key)} is not a string"
+                return ValueProblem("malformed", self.pointer(), "json_type", message)
+            problem = self._key(key)
+            if problem is not None:
+                return problem
+        return problem
+
+    def _key(self, key: str) -> ValueProblem | None:
+        self.path.append(key)
+        problem = self._string(key, "key")
+        self.path.pop()
+        self.written += 1  # the colon
+        if problem is not None and problem.kind == "malformed":
+            return _lone_surrogate(self.pointer())  # reported at the object: it cannot be written
+        return problem
+
+    def pointer(self) -> str:
+        return self.at + to_pointer(self.path)
 
 
 def plain_json(value: Any, limits: ValueLimits) -> tuple[Any, ValueProblem | None]:
     """For a value that arrived already parsed: the same value made of plain JSON types only
     (subclasses of str, int, float, dict and list, such as enums, become the base type), or
-    what keeps it from being JSON."""
-    problem = native_problem(value, limits)
+    what keeps it from being JSON or within ``limits`` (its compact JSON text measured exactly
+    against ``limits.max_bytes``)."""
+    problem = first_problem(value, limits)
     if problem is not None:
         return None, problem
     try:
-        # (Keys that are str subclasses need the option; `native_problem` refused other keys.)
-        return orjson.loads(orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)), None
+        # (Keys that are str subclasses need the option; `first_problem` refused other keys.)
+        text = orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
     except orjson.JSONEncodeError:
-        # Not reached: `native_problem` refuses what orjson cannot write.
+        # Not reached: `first_problem` refuses what orjson cannot write.
         return None, ValueProblem("malformed", "", "json_type", "the value cannot be written")
+    if len(text) > limits.max_bytes:
+        return None, _too_many_bytes(limits, len(text))
+    return orjson.loads(text), None
+
+
+def bytes_problem(value: Any, limits: ValueLimits) -> ValueProblem | None:
+    """Whether ``value`` (plain JSON) writes more than ``limits.max_bytes`` of compact JSON."""
+    try:
+        size = len(orjson.dumps(value))
+    except orjson.JSONEncodeError:  # integers beyond 64 bits; the slower writer keeps them
+        size = len(dumps(value, indent=False).encode("utf-8"))
+    return _too_many_bytes(limits, size) if size > limits.max_bytes else None
+
+
+def _too_many_bytes(limits: ValueLimits, size: int | None) -> ValueProblem:
+    """The value writes ``size`` bytes of compact JSON (None: more than the limit, measured no
+    further)."""
+    if size is None:
+        message = f"more than the limit of {limits.max_bytes:,} bytes as JSON"
+    else:
+        message = f"{size:,} bytes as JSON, over the limit of {limits.max_bytes:,} bytes"
+    return ValueProblem("too_large", "", "maxBytes", message)
+
+
+def _plain_scalar(node: Any) -> bool:
+    """Whether ``node`` is exactly an int within 64 bits, a finite float, a bool or None."""
+    kind = type(node)
+    if kind is int:
+        return bool(_INT64[0] <= node <= _INT64[1])
+    if kind is float:
+        return math.isfinite(node)
+    return node is None or kind is bool
 
 
 def _is_unicode(text: str) -> bool:

@@ -25,11 +25,18 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from schemawire._json import Limits, loads, quoted
-from schemawire._pointer import resolve
+from schemawire._pointer import resolve, split
 from schemawire.errors import ErrorCode, JSONError, SchemawireError, UsageError, one_line
 from schemawire.gates._integers import IntegerPlaces
 from schemawire.gates._repair import Repaired, repair
-from schemawire.gates._values import ValueLimits, ValueProblem, oversized, plain_json, replaced
+from schemawire.gates._values import (
+    ValueLimits,
+    ValueProblem,
+    bytes_problem,
+    first_problem,
+    plain_json,
+    replaced,
+)
 from schemawire.gates.verdict import Change, Verdict
 from schemawire.schema.validator import CompiledSchema, compile_schema
 from schemawire.types import Projection, Rejection, ToolSpec, Violation
@@ -114,7 +121,8 @@ class ArgumentGate:
             big_integers="reject",
         )
         # A string of more than max_string characters, or an array or object of more than
-        # max_items entries, needs at least that many bytes: shorter texts skip that walk.
+        # max_items entries, needs at least that many characters of text (and a character at
+        # least a byte): shorter texts skip that walk.
         self._walk_from = min(limits.max_string, 2 * limits.max_items)
         self._is_valid = self.validator.is_valid
         mapping = projection.arguments if projection is not None else None
@@ -181,7 +189,10 @@ class ArgumentGate:
         if self._restore is not None and type(value) is dict:
             value = self._restore(value)
         if not self._is_valid(value):
-            value, violations = self._decode_and_validate(value, changes)
+            decoded = self._decode_and_validate(value, changes)
+            if isinstance(decoded, ValueProblem):
+                return self._reject_problem(decoded)
+            value, violations = decoded
             if violations:
                 return self._reject("arguments_invalid", violations, changes)
         if self._integers is not None:
@@ -200,18 +211,26 @@ class ArgumentGate:
         try:
             value = loads(text, limits=self._parse_limits, source=_SOURCE)
         except JSONError as error:
-            repaired = self._repaired(text, error)
-            if repaired is None:
-                return None, _json_problem(error)
-            # What json-repair read is held to the parser's own checks (NaN, big integers...).
-            value, problem = plain_json(repaired.value, self.options.limits)
-            if problem is not None:
-                return None, problem
-            changes.append(repaired.change(value))
+            return self._repaired_value(text, error, changes)
         if isinstance(value, str) and self.options.decode_strings:
             value = self._double_encoded(value, changes)
-        if len(text) >= self._walk_from:
-            return value, oversized(value, self.options.limits)
+        if _length(text) >= self._walk_from:
+            return value, first_problem(value, self.options.limits)
+        return value, None
+
+    def _repaired_value(
+        self, text: str | bytes | bytearray | memoryview, error: JSONError, changes: list[Change]
+    ) -> tuple[Any, ValueProblem | None]:
+        """What json-repair read in a malformed text, or what is wrong with the text."""
+        repaired = self._repaired(text, error)
+        if repaired is None:
+            return None, _json_problem(error)
+        # What json-repair read is held to the parser's own checks (NaN, big integers...) and to
+        # the limits.
+        value, problem = plain_json(repaired.value, self.options.limits)
+        if problem is not None:
+            return None, problem
+        changes.append(repaired.change(value))
         return value, None
 
     def _repaired(
@@ -242,31 +261,39 @@ class ArgumentGate:
 
     def _decode_and_validate(
         self, value: Any, changes: list[Change]
-    ) -> tuple[Any, tuple[Violation, ...]]:
+    ) -> tuple[Any, tuple[Violation, ...]] | ValueProblem:
         """Every violation of ``value``; first, where a string holding JSON text stands where an
-        object or array belongs, the decoded value, when decoding removes that violation."""
+        object or array belongs, the decoded value, when decoding removes that violation. A
+        decoded value is held to the limits, as the whole was: what is over them is returned."""
         violations = self.validator.violations(value)
+        decoded_any = False
         for _ in range(_MAX_DECODING_ROUNDS if self.options.decode_strings else 0):
             decoded = self._decode_strings(value, violations)
             if decoded is None:
                 break
+            if isinstance(decoded, ValueProblem):
+                return decoded
             candidate, pointers = decoded
             remaining = self.validator.violations(candidate)
             fixed = [p for p in pointers if not any(v.pointer == p for v in remaining)]
             if not fixed:
                 break
             value = candidate if len(fixed) == len(pointers) else _only(value, candidate, fixed)
+            decoded_any = True
             changes.extend(Change("string_decoded", p, "an object or array sent as a JSON string; "
                                   "decoded") for p in fixed)  # fmt: skip
             violations = self.validator.violations(value)
             if not violations:
                 break
-        return value, violations
+        # A decoded value may write more bytes than the string it was (1e9 is 1000000000.0).
+        problem = bytes_problem(value, self.options.limits) if decoded_any else None
+        return problem if problem is not None else (value, violations)
 
     def _decode_strings(
         self, value: Any, violations: tuple[Violation, ...]
-    ) -> tuple[Any, list[str]] | None:
-        """``value`` with each violating string that holds an object or array decoded."""
+    ) -> tuple[Any, list[str]] | ValueProblem | None:
+        """``value`` with each violating string that holds an object or array decoded, or the
+        first decoded value over the limits (its depth counted from where it sits)."""
         pointers: list[str] = []
         for violation in violations:
             got = violation.got
@@ -281,8 +308,12 @@ class ArgumentGate:
             except JSONError:
                 continue
             if isinstance(inner, dict | list):
-                value = replaced(value, violation.pointer, inner)
-                pointers.append(violation.pointer)
+                at, depth = violation.pointer, len(split(violation.pointer))
+                problem = first_problem(inner, self.options.limits, at=at, depth=depth)
+                if problem is not None:
+                    return problem
+                value = replaced(value, at, inner)
+                pointers.append(at)
         return (value, pointers) if pointers else None
 
     # --- rejections ------------------------------------------------------------------------
@@ -304,6 +335,12 @@ class ArgumentGate:
         rejection = Rejection("arguments", code, spec.name, spec.schema_id, spec.version,
                               tuple(violations), hint)  # fmt: skip
         return Verdict("arguments", spec.name, False, None, rejection, tuple(changes), False)
+
+
+def _length(text: str | bytes | bytearray | memoryview) -> int:
+    """Characters of a str, bytes of the rest (a memoryview's ``len`` counts its items, which
+    may be 8 bytes each)."""
+    return text.nbytes if isinstance(text, memoryview) else len(text)
 
 
 def _holds(document: Any, pointer: str, value: str) -> bool:

@@ -36,7 +36,7 @@ from schemawire.gates._rejection import carried_rejection, cut_rejection
 from schemawire.gates._schema_view import SchemaView
 from schemawire.gates._values import ValueLimits, ValueProblem, plain_json
 from schemawire.gates.redact import Redactor, default_redactor
-from schemawire.gates.truncate import size_of, truncate
+from schemawire.gates.truncate import shares, size_of, truncate
 from schemawire.gates.verdict import Change, Verdict
 from schemawire.schema.validator import CompiledSchema, compile_schema
 from schemawire.types import Rejection, ToolResult, ToolSpec, Violation
@@ -334,17 +334,7 @@ class ResultGate:
     ) -> tuple[Any, list[Change]]:
         if not as_blocks:
             return truncate(content, budget, required if not isinstance(content, str) else None)
-        texts = [i for i, b in enumerate(content) if b.get("type") == "text"]
-        share = budget // max(len(texts), 1)  # each text block its part of the budget
-        blocks, cuts = list(content), []
-        for index in texts:
-            text = blocks[index].get("text")
-            if not isinstance(text, str) or size_of(text) <= share:
-                continue
-            cut, found = _cut_text(text, share, required)
-            blocks[index] = {**blocks[index], "text": cut}
-            cuts += [replace(c, pointer=f"/{index}/text{c.pointer}") for c in found]
-        return blocks, cuts
+        return _cut_blocks(content, budget, required)
 
     # --- failures --------------------------------------------------------------------------
 
@@ -516,6 +506,111 @@ def _cut_text(text: str, budget: int, required: Any) -> tuple[str, list[Change]]
         return dumps(cut, indent=False), changes
     cut_string, changes = truncate(text, budget)
     return cut_string, changes
+
+
+def _cut_blocks(
+    blocks: list[dict[str, Any]], budget: int, required: Any
+) -> tuple[list[dict[str, Any]], list[Change]]:
+    """MCP content blocks cut to ``budget`` bytes of JSON as a whole, still content blocks.
+
+    Each block gets a share of the budget (small blocks whole, the larger ones split what is
+    left, as `shares` says) and a block over its share is cut (`_cut_block`). When the blocks
+    still do not fit (each cut keeps a marker), the last ones are left out and a text block
+    says how many. Whatever is still over the budget is recorded too.
+    """
+    sizes = {index: size_of(block) for index, block in enumerate(blocks)}
+    room = shares(sizes, budget - 2 - max(len(blocks) - 1, 0))  # brackets and commas
+    kept, changes = [], []
+    for index, block in enumerate(blocks):
+        if sizes[index] <= room[index]:
+            kept.append(block)
+            continue
+        cut, found = _cut_block(block, room[index], sizes[index], required)
+        kept.append(cut)
+        changes += [replace(c, pointer=f"/{index}{c.pointer}") for c in found]
+    count = _blocks_that_fit(kept, budget)
+    if count < len(kept):
+        # A block left out was maybe cut first: only its leaving is worth a record.
+        changes = [c for c in changes if int(c.pointer.split("/")[1]) < count]
+        marker = _more_blocks(len(kept) - count)
+        detail = f"content cut: kept {count} of {len(kept)} blocks"
+        changes.append(Change("truncated", "", detail, len(kept), count))
+        kept = [*kept[:count], marker]
+    final = size_of(kept)
+    if final > budget:
+        detail = f"still {final} bytes, over the budget of {budget}: the blocks cannot be cut more"
+        changes.append(Change("truncated", "", detail))
+    return kept, changes
+
+
+def _cut_block(
+    block: dict[str, Any], room: int, size: int, required: Any
+) -> tuple[dict[str, Any], list[Change]]:
+    """One content block cut to ``room`` bytes: the text of a text block or of a text
+    resource keeps its beginning (text that is JSON is cut as JSON); an image, audio, a blob
+    resource or any other block cannot be cut and is replaced by a text block saying what
+    was left out and its size (unless that says more than the block)."""
+    resource = block.get("resource")
+    text = block.get("text")
+    if block.get("type") == "text" and isinstance(text, str):
+        return _cut_block_text(block, room - (size - size_of(text)), required, "/text")
+    if block.get("type") == "resource" and isinstance(resource, dict):
+        text = resource.get("text")
+        if isinstance(text, str):
+            text_room = room - (size - size_of(text))
+            cut, changes = _cut_block_text(resource, text_room, required, "/resource/text")
+            return {**block, "resource": cut}, changes
+    note = _left_out_note(block, size)
+    if size_of(note) >= size:
+        return block, []
+    detail = f"{_what(block)} left out: {size:,} bytes is over the room it had; it cannot be cut"
+    return note, [Change("truncated", "", detail, before=size, after=size_of(note))]
+
+
+def _cut_block_text(
+    holder: dict[str, Any], text_room: int, required: Any, at: str
+) -> tuple[dict[str, Any], list[Change]]:
+    """``holder`` (a block or its resource) with its ``text`` cut to ``text_room`` bytes (what
+    the rest of the block leaves of its room); ``at``, where the text is in the block."""
+    cut, changes = _cut_text(holder["text"], max(text_room, 0), required)
+    return {**holder, "text": cut}, [replace(c, pointer=at + c.pointer) for c in changes]
+
+
+def _what(block: dict[str, Any]) -> str:
+    """What a block is, for a note: ``an image (image/png)``, ``a resource (file:///a.bin)``."""
+    kind = block.get("type")
+    resource = block.get("resource")
+    detail = block.get("mimeType")
+    if isinstance(resource, dict):
+        detail = resource.get("uri")
+    name = {"image": "an image", "audio": "audio", "resource": "a resource"}.get(
+        str(kind), f"a {quoted(kind)} block"
+    )
+    return f"{name} ({detail})" if isinstance(detail, str) else name
+
+
+def _left_out_note(block: dict[str, Any], size: int) -> dict[str, Any]:
+    text = f"[{_what(block)} left out: {size:,} bytes of JSON, over the result's byte budget]"
+    return {"type": "text", "text": text}
+
+
+def _more_blocks(count: int) -> dict[str, Any]:
+    return {"type": "text", "text": f"…[truncated: {count} more content blocks]"}
+
+
+def _blocks_that_fit(blocks: list[dict[str, Any]], budget: int) -> int:
+    """How many of the first ``blocks`` fit ``budget`` with a block saying how many more were
+    left out: all of them when they fit, and when leaving some out does not help, too."""
+    if size_of(blocks) <= budget:
+        return len(blocks)
+    used = 2  # brackets
+    fit = 0
+    for index, block in enumerate(blocks[:-1]):
+        used += size_of(block) + 1  # and its comma
+        if used + size_of(_more_blocks(len(blocks) - index - 1)) > budget:
+            break
+        fit = index + 1
+    return fit if fit else len(blocks)
 
 
 def _under(prefix: str, changes: list[Change]) -> list[Change]:

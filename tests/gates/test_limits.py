@@ -1,0 +1,283 @@
+"""Limits mean what they say, and a value far over one costs no more than the limit: the gates'
+walks stop at the first limit crossed, hold decoded values to the limits the whole is held to,
+and cut results in time linear in their size.
+
+The hostile shapes are those of issue 12. Each bound is far from the old code's cost (named
+beside it) and far from the new code's, on a noisy shared machine.
+"""
+
+from __future__ import annotations
+
+import time
+import tracemalloc
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from schemawire.gates import ArgumentGate, ArgumentOptions, ResultGate, ValueLimits, Verdict
+from schemawire.gates._values import first_problem, plain_json
+from schemawire.gates.truncate import size_of
+from schemawire.types import ToolSpec
+
+T = TypeVar("T")
+MIB = 1024 * 1024
+
+FREE = ToolSpec("free", {"type": "object"})
+TAGGED = ToolSpec(
+    "tagged",
+    {
+        "type": "object",
+        "properties": {"tags": {"type": "array"}, "meta": {"type": "array"}},
+        "additionalProperties": False,
+    },
+)
+REFUND = ToolSpec(
+    "create_refund",
+    {
+        "type": "object",
+        "properties": {"order_id": {"type": "string"}, "amount": {"type": "number"}},
+        "required": ["order_id"],
+    },
+)
+
+
+def peak_of(call: Callable[[], T]) -> tuple[T, int]:
+    """What ``call`` returns, and the most memory (bytes) it held at once beyond what was
+    allocated before it."""
+    tracemalloc.start()
+    try:
+        result = call()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    return result, peak
+
+
+def seconds_of(call: Callable[[], T]) -> tuple[T, float]:
+    start = time.perf_counter()
+    result = call()
+    return result, time.perf_counter() - start
+
+
+def refusal(verdict: Verdict) -> tuple[str, str, str]:
+    """(code, pointer, keyword) of a refusal's first violation."""
+    assert not verdict.accepted
+    assert verdict.rejection is not None
+    violation = verdict.rejection.violations[0]
+    return verdict.rejection.code, violation.pointer, violation.keyword
+
+
+def shared(levels: int) -> list[Any]:
+    """``x = [0]; x = [x, x]`` ``levels`` times: a few objects, 2**levels leaves as a tree."""
+    value: list[Any] = [0]
+    for _ in range(levels):
+        value = [value, value]
+    return value
+
+
+# --- the walk stops at the first limit crossed ----------------------------------------------
+
+
+def test_an_array_far_over_the_item_limit_is_refused_at_its_length_without_walking_it() -> None:
+    # The old gate walked all 10**6 items, a pointer each, before it counted them: +138 MB.
+    arguments = {"order_id": [0] * 10**6}
+    verdict, peak = peak_of(lambda: ArgumentGate(REFUND).check(arguments))
+    assert refusal(verdict) == ("arguments_too_large", "/order_id", "maxItems")
+    assert peak < 4 * MIB
+
+
+def test_a_value_that_shares_references_is_walked_no_further_than_the_byte_limit() -> None:
+    # 21 objects, 2**20 leaves as a tree: the old gate walked the tree, 26.5 s and 565 MB.
+    gate = ArgumentGate(REFUND)
+    arguments = {"order_id": shared(20)}
+    (verdict, peak), seconds = seconds_of(lambda: peak_of(lambda: gate.check(arguments)))
+    assert refusal(verdict) == ("arguments_too_large", "", "maxBytes")
+    assert peak < 4 * MIB
+    assert seconds < 8
+
+
+def test_strings_each_within_limits_are_refused_together_once_over_max_bytes() -> None:
+    # 10,000 strings of 100,000 characters, each at its limit: about 1 GB as JSON. The old gate
+    # copied it all (11 s, 2.9 GB at peak) and accepted it.
+    arguments = {"order_id": "A-1", "lines": ["x" * 100_000] * 10_000}
+    verdict, peak = peak_of(lambda: ArgumentGate(REFUND).check(arguments))
+    assert refusal(verdict) == ("arguments_too_large", "", "maxBytes")
+    assert peak < 4 * MIB
+
+
+def test_max_bytes_is_the_exact_json_text_of_a_parsed_value() -> None:
+    # Each control character writes six bytes ("\u0000"): 50,000 characters are 300,006 bytes.
+    gate = ArgumentGate(FREE, options=ArgumentOptions(limits=ValueLimits(max_bytes=100_000)))
+    assert refusal(gate.check({"a": "\x00" * 50_000})) == ("arguments_too_large", "", "maxBytes")
+    at_limit = {"a": "x" * (100_000 - len('{"a":""}'))}
+    assert size_of(at_limit) == 100_000
+    assert gate.check(at_limit).accepted
+    over = {"a": "x" * (100_001 - len('{"a":""}'))}
+    assert refusal(gate.check(over)) == ("arguments_too_large", "", "maxBytes")
+
+
+def test_a_memoryview_of_wide_items_is_measured_in_bytes() -> None:
+    # len() of a memoryview cast to 8-byte items counts items: the old gate took this text of
+    # 150,000 bytes for 18,750 and skipped the walk that finds a string over 100,000 characters.
+    text = orjson.dumps({"reason": "x" * 150_000})
+    text += b" " * (-len(text) % 8)
+    view = memoryview(text).cast("Q")
+    assert len(view) < 20_000
+    verdict = ArgumentGate(FREE).check(view)
+    assert refusal(verdict) == ("arguments_too_large", "/reason", "maxLength")
+
+
+# (label, arguments, code, pointer, keyword)
+PARSED: list[tuple[str, Any, str, str, str]] = [
+    ("a memoryview inside", {"a": memoryview(b"{}")}, "arguments_malformed", "/a", "json_type"),
+    ("bytes inside", {"a": [b"{}"]}, "arguments_malformed", "/a/0", "json_type"),
+    (
+        "a cycle",
+        (cycle := {"a": []}, cycle["a"].append(cycle))[0],
+        "arguments_too_large",
+        "/a/0/a/0/a/0/a/0/a/0/a/0/a/0/a/0/a/0/a/0/a/0/a/0/a/0/a/0/a/0/a/0/a",
+        "maxDepth",
+    ),
+    ("a shared row", {"rows": [[0] * 10_000] * 10_000}, "arguments_too_large", "", "maxBytes"),
+    ("a long key", {"k" * 100_001: 1}, "arguments_too_large", "/" + "k" * 100_001, "maxLength"),
+    ("a lone surrogate key", {"a\ud800": 1}, "arguments_malformed", "", "json_lone_surrogate"),
+    (
+        "first in document order",
+        {"a": float("nan"), "b": float("inf")},
+        "arguments_malformed",
+        "/a",
+        "json_non_finite",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("label", "arguments", "code", "pointer", "keyword"), PARSED, ids=[row[0] for row in PARSED]
+)
+def test_parsed_values_are_refused_at_the_first_problem(
+    label: str, arguments: Any, code: str, pointer: str, keyword: str
+) -> None:
+    gate = ArgumentGate(FREE)
+    assert refusal(gate.check(arguments)) == (code, pointer, keyword)
+
+
+# --- decoded strings are held to the limits ---------------------------------------------------
+
+
+def test_an_array_sent_as_a_json_string_is_held_to_the_item_limit() -> None:
+    # The old gate decoded it and accepted a 33,000-item array.
+    text = orjson.dumps({"tags": orjson.dumps([0] * 33_000).decode()})
+    verdict = ArgumentGate(TAGGED).check(text)
+    assert refusal(verdict) == ("arguments_too_large", "/tags", "maxItems")
+
+
+def test_a_decoded_value_counts_its_depth_from_where_it_sits() -> None:
+    # Nested 32 deep on its own, 33 at /meta: the old gate took it, one level over the limit.
+    inner = "[" * 32 + "0" + "]" * 32
+    verdict = ArgumentGate(TAGGED).check(orjson.dumps({"meta": inner}))
+    code, pointer, keyword = refusal(verdict)
+    assert (code, keyword) == ("arguments_too_large", "maxDepth")
+    assert pointer == "/meta" + "/0" * 32
+    assert ArgumentGate(TAGGED).check(orjson.dumps({"meta": inner[1:-1]})).accepted
+
+
+def test_a_decoded_value_that_writes_more_than_its_string_is_held_to_max_bytes() -> None:
+    # "1e9" is written 1000000000.0: the decoded array is over three times its string.
+    limits = ValueLimits(max_bytes=4096)
+    gate = ArgumentGate(TAGGED, options=ArgumentOptions(limits=limits))
+    text = orjson.dumps({"tags": "[" + ",".join(["1e9"] * 400) + "]"})
+    assert len(text) < 4096
+    assert refusal(gate.check(text)) == ("arguments_too_large", "", "maxBytes")
+
+
+def test_a_decoded_value_within_the_limits_is_still_decoded() -> None:
+    verdict = ArgumentGate(TAGGED).check(orjson.dumps({"tags": "[1, 2]"}))
+    assert verdict.accepted
+    assert verdict.value == {"tags": [1, 2]}
+    assert [c.kind for c in verdict.changes] == ["string_decoded"]
+
+
+# --- the walk agrees with an independent reading of the limits --------------------------------
+
+TIGHT = ValueLimits(max_bytes=120, max_depth=3, max_string=10, max_items=4)
+_json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**64 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(alphabet='ab"\\\x00\x1fé中😀', max_size=14),
+    lambda children: (
+        st.lists(children, max_size=6)
+        | st.dictionaries(st.text(alphabet="ab\x00é", max_size=12), children, max_size=6)
+    ),
+    max_leaves=40,
+)
+
+
+def _broken_limits(value: Any, limits: ValueLimits, depth: int = 0) -> set[str]:
+    """The keywords of the limits ``value`` breaks, read the slow, obvious way."""
+    broken = {"maxDepth"} if depth > limits.max_depth else set()
+    if depth == 0 and len(orjson.dumps(value)) > limits.max_bytes:
+        broken.add("maxBytes")
+    if isinstance(value, str) and len(value) > limits.max_string:
+        broken.add("maxLength")
+    if isinstance(value, list | dict) and len(value) > limits.max_items:
+        broken.add("maxItems")
+    if isinstance(value, dict):
+        if any(len(key) > limits.max_string for key in value):
+            broken.add("maxLength")
+        value = list(value.values())
+    for item in value if isinstance(value, list) else ():
+        broken |= _broken_limits(item, limits, depth + 1)
+    return broken
+
+
+@settings(max_examples=400, deadline=None)
+@given(_json_values)
+def test_a_value_is_refused_exactly_when_it_breaks_a_limit(value: Any) -> None:
+    broken = _broken_limits(value, TIGHT)
+    plain, problem = plain_json(value, TIGHT)
+    if broken:
+        assert problem is not None
+        assert problem.kind == "too_large"
+        assert problem.keyword in broken
+    else:
+        assert problem is None
+        assert plain == value
+
+
+@settings(max_examples=200, deadline=None)
+@given(_json_values, st.sampled_from(["", "/a", "/a/0"]))
+def test_the_walk_of_a_part_counts_depth_from_where_the_part_sits(value: Any, at: str) -> None:
+    depth = at.count("/")
+    problem = first_problem(value, TIGHT, at=at, depth=depth)
+    if problem is not None:
+        assert problem.pointer.startswith(at)
+    nested: Any = value
+    for _ in range(depth):
+        nested = [nested]
+    deep = first_problem(nested, TIGHT)
+    assert (problem is None) == (deep is None or deep.keyword == "maxBytes")
+
+
+# --- cutting a result is linear ---------------------------------------------------------------
+
+
+def test_a_wide_object_is_cut_to_budget_in_linear_time() -> None:
+    # No output schema, the 32 KiB budget: the old gate measured the whole object again for each
+    # member it left out (2.8 s at 5,000 members, 16 s at 10,000, 91 s at 20,000).
+    gate = ResultGate(ToolSpec("orders", {"type": "object"}))
+    result = {f"order-{i}": i for i in range(20_000)}
+    verdict, seconds = seconds_of(lambda: gate.check(result))
+    assert seconds < 3
+    assert verdict.accepted
+    assert verdict.value is not None
+    content = verdict.value.content
+    assert size_of(content) <= 32 * 1024
+    assert all(content[f"order-{i}"] == i for i in range(1000))  # the largest leave first
+    left_out = [c for c in verdict.changes if "left out" in c.detail]
+    assert len(left_out) + len(content) == 20_000
