@@ -632,3 +632,14 @@ def test_cut_content_is_valid_mcp_content_within_budget_or_says_it_is_not(
     assert valid_mcp_content(content)
     if len(orjson.dumps(content)) > budget:
         assert any(d.startswith("still ") for d in cuts_of(verdict).values())
+
+
+def test_a_result_over_the_limits_is_refused_as_too_large_not_as_unwritable() -> None:
+    deep: Any = "x"
+    for _ in range(200):
+        deep = [deep]
+    verdict = ResultGate(ToolSpec("deep", {"type": "object"})).check({"rows": deep})
+    assert verdict.rejection is not None
+    assert verdict.rejection.code == "result_malformed"
+    assert verdict.rejection.violations[0].keyword == "maxDepth"
+    assert "more than a result may hold" in verdict.rejection.hint

@@ -192,7 +192,12 @@ class ResultGate:
         if result.is_error:
             return self._failed(result, "the tool failed and its error is not JSON")
         violation = Violation(problem.pointer, problem.keyword, problem.message)
-        hint = f"{self.spec.name} returned what JSON cannot hold; tell the user it failed."
+        held = (
+            "more than a result may hold"
+            if problem.kind == "too_large"
+            else "what JSON cannot hold"
+        )
+        hint = f"{self.spec.name} returned {held}; tell the user it failed."
         return self._refused(result, "result_malformed", (violation,), hint)
 
     def _checked(self, result: ToolResult, as_blocks: bool) -> Verdict:
