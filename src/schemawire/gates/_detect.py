@@ -184,7 +184,7 @@ class DetectorSet:
         """
         self.detectors = tuple(detectors)
         self._compiled = [_Compiled(detector) for detector in self.detectors]
-        self._whole_match = _whole_set(self.detectors)._set.Match
+        self._whole_match = _whole_set(self.detectors)._set.Match  # the wrapper: +20%
 
     def find(self, data: bytes, indices: Sequence[int]) -> list[Found]:
         """The secrets in ``data`` that the detectors at ``indices`` find, in order, taken as
@@ -210,7 +210,7 @@ class DetectorSet:
         the checks RE2 cannot make), if any. One pass of a set of every detector's pattern
         rules out all of them at once: a text holds thousands of matches whose hidden part is
         a word or two, and a test per detector for each would cost more than the scan itself."""
-        candidates = self._whole_match(piece)
+        candidates: list[int] = self._whole_match(piece)
         if not candidates:
             return None
         scan = _Scan(self._compiled, piece)

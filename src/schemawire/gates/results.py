@@ -637,9 +637,10 @@ def _cut_line(line: str) -> str:
     """A failure's line cut to `_ONE_LINE` characters, never inside a ``[REDACTED:...]``."""
     if len(line) <= _ONE_LINE:
         return line
-    cut = line[:_ONE_LINE]
-    opened = cut.rfind(_MARKER)
-    return cut[:opened] if opened >= 0 and "]" not in cut[opened:] else cut
+    opened = line.rfind(_MARKER, 0, _ONE_LINE + len(_MARKER) - 1)  # the last one begun
+    if opened >= 0 and line.find("]", opened) >= _ONE_LINE:
+        return line[:opened]
+    return line[:_ONE_LINE]
 
 
 def _failure_text(content: Any, as_blocks: bool) -> str:
