@@ -5,6 +5,8 @@ cut, and duplicate keys are refused as the argument gate refuses them."""
 from __future__ import annotations
 
 import json
+import math
+import os
 import subprocess
 import sys
 import time
@@ -21,7 +23,7 @@ import pytest
 from schemawire.gates import ArgumentGate
 from schemawire.mcp import HttpServer, McpClient
 from schemawire.mcp._http import HttpOptions, SessionBounds, http_app, running
-from schemawire.mcp._sent import duplicated_arguments
+from schemawire.mcp._sent import SentLines, arguments_to_check, stdin_lines
 from schemawire.mcp.server import LocalTools, build_server
 from schemawire.schema.repository import Repository
 from schemawire.trace import Trace
@@ -298,11 +300,112 @@ async def test_duplicate_keys_over_stdio_are_refused_as_the_gate_refuses_them(
 
 
 def test_only_arguments_that_repeat_a_key_are_taken_as_text() -> None:
-    assert duplicated_arguments(tool_call(1, "t", '{"a": 1}')) is None
-    assert duplicated_arguments(b'{"id": 1, "id": 2, "params": {"arguments": {"a": 1}}}') is None
-    assert duplicated_arguments(b"not json") is None
+    assert arguments_to_check(tool_call(1, "t", '{"a": 1}')) is None
+    assert arguments_to_check(b'{"id": 1, "id": 2, "params": {"arguments": {"a": 1}}}') is None
+    assert arguments_to_check(b"not json") is None
     sent = '{"a": [{"b": 1, "b": 2}]}'
-    assert duplicated_arguments(tool_call(1, "t", sent)) == sent
+    assert arguments_to_check(tool_call(1, "t", sent)) == sent
+
+
+# A number the SDK's parser takes and ours refuses, outside the arguments, skipped the check.
+HIDDEN = (
+    b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"lookup",'
+    b'"arguments":{"city":"Oslo","city":"Paris"}},"x":%s}'
+)
+
+
+@pytest.mark.parametrize("number", [b"1e999", b"NaN", b"-Infinity", b"1" * 30])
+def test_a_number_outside_the_arguments_does_not_hide_a_repeated_key(number: bytes) -> None:
+    assert arguments_to_check(HIDDEN % (1, number)) == '{"city":"Oslo","city":"Paris"}'
+
+
+def test_arguments_the_sdk_reads_as_numbers_json_lacks_are_taken_as_text() -> None:
+    sent = '{"city": NaN}'
+    assert arguments_to_check(tool_call(1, "t", sent)) == sent
+    assert (
+        arguments_to_check(HIDDEN.replace(b'"city":"Paris"', b'"town":"Paris"') % (1, b"NaN"))
+        is None
+    )
+
+
+@pytest.mark.anyio
+async def test_a_stdio_call_gets_the_text_its_own_line_held() -> None:
+    lines = SentLines(None)
+    lines._note((HIDDEN % (5, b"NaN")).decode())
+    lines._note(tool_call(6, "t", '{"n": NaN}').decode())
+    lines._note(tool_call(7, "t", '{"a": 1, "a": 2}').decode())
+    assert await lines.take(5, {"city": "Paris"}) == '{"city":"Oslo","city":"Paris"}'
+    assert await lines.take(6, {"n": math.nan}) == '{"n": NaN}'
+    assert await lines.take(7, {"a": 3}) is None  # a later call that reused the id
+    assert await lines.take(5, {"city": "Paris"}) is None  # taken once
+
+
+async def test_a_repeated_key_behind_a_non_finite_number_is_refused_over_http(
+    write_repo: WriteRepo,
+) -> None:
+    spy = Spy()
+    async with lookup_server(write_repo, spy) as url, httpx2.AsyncClient(timeout=30) as http:
+        session = await HttpSession(http, url).open()
+        with anyio.fail_after(30):
+            refused = await session.post(HIDDEN % (3, b"1e999"))
+    assert (refusal(refused)["code"], refusal(refused)["violations"][0]["pointer"]) == (
+        "arguments_malformed",
+        "/city",
+    )
+    assert spy.cities == []
+
+
+def test_finding_the_arguments_of_a_large_message_is_fast() -> None:
+    # 7.7 MB, its repeated key at the end: the pure-Python scans took 16 s (on the event loop
+    # over stdio, in a worker over HTTP).
+    items = b",".join(b'{"k":%d}' % i for i in range(600_000))
+    message = tool_call(1, "t", '{"xs": [' + items.decode() + '], "a": 1, "a": 2}')
+    started = time.perf_counter()
+    found = arguments_to_check(message)
+    assert time.perf_counter() - started < 4.0
+    assert found is not None
+    assert found.endswith('"a": 1, "a": 2}')
+
+
+@pytest.mark.parametrize("proxied", [False, True], ids=["server", "proxy"])
+async def test_a_line_no_parser_can_read_exactly_does_not_stop_the_stdio_server(
+    proxied: bool,
+) -> None:
+    # A repeated key in the arguments and an integer of 5,000 digits elsewhere: reading the
+    # line's id raised out of stdin's reader, and the server exited.
+    schemawire = str(Path(sys.executable).with_name("schemawire"))
+    desk = Path(__file__).parents[2] / "examples" / "support-desk"
+    command = [schemawire, "serve", str(desk)]
+    if proxied:
+        command = [schemawire, "serve", "--upstream", "--", *command]
+    line = tool_call(5, "get_weather", '{"city": "Oslo", "city": "Paris"}')
+    line = line[:-1] + b', "x": ' + b"7" * 5000 + b"}"
+    with anyio.fail_after(60):
+        async with await anyio.open_process(command) as process:
+            session = await StdioSession(process).open()
+            await session.send(line)
+            await session.send(tool_call(6, "get_weather", '{"city": "Paris"}'))
+            answer = await session.receive()
+            while answer.get("id") != 6:
+                answer = await session.receive()
+            assert process.stdin is not None
+            await process.stdin.aclose()
+    assert answer["result"]["structuredContent"]["city"] == "Paris"
+
+
+def lowest_free_descriptor() -> int:
+    probe = os.dup(0)
+    os.close(probe)
+    return probe
+
+
+@pytest.mark.anyio
+async def test_reading_stdin_for_the_server_leaves_no_descriptor_open() -> None:
+    before = lowest_free_descriptor()
+    async with stdin_lines() as lines:
+        assert lowest_free_descriptor() != before  # stdin's private copy
+    assert lowest_free_descriptor() == before
+    assert lines.closed  # nothing reads it any more
 
 
 def test_the_http_bounds_default_to_what_the_docs_say() -> None:
