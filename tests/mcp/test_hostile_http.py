@@ -202,6 +202,73 @@ async def test_when_every_session_is_busy_a_new_one_is_refused_for_now(
             assert await session_status(http, url, busy) == 200
 
 
+async def test_a_stream_opened_while_its_session_is_being_opened_counts_as_busy(
+    write_repo: WriteRepo,
+) -> None:
+    # The session was tracked only once its initialize answer was done: a GET stream opened on
+    # the new id in between reached the SDK uncounted, so the session looked idle while its
+    # stream was open, and the next session of the client ended it.
+    root = write_repo({"schemas/tools/lookup.json": tool_schema("lookup")})
+    tools = LocalTools(Repository.load(root), {"lookup": Spy().lookup})
+    server = build_server(tools, name="spy", version="1.0.0", trace=Trace())
+    options = HttpOptions(port=0, sessions=SessionBounds(per_client=1, total=10))
+    app = http_app(server, options)
+    release = anyio.Event()
+    async with (
+        running(app, options) as listening,
+        httpx2.AsyncClient(timeout=30) as http,
+        anyio.create_task_group() as group,
+    ):
+        url = f"http://127.0.0.1:{listening.port}/mcp"
+
+        async def hold_stream(session_id: str, *, task_status: anyio.abc.TaskStatus[int]) -> None:
+            headers = {
+                "Accept": "text/event-stream",
+                "mcp-session-id": session_id,
+                "mcp-protocol-version": "2025-11-25",
+            }
+            async with http.stream("GET", url, headers=headers) as stream:
+                task_status.started(stream.status_code)
+                await release.wait()
+
+        async def send(message: Any) -> None:
+            if message["type"] == "http.response.start":  # the initialize answer has begun
+                session_id = dict(message["headers"])[b"mcp-session-id"].decode()
+                assert await group.start(hold_stream, session_id) == 200
+
+        body = json.dumps(INITIALIZE).encode()
+        sent = iter([{"type": "http.request", "body": body, "more_body": False}])
+
+        async def receive() -> Any:
+            return next(sent, None) or await anyio.sleep_forever()
+
+        with anyio.fail_after(30):
+            await app(initialize_scope(listening.port, body), receive, send)
+            second = await http.post(url, json=INITIALIZE, headers=ACCEPT)
+        release.set()
+    assert second.status_code == 503  # the first session is busy with its stream: not ended
+
+
+def initialize_scope(port: int, body: bytes) -> dict[str, Any]:
+    """The ASGI scope of an initialize POST from 127.0.0.1, as uvicorn would build it."""
+    headers = [(k.lower().encode(), v.encode()) for k, v in ACCEPT.items()]
+    headers += [(b"host", f"127.0.0.1:{port}".encode()), (b"content-length", b"%d" % len(body))]
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": "/mcp",
+        "raw_path": b"/mcp",
+        "query_string": b"",
+        "root_path": "",
+        "headers": headers,
+        "client": ("127.0.0.1", 50000),
+        "server": ("127.0.0.1", port),
+    }
+
+
 async def test_an_idle_session_ends_after_the_idle_time(write_repo: WriteRepo) -> None:
     options = HttpOptions(port=0, sessions=SessionBounds(idle=0.5))
     async with lookup_server(write_repo, Spy(), options) as url, httpx2.AsyncClient() as http:
