@@ -204,10 +204,10 @@ def reads_plainly(data: bytes) -> bool:
     `loads` then finds (a slower scan).
     """
     try:
-        value = orjson.loads(data)
-    except orjson.JSONDecodeError:
+        written = orjson.dumps(orjson.loads(data))
+    except (orjson.JSONDecodeError, orjson.JSONEncodeError):  # orjson writes 254 levels at most
         return False
-    return not _lost_members(data, orjson.dumps(value))
+    return not _lost_members(data, written)
 
 
 def _to_bytes(data: bytes | bytearray | memoryview | str, limits: Limits, source: str) -> bytes:

@@ -19,6 +19,8 @@ import anyio
 import anyio.abc
 import httpx2
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from schemawire.gates import ArgumentGate
 from schemawire.mcp import HttpServer, McpClient
@@ -393,6 +395,32 @@ def test_arguments_the_sdk_reads_as_numbers_json_lacks_are_taken_as_text() -> No
         arguments_to_check(HIDDEN.replace(b'"city":"Paris"', b'"town":"Paris"') % (1, b"NaN"))
         is None
     )
+
+
+def test_arguments_nested_past_what_orjson_writes_are_taken_as_text() -> None:
+    sent = '{"n": ' + "[" * 300 + "]" * 300 + "}"  # read by orjson, too deep for it to write
+    assert arguments_to_check(tool_call(1, "t", sent)) == sent
+    deeper = '{"n": ' + '{"a":' * 3000 + "0" + "}" * 3000 + "}"  # deeper than the C scanner
+    assert arguments_to_check(tool_call(1, "t", deeper)) is None  # the SDK refuses it too
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.one_of(
+        st.binary(max_size=200),
+        st.text(max_size=200).map(str.encode),
+        st.recursive(
+            st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+            lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner),
+            max_leaves=20,
+        ).map(lambda value: json.dumps({"id": 1, "params": {"arguments": value}}).encode()),
+    )
+)
+def test_no_line_makes_reading_the_arguments_raise(line: bytes) -> None:
+    # One line that raised here stopped the stdio server: whatever a client sends, it is noted
+    # or not, and the SDK answers it.
+    arguments_to_check(line)
+    SentLines(None)._note(line.decode("utf-8", "replace"))
 
 
 @pytest.mark.anyio
