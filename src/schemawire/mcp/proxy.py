@@ -19,6 +19,7 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
 from schemawire.gates import Verdict
+from schemawire.gates.redact import default_redactor
 from schemawire.mcp._tools import (
     OBJECT_OUTPUT_ONLY,
     RemoteTool,
@@ -105,7 +106,11 @@ class UpstreamTools:
 
 
 def _unreachable(name: str, error: ServerError) -> Rejection:
-    line = f"the upstream server is unavailable: {error.reason}"
+    """The refusal of a call the upstream cannot take. The reason may quote the upstream's
+    stderr (a connection string, a key) and goes to the proxy's client: it is redacted whole,
+    before anything cuts it."""
+    reason = default_redactor().text(error.reason)[0]
+    line = f"the upstream server is unavailable: {reason}"
     hint = f"{name} cannot be reached now; tell the user."
     return Rejection(
         "arguments", "tool_failed", name, None, None, (Violation("", "tool", line),), hint

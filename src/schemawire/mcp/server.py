@@ -175,9 +175,10 @@ class _TraceMiddleware:
         return result
 
     def _answered_with(self, request_id: Any, result: HandlerResult) -> None:
+        keeps = self.trace.keeps_anything  # else the hop is only numbered: build nothing
         dumped = (
             result.model_dump(by_alias=True, mode="json", exclude_none=True)
-            if isinstance(result, BaseModel)
+            if keeps and isinstance(result, BaseModel)
             else result
         )
         self._answered(request_id, {"result": dumped})
