@@ -19,7 +19,6 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
 from schemawire.gates import Verdict
-from schemawire.gates.redact import default_redactor
 from schemawire.mcp._tools import (
     OBJECT_OUTPUT_ONLY,
     RemoteTool,
@@ -106,11 +105,9 @@ class UpstreamTools:
 
 
 def _unreachable(name: str, error: ServerError) -> Rejection:
-    """The refusal of a call the upstream cannot take. The reason may quote the upstream's
-    stderr (a connection string, a key) and goes to the proxy's client: it is redacted whole,
-    before anything cuts it."""
-    reason = default_redactor().text(error.reason)[0]
-    line = f"the upstream server is unavailable: {reason}"
+    """The refusal of a call the upstream cannot take. (The reason, which may quote the
+    upstream's stderr, was redacted whole when the error was made: `ServerError`.)"""
+    line = f"the upstream server is unavailable: {error.reason}"
     hint = f"{name} cannot be reached now; tell the user."
     return Rejection(
         "arguments", "tool_failed", name, None, None, (Violation("", "tool", line),), hint
