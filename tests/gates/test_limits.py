@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schemawire.gates import ArgumentGate, ArgumentOptions, ResultGate, ValueLimits, Verdict
+from schemawire.gates._schema_view import SchemaView
 from schemawire.gates._values import first_problem, plain_json
 from schemawire.gates.truncate import size_of
 from schemawire.types import ToolSpec
@@ -281,3 +282,25 @@ def test_a_wide_object_is_cut_to_budget_in_linear_time() -> None:
     assert all(content[f"order-{i}"] == i for i in range(1000))  # the largest leave first
     left_out = [c for c in verdict.changes if "left out" in c.detail]
     assert len(left_out) + len(content) == 20_000
+
+
+def test_a_schemas_marks_are_read_along_the_walk_not_from_the_root_for_each_node() -> None:
+    # A value's nodes are asked for their marks one by one, parent before child: the old view
+    # walked from the schema's root for each (120,000 nodes at depth 30 took 2.8 s; 40,000
+    # through a reference at each level, as here, 16 s).
+    node: dict[str, Any] = {
+        "type": "object",
+        "properties": {"token": {"x-redact": True}},
+        "additionalProperties": {"$ref": "#/$defs/node"},
+    }
+    view = SchemaView({"$defs": {"node": node}, "$ref": "#/$defs/node"})
+    levels = [f"/level{depth}" for depth in range(30)]
+    pointers = ["".join(levels[:depth]) for depth in range(1, 31)]
+    chain = pointers[-1]
+    pointers += [f"{chain}/{leaf}" for leaf in range(40_000)]
+    marks, seconds = seconds_of(lambda: [view.mark(pointer) for pointer in pointers])
+    assert seconds < 2
+    assert marks == [None] * len(pointers)
+    assert view.mark(f"{chain}/token") == "x-redact"
+    assert view.mark("/token") == "x-redact"
+    assert view.required(chain) == frozenset()
