@@ -23,24 +23,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import orjson
-
-from schemawire._json import dumps
 from schemawire._pointer import join
+from schemawire.gates._values import size_of
 from schemawire.gates.verdict import Change
 
 __all__ = ["shares", "size_of", "truncate"]
 
 Required = Callable[[str], frozenset[str]]  # pointer of an object -> its required members
 _SHRINK_FROM = 48  # room (bytes) worth cutting one more array item into, rather than dropping it
-
-
-def size_of(value: Any) -> int:
-    """The bytes of ``value`` as compact JSON."""
-    try:
-        return len(orjson.dumps(value))
-    except orjson.JSONEncodeError:  # integers beyond 64 bits; the slower writer keeps them
-        return len(dumps(value, indent=False).encode("utf-8"))
 
 
 def truncate(

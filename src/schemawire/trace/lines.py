@@ -23,6 +23,7 @@ import orjson
 
 from schemawire._json import Limits, loads
 from schemawire.errors import ErrorCode, JSONError
+from schemawire.gates._values import is_unicode, without_lone_surrogates
 from schemawire.types import Hop
 
 __all__ = ["MAX_DEPTH", "hop_line", "hops_of"]
@@ -82,14 +83,11 @@ def _container(
     return [_writable(item, notes, depth - 1) for item in value]
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 def _text(text: str, notes: set[str]) -> str:
-    if _SURROGATE.search(text) is None:
+    if is_unicode(text):
         return text
     notes.add("lone surrogates as U+FFFD")
-    return _SURROGATE.sub("\ufffd", text)
+    return without_lone_surrogates(text)
 
 
 def _key(key: object, notes: set[str]) -> str:
