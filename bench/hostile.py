@@ -299,10 +299,12 @@ def print_stalls(rows: list[Stall], timeout: float) -> None:
 def run(work: Path, options: argparse.Namespace) -> None:
     """Both parts, as ``options`` say, printed as tables."""
     if not options.skip_shapes:
-        print_shapes(run_shapes(options.sizes, options.timeout, options.only), options.timeout)
+        print_shapes(
+            run_shapes(options.sizes, options.timeout, options.only_shape), options.timeout
+        )
         print()
     if not options.skip_latency:
-        print_stalls(run_stalls(work, options.big_timeout, options.only), options.big_timeout)
+        print_stalls(run_stalls(work, options.big_timeout, options.only_shape), options.big_timeout)
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:
@@ -329,7 +331,7 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--only-shape",
-        dest="only",
+        dest="only_shape",
         default=None,
         help="hostile: only shapes and requests whose name holds this",
     )

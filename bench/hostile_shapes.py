@@ -8,8 +8,10 @@ Detector shapes are made from the detectors of `default_redactor` as they are (s
 follows ``secrets.json`` when it changes): for each detector, its first trigger repeated with
 spaces and without, plus the shapes known to be hard for particular kinds (``url_password``:
 ``"a." * n + " ://"``; ``private_key``: BEGIN headers without an END; ``basic_auth``: one
-scheme word before a long run the look-ahead scans). ``one trigger word`` is a megabyte of
-prose with a single trigger in the middle: the cost of the patterns per byte.
+scheme word before a long run the look-ahead scans), and texts that are a match every few
+bytes, each hiding a part of what it matches (``"a://b:c@" * n``, ``"password=abcdefgh " *
+n``): the cost of a match. ``one trigger word`` is a megabyte of prose with a single trigger in
+the middle: the cost of the patterns per byte.
 """
 
 from __future__ import annotations
@@ -51,10 +53,24 @@ def _repeated(piece: str, size: int) -> str:
     return piece * max(1, size // len(piece))
 
 
+def _numbered(template: str, size: int) -> str:
+    """``template`` with 0, 1, 2... (in hex) until about ``size`` characters: matches that
+    each hide a different part."""
+    pieces, total, number = [], 0, 0
+    while total < size:
+        piece = template.format(f"{number:x}")
+        pieces.append(piece)
+        total += len(piece)
+        number += 1
+    return "".join(pieces)
+
+
 _KNOWN_HARD: dict[str, dict[str, Callable[[int], str]]] = {
     "url_password": {
         '"a." * n + " ://"': lambda size: _repeated("a.", size - 4) + " ://",
         '"a://b:" * n': lambda size: _repeated("a://b:", size),
+        '"a://b:c@" * n, a match every 8 bytes': lambda size: _repeated("a://b:c@", size),
+        '"a://b:<n>@", each hidden part new': lambda size: _numbered("a://b:{}@", size),
     },
     "private_key": {
         "BEGIN headers, no END": lambda size: _repeated("-----BEGIN RSA PRIVATE KEY-----\n", size),
@@ -69,11 +85,18 @@ _KNOWN_HARD: dict[str, dict[str, Callable[[int], str]]] = {
     "password_assignment": {
         '"password=" * n': lambda size: _repeated("password=", size),
         '"password: " + "x" * n': lambda size: "password: " + "x" * (size - 10),
+        '"password=abcdefgh " * n': lambda size: _repeated("password=abcdefgh ", size),
+        '"password=a_b_c_d_e_f_g_h_i_j_k_l_m_n_o_p " * n': lambda size: _repeated(
+            "password=a_b_c_d_e_f_g_h_i_j_k_l_m_n_o_p ", size
+        ),
     },
     "aws_secret_access_key": {
         '"secret_access_key=" * n': lambda size: _repeated("secret_access_key=", size),
     },
-    "bearer": {'"bearer " * n': lambda size: _repeated("bearer ", size)},
+    "bearer": {
+        '"bearer " * n': lambda size: _repeated("bearer ", size),
+        '"Bearer abcdefghijklmnop " * n': lambda size: _repeated("Bearer abcdefghijklmnop ", size),
+    },
 }
 
 

@@ -48,11 +48,14 @@ def report(path: Path = CORPUS, redactor: Redactor | None = None) -> dict[str, A
 
 
 def worst_shapes(size: int) -> dict[str, str]:
-    """Each detector's worst shape at about ``size`` bytes (as tests/gates/test_redact.py)."""
+    """Each detector's worst shape at about ``size`` bytes, and the texts that are a match every
+    few bytes (as tests/gates/test_redact.py)."""
+    from tests.gates.test_redact import dense_shapes
     from tests.gates.test_redact import worst_shapes as shapes
 
     return {
         **shapes(size),
+        **dense_shapes(size),
         "one trigger word in prose": "password " + "lorem ipsum dolor sit amet " * (size // 27),
     }
 

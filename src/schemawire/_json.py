@@ -41,6 +41,7 @@ __all__ = [
     "loads",
     "loads_lines",
     "quoted",
+    "reads_plainly",
 ]
 
 JSONValue: TypeAlias = dict[str, "JSONValue"] | list["JSONValue"] | str | int | float | bool | None
@@ -192,6 +193,21 @@ def quoted(value: Any) -> str:
         return dumps(value, indent=False)
     except (TypeError, ValueError):
         return repr(value)
+
+
+def reads_plainly(data: bytes) -> bool:
+    """Whether orjson reads the JSON text ``data`` and keeps every member of it: False for a
+    text with a duplicate key, ``NaN`` or ``Infinity``, an integer beyond 64 bits, nesting past
+    orjson's limit, or anything else orjson refuses.
+
+    What `loads` decides first, at orjson's speed; it says nothing of where a problem is, which
+    `loads` then finds (a slower scan).
+    """
+    try:
+        written = orjson.dumps(orjson.loads(data))
+    except (orjson.JSONDecodeError, orjson.JSONEncodeError):  # orjson writes 254 levels at most
+        return False
+    return not _lost_members(data, written)
 
 
 def _to_bytes(data: bytes | bytearray | memoryview | str, limits: Limits, source: str) -> bytes:

@@ -765,3 +765,85 @@ def test_blocks_with_meta_and_annotations_are_cut_within_budget_or_say_they_are_
         assert any(d.startswith("still ") for d in cuts_of(verdict).values())
     if budget >= 120 * len(content_in):  # room enough for a note or a marker per block
         assert size <= budget
+
+
+# --- what a rejection quotes is redacted as the model would read it ----------------------------
+
+QUOTED_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "password": {"type": "array", "items": {"type": "integer"}},
+        "credentials": {"type": "object", "properties": {"pass": {"type": "integer"}}},
+        "k": {"type": "array", "items": {"type": "integer"}, "x-redact": True},
+        "profile": {
+            "type": "object",
+            "properties": {"pin": {"type": "array", "items": {"type": "string"}}},
+        },
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("result", "pointer", "got"),
+    [
+        ({"password": ["FAKEhunter2xyz", 5]}, "/password/0", "[REDACTED:password]"),
+        (
+            {"credentials": {"user": "bob", "pass": "FAKEs3cr3tPW!"}},
+            "/credentials/pass",
+            "[REDACTED:credentials]",
+        ),
+        ({"k": ["FAKEtopsecretvalue"]}, "/k/0", "[REDACTED:x-redact]"),
+        ({"profile": {"pin": [["FAKE-0123"]]}}, "/profile/pin/0", "[REDACTED:pin]"),
+    ],
+)
+def test_a_rejection_quotes_nothing_below_a_secret_named_or_marked_member(
+    result: dict[str, Any], pointer: str, got: str
+) -> None:
+    gate = ResultGate(ToolSpec("who", {"type": "object"}, QUOTED_SCHEMA))
+    verdict = gate.check(result)
+    assert verdict.rejection is not None
+    assert verdict.rejection.code == "result_invalid"
+    quoted = {v["pointer"]: v["got"] for v in verdict.value.content["error"]["violations"]}
+    assert quoted == {pointer: got}
+    assert [(v.pointer, v.got) for v in verdict.rejection.violations] == [(pointer, got)]
+    assert "FAKE" not in dumps([verdict.value.content, verdict.rejection.to_json()])
+
+
+LONG_URL = "a" * 270 + " postgres://app:FAKEHunter2Secret01234567@db:5432/orders"
+LONG_KEY = "b" * 270 + " sk-proj-FAKEabcdefghijklmnopqrstuv"
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [
+        McpResult([text_block(f"fatal: {LONG_URL}")], is_error=True),
+        McpResult([text_block(f"fatal: {LONG_KEY}")], is_error=True),
+        # The "@" past 500 characters, where one_line cut before redaction could see it.
+        RuntimeError("c" * 260 + " postgres://app:FAKE" + "p" * 300 + "@db:5432/orders"),
+        McpResult([text_block('{"error": "denied", "pin": 7123}')], is_error=True),
+        McpResult(
+            [text_block(TRACEBACK + "\nValueError: bad password=\n  FAKEhunter2pass")],
+            is_error=True,
+        ),
+    ],
+    ids=["url cut", "key cut", "exception", "json keys", "secret across lines"],
+)
+def test_a_failure_is_redacted_whole_before_its_line_is_cut(failure: Any) -> None:
+    verdict = refund_gate().check(failure)
+    assert verdict.rejection is not None
+    assert verdict.rejection.code == "tool_failed"
+    (shown,) = verdict.value.content["error"]["violations"]
+    (kept,) = verdict.rejection.violations
+    assert shown["message"] == kept.message  # McpCall.to_json prints the rejection
+    assert len(kept.message) <= 300
+    written = dumps([verdict.value.content, verdict.rejection.to_json(), verdict.to_json()])
+    assert "FAKE" not in written
+    assert "7123" not in written
+    assert "[REDACTED:" not in kept.message or kept.message.count("[") == kept.message.count("]")
+
+
+def test_a_failure_line_cut_at_a_redaction_marker_leaves_the_marker_out() -> None:
+    line = "x" * 280 + " postgres://app:FAKEpassword01@db"
+    verdict = refund_gate().check(McpResult([text_block(line)], is_error=True))
+    (kept,) = verdict.rejection.violations
+    assert kept.message == "x" * 280 + " postgres://app:"

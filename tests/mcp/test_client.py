@@ -282,6 +282,23 @@ async def test_a_server_that_exits_at_once_is_a_clear_error() -> None:
     assert raised.value.code == "exited"
 
 
+async def test_a_server_error_quotes_no_secret_of_its_command_line_or_last_words() -> None:
+    # The error reaches a model (a call that cannot be made), a proxy's client and the trace.
+    key, password = "sk-proj-" + "FAKE0123456789ab" * 2, "Hunter2Secret"
+    said = f"fatal: cannot reach postgres://app:{password}@db:5432/orders"
+    code = f"import sys; sys.stderr.write({said!r}); sys.exit(3)"
+    server = StdioServer(sys.executable, ("-c", code, f"OPENAI_API_KEY={key}"))
+    with pytest.raises(ServerError) as raised, anyio.fail_after(30):
+        async with McpClient(server, timeout=10):
+            pass
+    error = raised.value
+    assert error.code == "exited"
+    assert "postgres://app:[REDACTED:url_password]@db" in error.reason
+    for text in (str(error), error.reason, error.server, error.stderr):
+        assert key not in text
+        assert password not in text
+
+
 def test_every_server_problem_has_a_meaning() -> None:
     assert set(SERVER_PROBLEMS) == set(typing.get_args(ServerProblem))
 

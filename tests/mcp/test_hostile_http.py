@@ -5,6 +5,8 @@ cut, and duplicate keys are refused as the argument gate refuses them."""
 from __future__ import annotations
 
 import json
+import math
+import os
 import subprocess
 import sys
 import time
@@ -17,11 +19,13 @@ import anyio
 import anyio.abc
 import httpx2
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from schemawire.gates import ArgumentGate
 from schemawire.mcp import HttpServer, McpClient
 from schemawire.mcp._http import HttpOptions, SessionBounds, http_app, running
-from schemawire.mcp._sent import duplicated_arguments
+from schemawire.mcp._sent import SentLines, arguments_to_check, stdin_lines
 from schemawire.mcp.server import LocalTools, build_server
 from schemawire.schema.repository import Repository
 from schemawire.trace import Trace
@@ -200,6 +204,73 @@ async def test_when_every_session_is_busy_a_new_one_is_refused_for_now(
             assert await session_status(http, url, busy) == 200
 
 
+async def test_a_stream_opened_while_its_session_is_being_opened_counts_as_busy(
+    write_repo: WriteRepo,
+) -> None:
+    # The session was tracked only once its initialize answer was done: a GET stream opened on
+    # the new id in between reached the SDK uncounted, so the session looked idle while its
+    # stream was open, and the next session of the client ended it.
+    root = write_repo({"schemas/tools/lookup.json": tool_schema("lookup")})
+    tools = LocalTools(Repository.load(root), {"lookup": Spy().lookup})
+    server = build_server(tools, name="spy", version="1.0.0", trace=Trace())
+    options = HttpOptions(port=0, sessions=SessionBounds(per_client=1, total=10))
+    app = http_app(server, options)
+    release = anyio.Event()
+    async with (
+        running(app, options) as listening,
+        httpx2.AsyncClient(timeout=30) as http,
+        anyio.create_task_group() as group,
+    ):
+        url = f"http://127.0.0.1:{listening.port}/mcp"
+
+        async def hold_stream(session_id: str, *, task_status: anyio.abc.TaskStatus[int]) -> None:
+            headers = {
+                "Accept": "text/event-stream",
+                "mcp-session-id": session_id,
+                "mcp-protocol-version": "2025-11-25",
+            }
+            async with http.stream("GET", url, headers=headers) as stream:
+                task_status.started(stream.status_code)
+                await release.wait()
+
+        async def send(message: Any) -> None:
+            if message["type"] == "http.response.start":  # the initialize answer has begun
+                session_id = dict(message["headers"])[b"mcp-session-id"].decode()
+                assert await group.start(hold_stream, session_id) == 200
+
+        body = json.dumps(INITIALIZE).encode()
+        sent = iter([{"type": "http.request", "body": body, "more_body": False}])
+
+        async def receive() -> Any:
+            return next(sent, None) or await anyio.sleep_forever()
+
+        with anyio.fail_after(30):
+            await app(initialize_scope(listening.port, body), receive, send)
+            second = await http.post(url, json=INITIALIZE, headers=ACCEPT)
+        release.set()
+    assert second.status_code == 503  # the first session is busy with its stream: not ended
+
+
+def initialize_scope(port: int, body: bytes) -> dict[str, Any]:
+    """The ASGI scope of an initialize POST from 127.0.0.1, as uvicorn would build it."""
+    headers = [(k.lower().encode(), v.encode()) for k, v in ACCEPT.items()]
+    headers += [(b"host", f"127.0.0.1:{port}".encode()), (b"content-length", b"%d" % len(body))]
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": "/mcp",
+        "raw_path": b"/mcp",
+        "query_string": b"",
+        "root_path": "",
+        "headers": headers,
+        "client": ("127.0.0.1", 50000),
+        "server": ("127.0.0.1", port),
+    }
+
+
 async def test_an_idle_session_ends_after_the_idle_time(write_repo: WriteRepo) -> None:
     options = HttpOptions(port=0, sessions=SessionBounds(idle=0.5))
     async with lookup_server(write_repo, Spy(), options) as url, httpx2.AsyncClient() as http:
@@ -298,11 +369,138 @@ async def test_duplicate_keys_over_stdio_are_refused_as_the_gate_refuses_them(
 
 
 def test_only_arguments_that_repeat_a_key_are_taken_as_text() -> None:
-    assert duplicated_arguments(tool_call(1, "t", '{"a": 1}')) is None
-    assert duplicated_arguments(b'{"id": 1, "id": 2, "params": {"arguments": {"a": 1}}}') is None
-    assert duplicated_arguments(b"not json") is None
+    assert arguments_to_check(tool_call(1, "t", '{"a": 1}')) is None
+    assert arguments_to_check(b'{"id": 1, "id": 2, "params": {"arguments": {"a": 1}}}') is None
+    assert arguments_to_check(b"not json") is None
     sent = '{"a": [{"b": 1, "b": 2}]}'
-    assert duplicated_arguments(tool_call(1, "t", sent)) == sent
+    assert arguments_to_check(tool_call(1, "t", sent)) == sent
+
+
+# A number the SDK's parser takes and ours refuses, outside the arguments, skipped the check.
+HIDDEN = (
+    b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"lookup",'
+    b'"arguments":{"city":"Oslo","city":"Paris"}},"x":%s}'
+)
+
+
+@pytest.mark.parametrize("number", [b"1e999", b"NaN", b"-Infinity", b"1" * 30])
+def test_a_number_outside_the_arguments_does_not_hide_a_repeated_key(number: bytes) -> None:
+    assert arguments_to_check(HIDDEN % (1, number)) == '{"city":"Oslo","city":"Paris"}'
+
+
+def test_arguments_the_sdk_reads_as_numbers_json_lacks_are_taken_as_text() -> None:
+    sent = '{"city": NaN}'
+    assert arguments_to_check(tool_call(1, "t", sent)) == sent
+    assert (
+        arguments_to_check(HIDDEN.replace(b'"city":"Paris"', b'"town":"Paris"') % (1, b"NaN"))
+        is None
+    )
+
+
+def test_arguments_nested_past_what_orjson_writes_are_taken_as_text() -> None:
+    sent = '{"n": ' + "[" * 300 + "]" * 300 + "}"  # read by orjson, too deep for it to write
+    assert arguments_to_check(tool_call(1, "t", sent)) == sent
+    deeper = '{"n": ' + '{"a":' * 3000 + "0" + "}" * 3000 + "}"  # deeper than the C scanner
+    assert arguments_to_check(tool_call(1, "t", deeper)) is None  # the SDK refuses it too
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.one_of(
+        st.binary(max_size=200),
+        st.text(max_size=200).map(str.encode),
+        st.recursive(
+            st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+            lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner),
+            max_leaves=20,
+        ).map(lambda value: json.dumps({"id": 1, "params": {"arguments": value}}).encode()),
+    )
+)
+def test_no_line_makes_reading_the_arguments_raise(line: bytes) -> None:
+    # One line that raised here stopped the stdio server: whatever a client sends, it is noted
+    # or not, and the SDK answers it.
+    arguments_to_check(line)
+    SentLines(None)._note(line.decode("utf-8", "replace"))
+
+
+@pytest.mark.anyio
+async def test_a_stdio_call_gets_the_text_its_own_line_held() -> None:
+    lines = SentLines(None)
+    lines._note((HIDDEN % (5, b"NaN")).decode())
+    lines._note(tool_call(6, "t", '{"n": NaN}').decode())
+    lines._note(tool_call(7, "t", '{"a": 1, "a": 2}').decode())
+    assert await lines.take(5, {"city": "Paris"}) == '{"city":"Oslo","city":"Paris"}'
+    assert await lines.take(6, {"n": math.nan}) == '{"n": NaN}'
+    assert await lines.take(7, {"a": 3}) is None  # a later call that reused the id
+    assert await lines.take(5, {"city": "Paris"}) is None  # taken once
+
+
+async def test_a_repeated_key_behind_a_non_finite_number_is_refused_over_http(
+    write_repo: WriteRepo,
+) -> None:
+    spy = Spy()
+    async with lookup_server(write_repo, spy) as url, httpx2.AsyncClient(timeout=30) as http:
+        session = await HttpSession(http, url).open()
+        with anyio.fail_after(30):
+            refused = await session.post(HIDDEN % (3, b"1e999"))
+    assert (refusal(refused)["code"], refusal(refused)["violations"][0]["pointer"]) == (
+        "arguments_malformed",
+        "/city",
+    )
+    assert spy.cities == []
+
+
+def test_finding_the_arguments_of_a_large_message_is_fast() -> None:
+    # 7.7 MB, its repeated key at the end: the pure-Python scans took 16 s (on the event loop
+    # over stdio, in a worker over HTTP).
+    items = b",".join(b'{"k":%d}' % i for i in range(600_000))
+    message = tool_call(1, "t", '{"xs": [' + items.decode() + '], "a": 1, "a": 2}')
+    started = time.perf_counter()
+    found = arguments_to_check(message)
+    assert time.perf_counter() - started < 4.0
+    assert found is not None
+    assert found.endswith('"a": 1, "a": 2}')
+
+
+@pytest.mark.parametrize("proxied", [False, True], ids=["server", "proxy"])
+async def test_a_line_no_parser_can_read_exactly_does_not_stop_the_stdio_server(
+    proxied: bool,
+) -> None:
+    # A repeated key in the arguments and an integer of 5,000 digits elsewhere: reading the
+    # line's id raised out of stdin's reader, and the server exited.
+    schemawire = str(Path(sys.executable).with_name("schemawire"))
+    desk = Path(__file__).parents[2] / "examples" / "support-desk"
+    command = [schemawire, "serve", str(desk)]
+    if proxied:
+        command = [schemawire, "serve", "--upstream", "--", *command]
+    line = tool_call(5, "get_weather", '{"city": "Oslo", "city": "Paris"}')
+    line = line[:-1] + b', "x": ' + b"7" * 5000 + b"}"
+    with anyio.fail_after(60):
+        async with await anyio.open_process(command) as process:
+            session = await StdioSession(process).open()
+            await session.send(line)
+            await session.send(tool_call(6, "get_weather", '{"city": "Paris"}'))
+            answer = await session.receive()
+            while answer.get("id") != 6:
+                answer = await session.receive()
+            assert process.stdin is not None
+            await process.stdin.aclose()
+    assert answer["result"]["structuredContent"]["city"] == "Paris"
+
+
+def lowest_free_descriptor() -> int:
+    probe = os.dup(0)
+    os.close(probe)
+    return probe
+
+
+@pytest.mark.anyio
+async def test_reading_stdin_for_the_server_leaves_no_descriptor_open() -> None:
+    before = lowest_free_descriptor()
+    async with stdin_lines() as lines:
+        assert lowest_free_descriptor() != before  # stdin's private copy
+    assert lowest_free_descriptor() == before
+    assert lines.closed  # nothing reads it any more
 
 
 def test_the_http_bounds_default_to_what_the_docs_say() -> None:

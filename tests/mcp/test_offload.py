@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import anyio
+import anyio.lowlevel
+import anyio.to_thread
 import pytest
 
 from schemawire.mcp._offload import OFFLOAD_FROM, is_large, off_loop
@@ -55,6 +57,30 @@ async def test_large_work_runs_in_a_worker_thread() -> None:
     here = threading.get_ident()
     assert await off_loop(where, "small", weight="small") == here
     assert await off_loop(where, "large", weight="x" * OFFLOAD_FROM) != here
+
+
+@pytest.mark.anyio
+async def test_a_cancelled_caller_waits_for_its_worker_and_gets_its_result() -> None:
+    started, release = threading.Event(), threading.Event()
+    got: list[str] = []
+
+    def work(_: Any) -> str:
+        started.set()
+        release.wait(30)
+        return "done"
+
+    async def caller() -> None:
+        got.append(await off_loop(work, "x", weight="x" * OFFLOAD_FROM))
+        await anyio.lowlevel.checkpoint()  # where the cancellation takes effect
+        got.append("not cancelled")
+
+    with anyio.fail_after(30):
+        async with anyio.create_task_group() as group:
+            group.start_soon(caller)
+            await anyio.to_thread.run_sync(started.wait)
+            group.cancel_scope.cancel()
+            release.set()
+    assert got == ["done"]
 
 
 @pytest.fixture

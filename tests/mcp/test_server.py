@@ -6,6 +6,7 @@ Streamable HTTP on 127.0.0.1 inside the test's event loop (so a spy can see what
 
 from __future__ import annotations
 
+import gc
 import json
 import sys
 from collections.abc import AsyncIterator
@@ -21,7 +22,7 @@ from schemawire.errors import ConfigError, ErrorCode, UsageError
 from schemawire.mcp import HttpServer, McpClient, ServerError, StdioServer
 from schemawire.mcp._http import HttpOptions, http_app, running
 from schemawire.mcp.serve import ServeOptions, gated_server
-from schemawire.mcp.server import LocalTools, build_server
+from schemawire.mcp.server import LocalTools, Sessions, build_server
 from schemawire.schema.repository import Repository
 from schemawire.trace import Trace
 from tests.conftest import EXAMPLES, WriteRepo, tool_schema
@@ -347,3 +348,19 @@ def test_the_serve_timeout_must_be_a_positive_number(write_repo: WriteRepo, time
 
 def test_the_serve_timeout_defaults_to_a_minute(write_repo: WriteRepo) -> None:
     assert Repository.load(write_repo({})).config.serve.timeout == 60.0
+
+
+def test_sessions_are_held_weakly_and_at_most_the_newest_limit() -> None:
+    # The SDK says nothing when an HTTP session ends: one it let go of must not be kept alive
+    # here (a server that sees a new session every second would grow for as long as it runs).
+    class Session:
+        pass
+
+    sessions = Sessions()
+    live = [Session() for _ in range(Sessions.LIMIT + 5)]
+    for session in live:
+        sessions.add(session)
+    assert len(sessions) == Sessions.LIMIT
+    del live[:500]
+    gc.collect()
+    assert len(sessions) == Sessions.LIMIT - 495

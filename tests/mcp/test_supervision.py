@@ -9,6 +9,7 @@ over HTTP on 127.0.0.1; that a process is gone is read from a pidfd, never from 
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sys
@@ -178,6 +179,22 @@ async def test_after_a_crash_concurrent_calls_through_the_proxy_share_one_restar
     ]
     assert len(calls) == 8
     assert len(started(pids)) == 2  # the first, and one restart
+
+
+async def test_an_upstream_that_cannot_restart_is_reported_with_its_secrets_redacted(
+    tmp_path: Path, empty: Path
+) -> None:
+    # Its stderr's last words reach the proxy's client in the refusal: they were sent raw.
+    pids = tmp_path / "pids"
+    last_words = "fatal: cannot reach postgres://app:Hunter2Secret@db:5432/orders"
+    with reaped(pids), anyio.fail_after(60):
+        async with proxy(stalling(pids, "--restarts-fail", last_words), empty, 10) as client:
+            await client.call("crash", {})
+            after = await client.call("echo", {"message": "anyone there?"})
+    assert not after.accepted
+    assert after.output.content["error"]["code"] == "tool_failed"
+    assert "cannot reach postgres://" in failure_line(after)  # the line is still told
+    assert "Hunter2Secret" not in json.dumps(after.to_json())
 
 
 async def test_concurrent_reconnects_share_one_restart(tmp_path: Path) -> None:

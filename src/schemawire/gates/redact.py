@@ -50,6 +50,7 @@ class Redactor:
         self._set = DetectorSet(detectors)
         self.detectors = self._set.detectors
         self._kinds = [detector.kind for detector in self.detectors]
+        self._markers = {kind: f"[REDACTED:{kind}]".encode() for kind in self._kinds}
         # Most strings hold no trigger at all: one pass of cheap substring tests over the
         # lower-cased string spares them the patterns.
         self._triggers = tuple(sorted({t for d in self.detectors for t in d.triggers}))
@@ -84,10 +85,12 @@ class Redactor:
         pieces: list[bytes] = []
         kinds: list[str] = []
         done = 0
+        markers = self._markers
         for secret in found:
-            kind = self._kind(data, secret)
+            whole = secret.secret_start == secret.start and secret.secret_end == secret.end
+            kind = self._kinds[secret.detector] if whole else self._kind(data, secret)
             kinds.append(kind)
-            pieces += [data[done : secret.secret_start], f"[REDACTED:{kind}]".encode()]
+            pieces += [data[done : secret.secret_start], markers[kind]]
             done = secret.secret_end
         pieces.append(data[done:])
         return b"".join(pieces).decode("utf-8", "surrogatepass"), kinds
@@ -105,14 +108,11 @@ class Redactor:
         return sorted({index for trigger in held for index in self._by_trigger.get(trigger, ())})
 
     def _kind(self, data: bytes, found: Found) -> str:
-        """The kind of a secret found. The hidden part may itself be a known secret
-        (OPENAI_API_KEY=sk-..., a token as the password of a URL): its own kind says more than
-        the context's."""
-        if (found.secret_start, found.secret_end) != (found.start, found.end):
-            inner = self._set.kind_of_whole(data, found.secret_start, found.secret_end)
-            if inner is not None:
-                return self._kinds[inner]
-        return self._kinds[found.detector]
+        """The kind of a secret of which a detector hides a part. That part may itself be a
+        known secret (OPENAI_API_KEY=sk-..., a token as the password of a URL): its own kind
+        says more than the context's."""
+        inner = self._set.kind_of_whole(data[found.secret_start : found.secret_end])
+        return self._kinds[inner if inner is not None else found.detector]
 
     def _scan(self, value: Any) -> tuple[tuple[str, ...], bool]:
         """The triggers that occur anywhere in ``value``, and whether a key word does: one pass
@@ -181,16 +181,24 @@ class Redactor:
     def quoted(
         self, value: Any, pointer: str, marked: Marked | None = None
     ) -> tuple[Any, list[Change]]:
-        """``value`` as a rejection quotes it from ``pointer`` of a result: redacted as the
-        member at ``pointer`` would be (by its key, the schema's marks, the detectors), whether
-        or not it is valid there. The changes' pointers are ``pointer``'s."""
-        key = split(pointer)[-1] if pointer else ""
-        mark = marked(pointer) if marked is not None and pointer else None
-        if mark is not None:
-            return f"[REDACTED:{mark}]", [_marked(pointer, mark)]
-        kind = self.key_kind(key) if key else None
-        if kind is not None and _holds_secret(value):
-            return f"[REDACTED:{kind}]", [_named(pointer, kind)]
+        """``value`` as a rejection quotes it from ``pointer`` of a result: redacted as it
+        would be where it sits, whether or not it is valid there. Redaction of a whole member
+        covers all below it, so a member above ``pointer`` that the schema marks or whose key
+        names a secret redacts ``value`` whole (``{"password": ["...", 5]}`` quoted from
+        ``/password/0``); else the detectors and what lies below decide. The changes'
+        pointers are ``pointer``'s."""
+        tokens = split(pointer)
+        at = ""
+        for depth, token in enumerate(tokens, 1):
+            at = join(at, token)
+            mark = marked(at) if marked is not None else None
+            if mark is not None:
+                return f"[REDACTED:{mark}]", [_marked(pointer, mark)]
+            kind = self.key_kind(token)
+            # A member above holds what is quoted, so it holds a secret; the member quoted
+            # itself is redacted as the walk redacts it (not when null, a boolean or empty).
+            if kind is not None and (depth < len(tokens) or _holds_secret(value)):
+                return f"[REDACTED:{kind}]", [_named(pointer, kind)]
         return self.value(value, marked, pointer)
 
 
@@ -222,10 +230,11 @@ class _Walk:
 
     def _object(self, value: dict[str, Any], pointer: str) -> dict[str, Any]:
         copy: dict[str, Any] = {}
+        keys = _ShownKeys(value, copy)
         changed = False
         for key, member in value.items():
             at = join(pointer, key)  # marks and key words are the schema's: the key as sent
-            shown = self._key(key, pointer, copy)
+            shown = self._key(key, pointer, keys)
             kind = self.redactor.key_kind(key)
             if kind is not None and _holds_secret(member) and self._mark(at) is None:
                 self.changes.append(_named(join(pointer, shown), kind))
@@ -235,18 +244,14 @@ class _Walk:
             changed = changed or shown is not key or copy[shown] is not member
         return copy if changed else value
 
-    def _key(self, key: str, pointer: str, taken: dict[str, Any]) -> str:
-        """The key as shown: with its secrets replaced, and made unique beside the keys
-        ``taken`` already (two keys may redact to the same text)."""
+    def _key(self, key: str, pointer: str, keys: _ShownKeys) -> str:
+        """The key as shown: with its secrets replaced, and unique among the object's keys."""
         if not self.triggers:
             return key
         redacted, kinds = self.redactor.text(key, self.triggers)
         if not kinds:
             return key
-        shown, count = redacted, 1
-        while shown in taken:
-            count += 1
-            shown = f"{redacted} ({count})"
+        shown = keys.unique(redacted)
         at = join(pointer, shown)
         self.changes.extend(_in_key(at, kind) for kind in kinds)
         return shown
@@ -255,6 +260,30 @@ class _Walk:
         redacted, kinds = self.redactor.text(text, self.triggers)
         self.changes.extend(Change("redacted", pointer, f"a {kind} was found") for kind in kinds)
         return redacted if kinds else text
+
+
+class _ShownKeys:
+    """The keys of one object as shown, a redacted key made unique beside the keys shown
+    already and all the object's own keys: two keys may redact to the same text, and a key
+    may be the very text another redacts to (``"[REDACTED:openai_key]"`` beside an OpenAI key).
+    A key kept as it is never collides, as a redacted one is never one of the object's keys."""
+
+    def __init__(self, keys: dict[str, Any], shown: dict[str, Any]) -> None:
+        self.keys = keys
+        self.shown = shown
+        # The next number to try for each redacted text: thousands of keys that redact alike
+        # are numbered in one pass, not each from 1.
+        self.counts: dict[str, int] = {}
+
+    def unique(self, redacted: str) -> str:
+        """``redacted``, or ``"<redacted> (<n>)"`` with the first free ``n`` from 2."""
+        count = self.counts.get(redacted, 1)
+        shown = redacted if count == 1 else f"{redacted} ({count})"
+        while shown in self.shown or shown in self.keys:
+            count += 1
+            shown = f"{redacted} ({count})"
+        self.counts[redacted] = count + 1
+        return shown
 
 
 def _holds_secret(value: Any) -> bool:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -63,6 +64,7 @@ _LEAST_BLOCK = len(b'{"type":"text","text":""}')  # the fewest bytes a content b
 _NAMED = 100  # characters of a mime type or URI a note on a left-out block quotes
 _TRACEBACK = re.compile(r"Traceback \(most recent call last\):")
 _ONE_LINE = 300  # characters of a failure's message shown to the model
+_MARKER = "[REDACTED:"
 _TEXT_LIMITS = Limits(max_bytes=64 * 1024 * 1024, big_integers="exact")
 # What a result may be before it is cut to budget: large, but JSON, and not nested without end.
 _RESULT_LIMITS = ValueLimits(max_bytes=64 * 1024 * 1024, max_depth=128, max_string=64 * 1024 * 1024,
@@ -188,7 +190,9 @@ class ResultGate:
 
     def _check(self, received: _Received | BaseException, call_id: str) -> Verdict:
         if isinstance(received, BaseException):
-            return self._failed(ToolResult(call_id, None, True), one_line(received))
+            # The whole first line: `_failed` redacts it before it cuts it.
+            line = one_line(received, limit=sys.maxsize)
+            return self._failed(ToolResult(call_id, None, True), line)
         result, as_blocks, carried, malformed = received
         if carried is not None:
             return self._passed_on(result, *carried)
@@ -199,7 +203,7 @@ class ResultGate:
         if problem is not None:
             return self._not_json(result, problem)
         if plain.is_error:
-            return self._failed(plain, _failure_line(plain.content, as_blocks))
+            return self._failed(plain, _failure_text(plain.content, as_blocks))
         return self._checked(plain, as_blocks)
 
     def _not_json(self, result: ToolResult, problem: ValueProblem) -> Verdict:
@@ -357,8 +361,14 @@ class ResultGate:
 
     # --- failures --------------------------------------------------------------------------
 
-    def _failed(self, result: ToolResult, line: str, code: str = "tool_failed") -> Verdict:
-        violation = Violation("", "tool", line[:_ONE_LINE])
+    def _failed(self, result: ToolResult, said: str, code: str = "tool_failed") -> Verdict:
+        """A refusal quoting one line of what the tool ``said``. All it said is redacted before
+        the line is taken and cut (a cut can end a secret early, and what is left no detector
+        knows), and the rejection holds the redacted line: ``schemawire call --json`` prints
+        it, not only the model. Always redacted, as the model's view of any refusal is."""
+        redacted, _ = self._redacted_text(said, None)  # JSON by member, so keys count too
+        line = _cut_line(_failure_line(redacted))
+        violation = Violation("", "tool", line)
         hint = f"{self.spec.name} failed; tell the user, or call it again if the error says how."
         return self._refused(result, code, (violation,), hint)
 
@@ -747,12 +757,27 @@ def _under(prefix: str, changes: list[Change]) -> list[Change]:
     return [replace(change, pointer=prefix + change.pointer) for change in changes]
 
 
-def _failure_line(content: Any, as_blocks: bool) -> str:
-    """One line of what a failing tool said: the last line of a traceback, or the first line."""
+def _cut_line(line: str) -> str:
+    """A failure's line cut to `_ONE_LINE` characters, never inside a ``[REDACTED:...]``."""
+    if len(line) <= _ONE_LINE:
+        return line
+    opened = line.rfind(_MARKER, 0, _ONE_LINE + len(_MARKER) - 1)  # the last one begun
+    if opened >= 0 and line.find("]", opened) >= _ONE_LINE:
+        return line[:opened]
+    return line[:_ONE_LINE]
+
+
+def _failure_text(content: Any, as_blocks: bool) -> str:
+    """All a failing tool said: its text, or its content as JSON."""
     text = _only_text(content, as_blocks)
     if text is None:
         texts = [b.get("text") for b in content] if as_blocks else []
         text = "\n".join(t for t in texts if isinstance(t, str)) or dumps(content, indent=False)
+    return text
+
+
+def _failure_line(text: str) -> str:
+    """One line of what a failing tool said: the last line of a traceback, or the first line."""
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
     if not lines:
         return "the tool failed and said nothing"

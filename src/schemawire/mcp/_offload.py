@@ -79,7 +79,10 @@ async def off_loop(function: Callable[..., _T], *args: Any, weight: Any) -> _T:
     """``function(*args)``: in a worker thread when ``weight`` (the payload the work is
     proportional to) `is_large`, else right here.
 
-    Cancelling the caller does not stop a worker that has started; its result is dropped.
+    Cancelling the caller before the worker starts means ``function`` never runs. Once it
+    runs, it runs to its end (a thread cannot be stopped) and the caller waits for it: the
+    cancellation is held until the worker returns, the caller gets its result (or its
+    exception), and the cancellation takes effect at the caller's next checkpoint.
 
     Raises:
         Exception: whatever ``function`` raises.

@@ -18,6 +18,7 @@ import mcp_types
 from mcp.shared.exceptions import MCPError
 
 from schemawire.errors import SchemawireError, one_line
+from schemawire.gates.redact import default_redactor
 
 __all__ = [
     "SERVER_PROBLEMS",
@@ -79,6 +80,10 @@ class ServerError(SchemawireError):
 
     Its message is one line: ``MCP server <server>: <reason>; <hint>`` (a server that prints it
     on exit is quoted whole by the client that started it).
+
+    The label, the reason and stderr are redacted as the error is made: a command line can hold
+    a key (``env OPENAI_API_KEY=... cmd``), a URL a password, and a server's last words a
+    connection string, and the error travels on to a model, a proxy's client and the trace.
     """
 
     def __init__(
@@ -89,6 +94,8 @@ class ServerError(SchemawireError):
         code: ServerProblem = "unavailable",
         hint: str | None = None,
     ) -> None:
+        redact = default_redactor().text
+        server, reason, stderr = redact(server)[0], redact(reason)[0], redact(stderr)[0]
         self.server, self.reason, self.stderr, self.code = server, reason, stderr, code
         self.hint = _HINTS.get(code, "") if hint is None else hint
         text = f"MCP server {server}: {reason}"

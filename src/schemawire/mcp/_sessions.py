@@ -16,7 +16,9 @@ is refused with 503 and ``Retry-After``. A request that does not open a session 
 ``Host``, a bad body) ends nothing.
 
 Clients are told apart by address. Every client on loopback has the same one (127.0.0.1), so on
-loopback ``per_client`` and ``total`` both bound the same sessions.
+loopback ``per_client`` and ``total`` both bound the same sessions. Each IPv6 address is a client
+of its own: a host that holds a /64 has as many addresses as it likes, so over IPv6
+``per_client`` bounds little and ``total`` is the bound that holds.
 """
 
 from __future__ import annotations
@@ -109,25 +111,37 @@ class _BoundedSessions:
                 self._sessions.pop(session_id, None)
 
     async def _open(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Serve a request that may open a session; make room for the session it opens."""
+        """Serve a request that may open a session; make room for the session it opens.
+
+        The session is tracked from the moment the SDK names it (its answer's first message),
+        busy until the answer is done: a request on the new id that comes in meanwhile (a GET
+        stream, a call) is counted as in flight, so nothing ends or forgets the session under it.
+        """
         client = _client(scope)
         self._forget_idle()
         if self._full_and_busy(client):
             await _too_many(send)
             return
-        opened: str | None = None
+        opened: tuple[str, _Session] | None = None
 
         async def watch(message: MutableMapping[str, Any]) -> None:
             nonlocal opened
             if message["type"] == "http.response.start" and message["status"] < 400:
                 found = dict(message.get("headers", ())).get(_SESSION_HEADER)
-                opened = found.decode("latin-1") if found is not None else None
+                if found is not None:
+                    session = _Session(client, time.monotonic(), 1, _host_headers(scope))
+                    opened = (found.decode("latin-1"), session)
+                    self._sessions[opened[0]] = session
             await send(message)
 
-        await self.app(scope, receive, watch)
-        if opened is not None:
-            self._sessions[opened] = _Session(client, time.monotonic(), 0, _host_headers(scope))
-            await self._make_room(client, opened)
+        try:
+            await self.app(scope, receive, watch)
+        finally:
+            if opened is not None:
+                opened[1].in_flight -= 1
+                opened[1].last_active = time.monotonic()
+        if opened is not None and self._sessions.get(opened[0]) is opened[1]:  # not ended since
+            await self._make_room(client, opened[0])
 
     def _full_and_busy(self, client: str) -> bool:
         """Whether a new session of ``client`` would pass a bound with no idle session to end."""

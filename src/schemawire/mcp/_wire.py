@@ -7,17 +7,20 @@ what crosses them is exactly what the transport writes and reads.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from types import TracebackType
 from typing import Any, Generic, Self, TypeVar
 
+import anyio
 from mcp.shared._stream_protocols import ReadStream, WriteStream
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
 from schemawire._json import quoted
 from schemawire.gates.redact import default_redactor
+from schemawire.mcp._offload import off_loop
 from schemawire.trace import Trace, record_verdicts  # the client and server record verdicts
 
 __all__ = ["WireTap", "message_json", "record_verdicts", "traced"]
@@ -25,6 +28,7 @@ __all__ = ["WireTap", "message_json", "record_verdicts", "traced"]
 _T = TypeVar("_T")
 
 PROTOCOL = "mcp"
+_UNREADABLE_KEPT = 8  # lines that are not JSON-RPC kept for an error to quote (the last is quoted)
 _SEEN = 4000  # characters of an unreadable line redacted: a secret begun in the 500 quoted ends
 
 
@@ -57,16 +61,35 @@ class WireTap:
         self.trace = trace
         self.local = local
         self.remote = remote
-        self.unreadable: list[str] = []  # what the peer wrote that is not JSON-RPC, for errors
+        # The last few lines the peer wrote that are not JSON-RPC, for errors: a peer that
+        # writes them for days leaves no more than these.
+        self.unreadable: deque[str] = deque(maxlen=_UNREADABLE_KEPT)
 
-    def sent(self, message: SessionMessage) -> None:
-        self.trace.record(self.local, self.remote, PROTOCOL, "send", message_json(message))
+    async def sent(self, message: SessionMessage) -> None:
+        await self._record(self.local, self.remote, "send", message)
 
-    def received(self, message: SessionMessage | Exception) -> None:
-        payload = message_json(message)
+    async def received(self, message: SessionMessage | Exception) -> None:
         if isinstance(message, Exception):
-            self.unreadable.append(payload["unreadable"])
-        self.trace.record(self.remote, self.local, PROTOCOL, "receive", payload)
+            self.unreadable.append(_unreadable(message))
+        await self._record(self.remote, self.local, "receive", message)
+
+    async def _record(self, source: str, target: str, direction: str, message: Any) -> None:
+        """Record one message: off the event loop when it is large (redacting and writing a
+        large hop takes long enough to stall every other client), and without building its JSON
+        when the trace keeps nothing. Shielded: the message has crossed the wire, and a
+        cancelled recording would lose it for the stream it came from."""
+        trace = self.trace
+        if not trace.keeps_anything:
+            trace.record(source, target, PROTOCOL, direction, None)  # numbered, not built
+            return
+        with anyio.CancelScope(shield=True):
+            await off_loop(_record, trace, source, target, direction, message, weight=message)
+
+
+def _record(
+    trace: Trace, source: str, target: str, direction: str, message: SessionMessage | Exception
+) -> None:
+    trace.record(source, target, PROTOCOL, direction, message_json(message))
 
 
 class _TappedRead(Generic[_T]):
@@ -76,7 +99,7 @@ class _TappedRead(Generic[_T]):
 
     async def receive(self) -> Any:
         message = await self._inner.receive()
-        self._tap.received(message)
+        await self._tap.received(message)
         return message
 
     async def aclose(self) -> None:
@@ -87,7 +110,7 @@ class _TappedRead(Generic[_T]):
 
     async def __anext__(self) -> Any:
         message = await self._inner.__anext__()
-        self._tap.received(message)
+        await self._tap.received(message)
         return message
 
     async def __aenter__(self) -> Self:
@@ -107,7 +130,7 @@ class _TappedWrite(Generic[_T]):
         self._tap = tap
 
     async def send(self, item: Any, /) -> None:
-        self._tap.sent(item)
+        await self._tap.sent(item)
         await self._inner.send(item)
 
     async def aclose(self) -> None:

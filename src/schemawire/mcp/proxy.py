@@ -105,6 +105,8 @@ class UpstreamTools:
 
 
 def _unreachable(name: str, error: ServerError) -> Rejection:
+    """The refusal of a call the upstream cannot take. (The reason, which may quote the
+    upstream's stderr, was redacted whole when the error was made: `ServerError`.)"""
     line = f"the upstream server is unavailable: {error.reason}"
     hint = f"{name} cannot be reached now; tell the user."
     return Rejection(

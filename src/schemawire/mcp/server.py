@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import weakref
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
@@ -68,19 +69,25 @@ class ToolBackend(Protocol):
 
 class Sessions:
     """The client sessions a server has seen, to tell them its tool list changed (a proxy,
-    when its upstream's list changes). The newest `LIMIT` are kept: the SDK gives no signal
-    when an HTTP session ends."""
+    when its upstream's list changes).
+
+    The SDK gives no signal when an HTTP session ends, so sessions are held weakly: one the SDK
+    has let go of (ended, idled out) is forgotten with it, and a server that sees a new session
+    every second for a week holds only the live ones. At most the newest `LIMIT` are told."""
 
     LIMIT = 1000
 
     def __init__(self) -> None:
-        self._sessions: dict[int, Any] = {}
+        self._sessions: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
 
     def add(self, session: Any) -> None:
         self._sessions.pop(id(session), None)
-        self._sessions[id(session)] = session
-        if len(self._sessions) > self.LIMIT:
-            del self._sessions[next(iter(self._sessions))]
+        self._sessions[id(session)] = session  # the newest last
+        while len(self._sessions) > self.LIMIT:
+            self._sessions.pop(next(iter(self._sessions)))
+
+    def __len__(self) -> int:
+        return len(self._sessions)
 
     async def tools_changed(self) -> None:
         """Send ``notifications/tools/list_changed`` to every session. (Clients of the
@@ -168,9 +175,10 @@ class _TraceMiddleware:
         return result
 
     def _answered_with(self, request_id: Any, result: HandlerResult) -> None:
+        keeps = self.trace.keeps_anything  # else the hop is only numbered: build nothing
         dumped = (
             result.model_dump(by_alias=True, mode="json", exclude_none=True)
-            if isinstance(result, BaseModel)
+            if keeps and isinstance(result, BaseModel)
             else result
         )
         self._answered(request_id, {"result": dumped})

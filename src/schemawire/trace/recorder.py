@@ -130,7 +130,7 @@ class Trace:
         Raises:
             OSError: the trace file cannot be written (a value never makes recording fail).
         """
-        if not self._keeps_anything():
+        if not self.keeps_anything:
             with self._lock:
                 self._next_seq()
             return None
@@ -156,7 +156,10 @@ class Trace:
             self._on_hop(hop)
         return hop
 
-    def _keeps_anything(self) -> bool:
+    @property
+    def keeps_anything(self) -> bool:
+        """Whether a hop recorded now is kept anywhere (in `hops`, a file, ``on_hop``): a caller
+        that would build a large payload only to record it can skip building it when not."""
         writes = self.path is not None and not self._closed
         return self.keep or writes or self._on_hop is not None
 

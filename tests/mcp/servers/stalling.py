@@ -8,6 +8,8 @@ well-made server never would. Each process appends ``<pid> <parent pid>`` to the
     python stalling.py --pids FILE [--stubborn]
 
 ``--stubborn``: ignore SIGTERM, and keep running after stdin closes (only SIGKILL stops it).
+``--restarts-fail TEXT``: a process started after the first (the pids file names one already)
+writes TEXT to stderr and exits before the handshake, as a server that lost its database would.
 
 Tools: ``echo`` answers; ``stall`` never answers and stops reading stdin for good (the process
 stays alive, sleeping); ``deafen`` answers, then does the same; ``crash`` exits mid-call.
@@ -78,9 +80,13 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--pids", required=True)
     parser.add_argument("--stubborn", action="store_true")
+    parser.add_argument("--restarts-fail")
     options = parser.parse_args()
     if options.stubborn:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    if options.restarts_fail and os.path.exists(options.pids):
+        sys.stderr.write(options.restarts_fail + "\n")
+        sys.exit(1)
     with open(options.pids, "a", encoding="utf-8") as pids:
         pids.write(f"{os.getpid()} {os.getppid()}\n")
     for line in sys.stdin:
