@@ -645,6 +645,128 @@ def test_a_result_over_the_limits_is_refused_as_too_large_not_as_unwritable() ->
     assert "more than a result may hold" in verdict.rejection.hint
 
 
+# --- the budget covers every byte of a block --------------------------------------------------
+
+
+def within_budget(verdict: Verdict, budget: int = 32 * 1024) -> list[dict[str, Any]]:
+    """The verdict's content, after checking it is valid MCP content within ``budget`` bytes."""
+    assert verdict.value is not None
+    content = verdict.value.content
+    assert valid_mcp_content(content)
+    assert len(orjson.dumps(content)) <= budget
+    return list(content)
+
+
+def test_a_blocks_meta_and_annotations_are_held_to_the_budget_too() -> None:
+    # The old gate cut only the text: a text block with a 10 MB _meta, or 7 MB of annotations,
+    # reached the model whole (the verdict said "still over").
+    big_meta = {**text_block("the answer"), "_meta": {"debug": "m" * 10**7}}
+    big_notes = {**text_block("more"), "annotations": {"audience": ["user"], "x": "n" * 7 * 10**6}}
+    verdict = budget_gate().check(McpResult([big_meta, big_notes]))
+    content = within_budget(verdict)
+    assert content == [text_block("the answer"), text_block("more")]
+    cuts = cuts_of(verdict)
+    assert set(cuts) == {"/content/0/_meta", "/content/1/annotations"}
+    assert not any(detail.startswith("still ") for detail in cuts.values())
+    assert verdict.outcome == "truncated"
+
+
+def test_small_meta_and_annotations_stay_while_a_large_text_is_cut() -> None:
+    annotations = {"audience": ["assistant"], "priority": 0.5}
+    block = {**text_block("t" * 10**6), "_meta": {"source": "db"}, "annotations": annotations}
+    content = within_budget(budget_gate().check(McpResult([block])))
+    assert content[0]["_meta"] == {"source": "db"}
+    assert content[0]["annotations"] == annotations
+    assert content[0]["text"].startswith("ttt")
+
+
+def test_a_resources_own_meta_is_held_to_the_budget() -> None:
+    resource = {"uri": "file:///log.txt", "text": "ok", "_meta": {"trace": "r" * 10**7}}
+    block = {"type": "resource", "resource": resource, "_meta": {"outer": "o" * 10**6}}
+    verdict = budget_gate().check(McpResult([block]))
+    content = within_budget(verdict)
+    assert content == [{"type": "resource", "resource": {"uri": "file:///log.txt", "text": "ok"}}]
+    assert set(cuts_of(verdict)) == {"/content/0/_meta", "/content/0/resource/_meta"}
+
+
+def test_a_blocks_optional_members_leave_before_the_block_does() -> None:
+    # A link or an image whose own bytes are small keeps its place; a description, a title or
+    # an unknown member over the room is left out.
+    link = {"type": "resource_link", "uri": "file:///a", "name": "a", "description": "d" * 10**6}
+    image = {"type": "image", "data": "QQ==", "mimeType": "image/png", "extra": "e" * 10**6}
+    verdict = budget_gate().check(McpResult([link, image]))
+    content = within_budget(verdict)
+    assert content == [
+        {"type": "resource_link", "uri": "file:///a", "name": "a"},
+        {"type": "image", "data": "QQ==", "mimeType": "image/png"},
+    ]
+    assert set(cuts_of(verdict)) == {"/content/0/description", "/content/1/extra"}
+
+
+def test_a_block_whose_required_members_are_over_is_replaced_by_a_short_note() -> None:
+    # The note names the block by its mime type or URI: one of 10 MB must not make the note as
+    # large as the block (the old gate then kept the block whole).
+    image = {"type": "image", "data": "QQ==", "mimeType": "image/" + "p" * 10**7}
+    link = {"type": "resource_link", "uri": "file:///" + "u" * 10**7, "name": "n"}
+    verdict = budget_gate().check(McpResult([image, link]))
+    content = within_budget(verdict)
+    assert [block["type"] for block in content] == ["text", "text"]
+    assert all(len(block["text"]) < 400 for block in content)
+    assert set(cuts_of(verdict)) == {"/content/0", "/content/1"}
+
+
+_extras = st.fixed_dictionaries(
+    {},
+    optional={
+        "_meta": st.dictionaries(st.text(max_size=5), st.text(max_size=900), max_size=3),
+        "annotations": st.builds(
+            lambda audience, priority: {"audience": audience, "priority": priority},
+            st.lists(st.sampled_from(["user", "assistant"]), max_size=2),
+            st.floats(0, 1),
+        ),
+        "x-extra": st.text(max_size=900),
+    },
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.one_of(
+                st.builds(text_block, st.text(max_size=600)),
+                st.just({"type": "image", "data": "QQ==", "mimeType": "image/png"}),
+                st.builds(
+                    lambda meta: {
+                        "type": "resource",
+                        "resource": {"uri": "file:///r", "text": "r", "_meta": meta},
+                    },
+                    st.dictionaries(st.text(max_size=5), st.text(max_size=900), max_size=3),
+                ),
+                st.just({"type": "resource_link", "uri": "file:///l", "name": "l"}),
+            ),
+            _extras,
+        ),
+        min_size=1,
+        max_size=8,
+    ),
+    st.integers(1, 4000),
+)
+def test_blocks_with_meta_and_annotations_are_cut_within_budget_or_say_they_are_not(
+    blocks: list[tuple[dict[str, Any], dict[str, Any]]], budget: int
+) -> None:
+    content_in = [{**block, **extras} for block, extras in blocks]
+    verdict = budget_gate(budget).check(McpResult(content_in))
+    assert verdict.value is not None
+    content = verdict.value.content
+    assert valid_mcp_content(content)
+    size = len(orjson.dumps(content))
+    if size > budget:
+        assert any(d.startswith("still ") for d in cuts_of(verdict).values())
+    if budget >= 120 * len(content_in):  # room enough for a note or a marker per block
+        assert size <= budget
+
+
 # --- what a rejection quotes is redacted as the model would read it ----------------------------
 
 QUOTED_SCHEMA = {

@@ -7,6 +7,7 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import anyio
@@ -109,3 +110,30 @@ def test_a_cut_line_an_older_writer_appended_to_is_read_past(tmp_path: Path) -> 
     cuts: list[int] = []
     assert [h.payload["text"] for h in read_trace(path, on_cut=cuts.append)] == ["two"]
     assert cuts == [1]
+
+
+def test_a_cut_line_full_of_hop_like_objects_is_read_past_in_linear_time(tmp_path: Path) -> None:
+    # A payload of many {"run": ...} objects, cut by a crash, then a hop joined to it: the old
+    # reader sliced the line and parsed from each of them (50,000: 10 s and more).
+    path = tmp_path / "t.jsonl"
+    with Trace("r1", path=path) as first:
+        record(first, "one")
+        record(first, "two")
+    one, two = path.read_bytes().splitlines()
+    head = one[: one.index(b'"payload":') + len(b'"payload":')]
+    path.write_bytes(head + b"[" + b'{"run":1,"seq":2},' * 50_000 + two + b"\n")
+    cuts: list[int] = []
+    start = time.perf_counter()
+    hops = [h.payload["text"] for h in read_trace(path, on_cut=cuts.append)]
+    assert time.perf_counter() - start < 2
+    assert hops == ["two"]
+    assert cuts == [1]
+
+
+def test_a_hop_joined_to_a_cut_line_keeps_its_integers_exact(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    with Trace("r1", path=path) as first:
+        first.record("a", "b", "mcp", "request", {"n": 2**70, "inner": {"run": 1}})
+    line = path.read_bytes().rstrip(b"\n")
+    path.write_bytes(line[:60] + line + b"\n")
+    assert [h.payload["n"] for h in read_trace(path)] == [2**70]

@@ -5,6 +5,11 @@ is cut to size), which values it marks secret (``x-redact``, ``writeOnly``), whi
 A value may sit under several subschemas at once (``allOf``, the branches of ``anyOf``/``oneOf``,
 ``$ref``): a place is required or secret if any of them says so. References are followed inside
 the schema and into the other documents given (a repository's schemas, by URI).
+
+A walk of a value asks for a parent before its children, so the subschemas of a place are found
+from its parent's, which were just found: a few thousand places are remembered, not every place
+of every value (a view lives as long as its gate), and the nearest remembered place above is
+where the search starts again.
 """
 
 from __future__ import annotations
@@ -17,13 +22,14 @@ from typing import Any
 from urllib.parse import unquote, urldefrag, urljoin
 
 from schemawire._json import dumps
-from schemawire._pointer import resolve, split
+from schemawire._pointer import parent, resolve, split
 
 __all__ = ["SchemaView"]
 
 _BRANCHES = ("allOf", "anyOf", "oneOf")
 _MAX_REFS = 32  # references followed in a row; a longer chain is a cycle
 _MARKS = ("x-redact", "writeOnly")
+_REMEMBERED = 4096  # places whose subschemas a view keeps; more are forgotten all at once
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +46,9 @@ class SchemaView:
         base = schema.get("$id", "") if isinstance(schema, dict) else ""
         self._root = _Located(schema, base if isinstance(base, str) else "", schema)
         self._documents = documents or {}
+        self._targets: dict[tuple[int, str, str], _Located | None] = {}  # as many as the $refs
+        self._root_places = tuple(self._expand(self._root))
+        self._remembered: dict[str, tuple[_Located, ...]] = {}
 
     @functools.cached_property
     def has_marks(self) -> bool:
@@ -78,14 +87,40 @@ class SchemaView:
                 return True
         return False
 
-    def _at(self, pointer: str) -> list[_Located]:
-        places = list(self._expand(self._root))
-        for token in split(pointer):
-            places = [child for place in places for child in self._children(place, token)]
-            places = [expanded for place in places for expanded in self._expand(place)]
-            if not places:
-                break
+    def _at(self, pointer: str) -> tuple[_Located, ...]:
+        """The subschemas at ``pointer``, found from those of the nearest place above it that
+        is remembered (its parent, in a walk).
+
+        Raises:
+            ValueError: ``pointer`` is not a JSON Pointer.
+        """
+        if pointer and not pointer.startswith("/"):
+            split(pointer)  # raises, saying why
+        below: list[str] = []
+        at = pointer
+        places = self._known(at)
+        while places is None:
+            below.append(at)
+            at = parent(at)
+            places = self._known(at)
+        for at in reversed(below):
+            token = split(at[at.rfind("/") :])[0]
+            places = self._step(places, token)
+            self._remember(at, places)
         return places
+
+    def _known(self, pointer: str) -> tuple[_Located, ...] | None:
+        return self._root_places if pointer == "" else self._remembered.get(pointer)
+
+    def _remember(self, pointer: str, places: tuple[_Located, ...]) -> None:
+        if len(self._remembered) >= _REMEMBERED:
+            self._remembered.clear()  # the next place starts again from the root: rare
+        self._remembered[pointer] = places
+
+    def _step(self, places: tuple[_Located, ...], token: str) -> tuple[_Located, ...]:
+        """The subschemas one token below ``places``."""
+        children = [child for place in places for child in self._children(place, token)]
+        return tuple(expanded for child in children for expanded in self._expand(child))
 
     def _children(self, place: _Located, token: str) -> Iterator[_Located]:
         schema = place.schema
@@ -133,6 +168,13 @@ class SchemaView:
                     yield from self._expand(_Located(branch, place.base, place.document), depth + 1)
 
     def _resolve(self, place: _Located, reference: str) -> _Located | None:
+        """Where ``reference`` leads from ``place``; found once per reference and document."""
+        key = (id(place.document), place.base, reference)
+        if key not in self._targets:
+            self._targets[key] = self._target(place, reference)
+        return self._targets[key]
+
+    def _target(self, place: _Located, reference: str) -> _Located | None:
         uri, fragment = urldefrag(urljoin(place.base, reference))
         document = self._documents.get(uri) if uri and uri != place.base else place.document
         if document is None:

@@ -1,9 +1,11 @@
-"""Checks of JSON values the gates share: limits on a parsed value, values that are not JSON,
-and replacing one value inside another without changing the caller's copy."""
+"""Checks of JSON values the gates (and the trace) share: limits on a parsed value, values that
+are not JSON, the bytes a value writes, lone surrogates, and replacing one value inside another
+without changing the caller's copy."""
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -18,8 +20,11 @@ __all__ = [
     "ValueProblem",
     "bytes_problem",
     "first_problem",
+    "is_unicode",
     "plain_json",
     "replaced",
+    "size_of",
+    "without_lone_surrogates",
 ]
 
 _INT64 = (-(2**63), 2**64 - 1)  # what orjson and most JSON parsers keep exact
@@ -195,12 +200,17 @@ def plain_json(value: Any, limits: ValueLimits) -> tuple[Any, ValueProblem | Non
     return orjson.loads(text), None
 
 
+def size_of(value: Any) -> int:
+    """The bytes of ``value`` (plain JSON) as compact JSON."""
+    try:
+        return len(orjson.dumps(value))
+    except orjson.JSONEncodeError:  # integers beyond 64 bits; the slower writer keeps them
+        return len(dumps(value, indent=False).encode("utf-8"))
+
+
 def bytes_problem(value: Any, limits: ValueLimits) -> ValueProblem | None:
     """Whether ``value`` (plain JSON) writes more than ``limits.max_bytes`` of compact JSON."""
-    try:
-        size = len(orjson.dumps(value))
-    except orjson.JSONEncodeError:  # integers beyond 64 bits; the slower writer keeps them
-        size = len(dumps(value, indent=False).encode("utf-8"))
+    size = size_of(value)
     return _too_many_bytes(limits, size) if size > limits.max_bytes else None
 
 
@@ -224,13 +234,21 @@ def _plain_scalar(node: Any) -> bool:
     return node is None or kind is bool
 
 
-def _is_unicode(text: str) -> bool:
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def is_unicode(text: str) -> bool:
     """Whether ``text`` holds no lone surrogate (which no JSON text can hold)."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
         return False
     return True
+
+
+def without_lone_surrogates(text: str) -> str:
+    """``text`` with each lone surrogate replaced by U+FFFD."""
+    return text if is_unicode(text) else _SURROGATE.sub("\ufffd", text)
 
 
 def _lone_surrogate(pointer: str) -> ValueProblem:
@@ -240,7 +258,7 @@ def _lone_surrogate(pointer: str) -> ValueProblem:
 
 def _not_json(node: Any, pointer: str) -> ValueProblem | None:
     if isinstance(node, str):
-        return None if _is_unicode(node) else _lone_surrogate(pointer)
+        return None if is_unicode(node) else _lone_surrogate(pointer)
     if node is None or isinstance(node, bool | dict | list):
         return None
     if isinstance(node, int):

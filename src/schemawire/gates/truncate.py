@@ -23,10 +23,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import orjson
-
-from schemawire._json import dumps
 from schemawire._pointer import join
+from schemawire.gates._values import size_of
 from schemawire.gates.verdict import Change
 
 __all__ = ["shares", "size_of", "truncate"]
@@ -35,24 +33,30 @@ Required = Callable[[str], frozenset[str]]  # pointer of an object -> its requir
 _SHRINK_FROM = 48  # room (bytes) worth cutting one more array item into, rather than dropping it
 
 
-def size_of(value: Any) -> int:
-    """The bytes of ``value`` as compact JSON."""
-    try:
-        return len(orjson.dumps(value))
-    except orjson.JSONEncodeError:  # integers beyond 64 bits; the slower writer keeps them
-        return len(dumps(value, indent=False).encode("utf-8"))
-
-
 def truncate(
-    value: Any, budget: int, required: Required | None = None, pointer: str = ""
+    value: Any,
+    budget: int,
+    required: Required | None = None,
+    pointer: str = "",
+    *,
+    say_if_over: bool = True,
 ) -> tuple[Any, list[Change]]:
-    """``value`` cut to at most ``budget`` bytes of compact JSON where it can be, and the cuts."""
+    """``value`` cut to at most ``budget`` bytes of compact JSON where it can be, and the cuts.
+
+    Args:
+        value: plain JSON.
+        budget: bytes of compact JSON.
+        required: the members required of the object at a pointer (kept when others leave).
+        pointer: where ``value`` sits, for the changes' pointers.
+        say_if_over: record a change when what is left is still over ``budget``; off for a
+            part of a larger value whose own cut says so.
+    """
     changes: list[Change] = []
     cut = _Cutter(required or _none_required, changes).fit(value, budget, pointer)
-    final = size_of(cut)
+    final = size_of(cut) if say_if_over else budget
     if final > budget:
-        changes.append(Change("truncated", pointer, f"still {final} bytes, over the budget of "
-                              f"{budget}: the rest is required or cannot be cut"))  # fmt: skip
+        detail = f"still {final} bytes, over the budget of {budget}: the rest is required or "
+        changes.append(Change("truncated", pointer, detail + "cannot be cut"))
     return cut, changes
 
 

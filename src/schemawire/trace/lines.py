@@ -8,7 +8,7 @@ cut, any other object becomes its text).
 
 Reading goes on after a line that a crash cut short (one that starts like a hop and does not
 end as one): it is skipped and reported, and a hop that a later process appended on the same
-line is read.
+line is read, in time linear in the line.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import orjson
 
 from schemawire._json import Limits, loads
 from schemawire.errors import ErrorCode, JSONError
+from schemawire.gates._values import is_unicode, without_lone_surrogates
 from schemawire.types import Hop
 
 __all__ = ["MAX_DEPTH", "hop_line", "hops_of"]
@@ -82,14 +83,11 @@ def _container(
     return [_writable(item, notes, depth - 1) for item in value]
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 def _text(text: str, notes: set[str]) -> str:
-    if _SURROGATE.search(text) is None:
+    if is_unicode(text):
         return text
     notes.add("lone surrogates as U+FFFD")
-    return _SURROGATE.sub("\ufffd", text)
+    return without_lone_surrogates(text)
 
 
 def _key(key: object, notes: set[str]) -> str:
@@ -138,12 +136,34 @@ def _after_cut(line: bytes, source: str, number: int) -> Hop | None:
             line=number,
             column=1,
         )
-    start = line.find(HOP_START, 1)
+    return _joined_hop(line)
+
+
+_DECODER = json.JSONDecoder()
+_HOP_HEAD = HOP_START.decode()
+
+
+def _joined_hop(line: bytes) -> Hop | None:
+    """The hop that starts at some ``{"run":`` after the first and ends the line, if any.
+
+    Each candidate is parsed in place (no copy of the rest of the line) by a decoder that stops
+    where its value ends, so one that ends before the line does costs only its own length; only
+    a candidate that reaches the end of the line is read again, strictly, as a hop. (Objects
+    nest no deeper than a trace writes, so the candidates a parse runs through are few.)
+    """
+    text = line.decode("utf-8", "surrogateescape")  # offsets as characters; bytes kept as is
+    end = len(text.rstrip())
+    start = text.find(_HOP_HEAD, 1)
     while start != -1:
-        hop = _hop_or_none(line[start:])
-        if hop is not None:
-            return hop
-        start = line.find(HOP_START, start + 1)
+        try:
+            _, stop = _DECODER.raw_decode(text, start)
+        except (ValueError, RecursionError):
+            stop = -1
+        if stop == end:
+            hop = _hop_or_none(text[start:].encode("utf-8", "surrogateescape"))
+            if hop is not None:
+                return hop
+        start = text.find(_HOP_HEAD, start + 1)
     return None
 
 
