@@ -35,6 +35,7 @@ Medians of several runs; the machine is small and shared, so read the ratios.
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from pathlib import Path
 
@@ -67,7 +68,14 @@ DEFAULT = (
 )
 
 
+def _exit_on_sigterm(signum: int, frame: object) -> None:
+    # Unwind, so that the servers the benches started are stopped (`bench.serving`) rather than
+    # left running when the bench is killed with SIGTERM.
+    sys.exit(128 + signum)
+
+
 def main() -> None:
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--only",

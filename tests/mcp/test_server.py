@@ -351,16 +351,23 @@ def test_the_serve_timeout_defaults_to_a_minute(write_repo: WriteRepo) -> None:
 
 
 def test_sessions_are_held_weakly_and_at_most_the_newest_limit() -> None:
-    # The SDK says nothing when an HTTP session ends: one it let go of must not be kept alive
-    # here (a server that sees a new session every second would grow for as long as it runs).
-    class Session:
-        pass
+    # The SDK says nothing when an HTTP session ends: a connection it let go of must not be kept
+    # alive here (a server that sees a new client every second would grow for as long as it
+    # runs), nor the per-request session a handler is given.
+    class Connection:
+        async def send_tool_list_changed(self) -> None:
+            pass
+
+    class Session:  # as the SDK's: one per request, naming its client's connection
+        def __init__(self, connection: Connection) -> None:
+            self._connection = connection
 
     sessions = Sessions()
-    live = [Session() for _ in range(Sessions.LIMIT + 5)]
-    for session in live:
-        sessions.add(session)
+    connections = [Connection() for _ in range(Sessions.LIMIT + 5)]
+    for connection in connections:
+        sessions.add(Session(connection))
+        sessions.add(Session(connection))  # a second request of the same client
     assert len(sessions) == Sessions.LIMIT
-    del live[:500]
+    del connections[:500]
     gc.collect()
     assert len(sessions) == Sessions.LIMIT - 495

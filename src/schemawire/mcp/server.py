@@ -68,33 +68,40 @@ class ToolBackend(Protocol):
 
 
 class Sessions:
-    """The client sessions a server has seen, to tell them its tool list changed (a proxy,
-    when its upstream's list changes).
+    """The clients a server has seen, to tell them its tool list changed (a proxy, when its
+    upstream's list changes).
 
-    The SDK gives no signal when an HTTP session ends, so sessions are held weakly: one the SDK
-    has let go of (ended, idled out) is forgotten with it, and a server that sees a new session
-    every second for a week holds only the live ones. At most the newest `LIMIT` are told."""
+    What is kept is each client's connection, not the `ServerSession` a handler is given: the
+    SDK makes a session per request, and holding those would keep every request's context
+    alive. Connections are held weakly, because the SDK gives no signal when an HTTP session
+    ends: one it has let go of (ended, idled out) is forgotten with it, and a server that sees a
+    new client every second for a week holds only the live ones. At most the newest `LIMIT`.
+    """
 
     LIMIT = 1000
 
     def __init__(self) -> None:
-        self._sessions: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
+        self._connections: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
 
     def add(self, session: Any) -> None:
-        self._sessions.pop(id(session), None)
-        self._sessions[id(session)] = session  # the newest last
-        while len(self._sessions) > self.LIMIT:
-            self._sessions.pop(next(iter(self._sessions)))
+        """Remember the client of ``session`` (a handler's ``ctx.session``)."""
+        # The SDK (2.x) names a request's connection only privately; its notifications go out
+        # on it (`ServerSession.send_tool_list_changed` sends on the connection's channel).
+        connection = getattr(session, "_connection", session)
+        self._connections.pop(id(connection), None)
+        self._connections[id(connection)] = connection  # the newest last
+        while len(self._connections) > self.LIMIT:
+            self._connections.pop(next(iter(self._connections)))
 
     def __len__(self) -> int:
-        return len(self._sessions)
+        return len(self._connections)
 
     async def tools_changed(self) -> None:
-        """Send ``notifications/tools/list_changed`` to every session. (Clients of the
-        2026-07-28 protocol subscribe instead; the SDK drops it for them.)"""
-        for session in list(self._sessions.values()):
-            with contextlib.suppress(Exception):  # a session that closed meanwhile
-                await session.send_tool_list_changed()
+        """Send ``notifications/tools/list_changed`` to every client still connected. (Clients
+        of the 2026-07-28 protocol subscribe instead; the SDK drops it for them.)"""
+        for connection in list(self._connections.values()):
+            with contextlib.suppress(Exception):  # a client that went away meanwhile
+                await connection.send_tool_list_changed()
 
 
 def build_server(
