@@ -16,6 +16,7 @@ from mcp.server.stdio import stdio_server
 from schemawire._version import __version__
 from schemawire.errors import UsageError
 from schemawire.mcp._http import HttpOptions, SessionBounds, http_app, running
+from schemawire.mcp._memory import give_back_large_blocks
 from schemawire.mcp._sent import SentLines, stdin_lines
 from schemawire.mcp.client import HttpServer, McpClient, StdioServer
 from schemawire.mcp.proxy import UpstreamTools
@@ -113,6 +114,7 @@ def serve(directory: Path, options: ServeOptions) -> None:
     repository = Repository.load(directory)
     if options.http is not None:
         options.http.check()
+    give_back_large_blocks()  # a server runs for days: its memory must not creep up
     anyio.run(_serve, repository, options)
 
 
