@@ -847,3 +847,13 @@ def test_a_failure_line_cut_at_a_redaction_marker_leaves_the_marker_out() -> Non
     verdict = refund_gate().check(McpResult([text_block(line)], is_error=True))
     (kept,) = verdict.rejection.violations
     assert kept.message == "x" * 280 + " postgres://app:"
+
+
+def test_a_failure_whose_message_holds_a_lone_surrogate_is_one_writable_line() -> None:
+    # Found by `make fuzz`: the redacted line was measured as JSON, which cannot hold "\ud800".
+    verdict = refund_gate().check(ValueError("bad input \ud800 near order A-1042"))
+    assert verdict.rejection is not None
+    assert verdict.rejection.code == "tool_failed"
+    assert (
+        verdict.rejection.violations[0].message == "ValueError: bad input \ufffd near order A-1042"
+    )

@@ -36,7 +36,7 @@ from schemawire._pointer import to_pointer
 from schemawire.errors import JSONError, SchemawireError, UsageError, one_line
 from schemawire.gates._rejection import carried_rejection, cut_rejection
 from schemawire.gates._schema_view import SchemaView
-from schemawire.gates._values import ValueLimits, ValueProblem, plain_json
+from schemawire.gates._values import ValueLimits, ValueProblem, plain_json, without_lone_surrogates
 from schemawire.gates.redact import Redactor, default_redactor
 from schemawire.gates.truncate import shares, size_of, truncate
 from schemawire.gates.verdict import Change, Verdict
@@ -367,7 +367,8 @@ class ResultGate:
         knows), and the rejection holds the redacted line: ``schemawire call --json`` prints
         it, not only the model. Always redacted, as the model's view of any refusal is."""
         redacted, _ = self._redacted_text(said, None)  # JSON by member, so keys count too
-        line = _cut_line(_failure_line(redacted))
+        # An exception's message may hold a lone surrogate, which no JSON text can carry.
+        line = _cut_line(_failure_line(without_lone_surrogates(redacted)))
         violation = Violation("", "tool", line)
         hint = f"{self.spec.name} failed; tell the user, or call it again if the error says how."
         return self._refused(result, code, (violation,), hint)
