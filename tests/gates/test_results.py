@@ -474,10 +474,13 @@ def test_no_detector_finds_a_look_alike_in_any_placement() -> None:
     # (A look-alike used as a key may still name a secret, "password": its member is then
     # redacted for the key's word, which is not a detector's false positive.)
     changed = {
-        placement: [text for text in look_alikes()
-                    if any("was found" in c.detail for c in _placed(placement, text)[0].changes)]
+        placement: [
+            text
+            for text in look_alikes()
+            if any("was found" in c.detail for c in _placed(placement, text)[0].changes)
+        ]
         for placement in PLACEMENTS
-    }  # fmt: skip
+    }
     assert changed == {placement: [] for placement in PLACEMENTS}
 
 
@@ -493,26 +496,44 @@ def test_a_key_that_is_a_secret_is_replaced_and_colliding_keys_are_kept_apart() 
 
 def test_a_secret_named_member_is_redacted_whole_whatever_its_type() -> None:
     credentials = {"user": "ada", "pass": "x"}
-    result = {"pin": 7123, "password": ["FAKEpass-0123"], "credentials": credentials,
-              "token": None, "password_set": True, "otp": ""}  # fmt: skip
+    result = {
+        "pin": 7123,
+        "password": ["FAKEpass-0123"],
+        "credentials": credentials,
+        "token": None,
+        "password_set": True,
+        "otp": "",
+    }
     verdict = ResultGate(ToolSpec("who", {"type": "object"})).check(result)
     assert verdict.value.content == {
-        "pin": "[REDACTED:pin]", "password": "[REDACTED:password]",
-        "credentials": "[REDACTED:credentials]", "token": None, "password_set": True, "otp": "",
-    }  # fmt: skip
+        "pin": "[REDACTED:pin]",
+        "password": "[REDACTED:password]",
+        "credentials": "[REDACTED:credentials]",
+        "token": None,
+        "password_set": True,
+        "otp": "",
+    }
 
 
 def test_a_rejection_quotes_a_marked_or_secret_named_value_redacted_even_when_invalid() -> None:
-    schema = {"type": "object", "additionalProperties": False,
-              "properties": {"session": {"type": "string", "x-redact": True},
-                             "pin": {"type": "integer", "writeOnly": True}}}  # fmt: skip
+    schema = {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "session": {"type": "string", "x-redact": True},
+            "pin": {"type": "integer", "writeOnly": True},
+        },
+    }
     gate = ResultGate(ToolSpec("login", {"type": "object"}, schema))
     verdict = gate.check({"session": 12345678, "pin": "FAKE-pin-0123", "password": "FAKEpass-0123"})
     assert verdict.rejection is not None
     assert verdict.rejection.code == "result_invalid"
     quoted = {v["pointer"]: v["got"] for v in verdict.value.content["error"]["violations"]}
-    assert quoted == {"/session": "[REDACTED:x-redact]", "/pin": "[REDACTED:writeOnly]",
-                      "/password": "[REDACTED:password]"}  # fmt: skip
+    assert quoted == {
+        "/session": "[REDACTED:x-redact]",
+        "/pin": "[REDACTED:writeOnly]",
+        "/password": "[REDACTED:password]",
+    }
 
 
 def test_the_results_own_meta_is_not_passed_on() -> None:

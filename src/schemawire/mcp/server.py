@@ -169,8 +169,9 @@ class _TraceMiddleware:
             message["id"] = ctx.request_id
         if ctx.params is not None:
             message["params"] = dict(ctx.params)
-        await off_loop(self.trace.record, "client", self.label, "mcp", "receive", message,
-                       weight=ctx.params)  # fmt: skip
+        await off_loop(
+            self.trace.record, "client", self.label, "mcp", "receive", message, weight=ctx.params
+        )
         try:
             result = await call_next(ctx)
         except MCPError as error:
