@@ -39,8 +39,8 @@ demo: $(INSTALLED)
 	$(BIN)/schemawire demo
 
 check: $(INSTALLED)
-	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check src tests bench examples
+	$(BIN)/ruff format --check src tests bench examples
 	$(BIN)/mypy
 
 test: check $(PEERS)

@@ -85,10 +85,17 @@ def run(work: Path, tools: int, runs: int, sample: int) -> None:
     )
     assert meta.exit_code == 0, "check-jsonschema must accept the generated schemas"
     per_tool = [
-        run_once([str(BIN / "check-jsonschema"), "--schemafile", str(schema),
-                  *map(str, sorted((repo / "fixtures/tools" / schema.stem).rglob("*.json")))], repo)
-        for schema in schemas[: sample]
-    ]  # fmt: skip
+        run_once(
+            [
+                str(BIN / "check-jsonschema"),
+                "--schemafile",
+                str(schema),
+                *map(str, sorted((repo / "fixtures/tools" / schema.stem).rglob("*.json"))),
+            ],
+            repo,
+        )
+        for schema in schemas[:sample]
+    ]
     instances = statistics.median(s.seconds for s in per_tool)
     theirs = meta.seconds + instances * len(schemas)
     floor = parse_floor(schemas[0])

@@ -29,26 +29,63 @@ WARM_UP = 20  # untimed checkpoints each writer writes first
 JOIN_SECONDS = 300  # the longest a batch may take
 MESSAGE_CHARS = 135  # each of the 10 messages: the state comes to about 2 KB
 
-_WORDS = ("order", "arrived", "damaged", "box", "crushed", "refund", "requested", "customer",
-          "photo", "attached", "courier", "late", "replacement", "out", "of", "stock", "warehouse",
-          "label", "printed", "tracking", "shows", "delivered", "but", "not", "received", "card",
-          "charged", "twice", "please", "check", "invoice", "address", "apartment", "gate",
-          "code")  # fmt: skip
+_WORDS = (
+    "order",
+    "arrived",
+    "damaged",
+    "box",
+    "crushed",
+    "refund",
+    "requested",
+    "customer",
+    "photo",
+    "attached",
+    "courier",
+    "late",
+    "replacement",
+    "out",
+    "of",
+    "stock",
+    "warehouse",
+    "label",
+    "printed",
+    "tracking",
+    "shows",
+    "delivered",
+    "but",
+    "not",
+    "received",
+    "card",
+    "charged",
+    "twice",
+    "please",
+    "check",
+    "invoice",
+    "address",
+    "apartment",
+    "gate",
+    "code",
+)
 
 
 def state(step: int) -> dict[str, Any]:
     """The state after ``step`` steps (the same for the same step, in every environment)."""
     rng = random.Random(SEED * 100_003 + step)
     messages = [
-        {"role": ("user", "assistant", "tool")[k % 3],
-         "content": " ".join(rng.choice(_WORDS) for _ in range(40))[:MESSAGE_CHARS]}
+        {
+            "role": ("user", "assistant", "tool")[k % 3],
+            "content": " ".join(rng.choice(_WORDS) for _ in range(40))[:MESSAGE_CHARS],
+        }
         for k in range(10)
-    ]  # fmt: skip
+    ]
     items = [
-        {"sku": f"SKU-{rng.randrange(10_000, 99_999)}", "quantity": rng.randrange(1, 4),
-         "unit_price": round(rng.uniform(3, 250), 2)}
+        {
+            "sku": f"SKU-{rng.randrange(10_000, 99_999)}",
+            "quantity": rng.randrange(1, 4),
+            "unit_price": round(rng.uniform(3, 250), 2),
+        }
         for _ in range(3)
-    ]  # fmt: skip
+    ]
     return {
         "order_id": f"A{1000 + step % 9000}",
         "intent": ("refund", "exchange", "human")[step % 3],

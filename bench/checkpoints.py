@@ -78,8 +78,12 @@ LG_POSTGRES = "LangGraph PostgresSaver"
 LG_SHARED = f"LangGraph PostgresSaver, {WORKERS} threads sharing one saver and pool"
 LG_OWN = f"LangGraph PostgresSaver, {WORKERS} threads with a saver each"
 # Per group, the LangGraph rows each of ours is compared with (the first is the goal's).
-ANCHORS = {SQLITE_FULL: [LG_SQLITE], SQLITE_NORMAL: [LG_SQLITE_NORMAL], PG_ONE: [LG_POSTGRES],
-           PG_MANY: [LG_SHARED, LG_OWN]}  # fmt: skip
+ANCHORS = {
+    SQLITE_FULL: [LG_SQLITE],
+    SQLITE_NORMAL: [LG_SQLITE_NORMAL],
+    PG_ONE: [LG_POSTGRES],
+    PG_MANY: [LG_SHARED, LG_OWN],
+}
 GOALS = {SQLITE_FULL: (LG_SQLITE, 1.2), PG_MANY: (LG_SHARED, 2.0)}
 
 Rows = dict[str, dict[str, Any]]
@@ -104,8 +108,11 @@ def run(work: Path, rounds: int) -> dict[str, Any]:
     validator = compile_schema(STATE_SCHEMA)
     assert not validator.violations(state(1))
     state_bytes = statistics.fmean(size(state(step)) for step in range(100))
-    print(f"checkpoints of a {state_bytes:,.0f}-byte state: {SEQUENTIAL} by one writer, "
-          f"{EACH} by each of {WORKERS} threads, {rounds} rounds", flush=True)  # fmt: skip
+    print(
+        f"checkpoints of a {state_bytes:,.0f}-byte state: {SEQUENTIAL} by one writer, "
+        f"{EACH} by each of {WORKERS} threads, {rounds} rounds",
+        flush=True,
+    )
     server = _start_server()
     samples: dict[str, list[dict[str, Any]]] = {}
     try:
@@ -133,24 +140,53 @@ def _plan(
     """Per group: what makes its contenders (floor, ours, LangGraph's), the checkpoints each
     writer writes and how many a turn."""
     return [
-        (SQLITE_FULL, [partial(_floor_sqlite, work, "FULL"),
-                       partial(_ours_sqlite, work, "FULL", validator),
-                       partial(_ours_sqlite, work, "FULL", None),
-                       partial(peers.open, "sqlite"), partial(peers.open, "sqlite-async")],
-         SEQUENTIAL, CHUNK),
-        (SQLITE_NORMAL, [partial(_floor_sqlite, work, "NORMAL"),
-                         partial(_ours_sqlite, work, "NORMAL", validator),
-                         partial(_ours_sqlite, work, "NORMAL", None),
-                         partial(peers.open, "sqlite-normal")], SEQUENTIAL, CHUNK),
-        (PG_ONE, [partial(_floor_postgres, url, 1), partial(_ours_postgres, url, 1, validator),
-                  partial(_ours_postgres, url, 1, None), partial(peers.open, "postgres")],
-         SEQUENTIAL, CHUNK),
-        (PG_MANY, [partial(_floor_postgres, url, WORKERS),
-                   partial(_ours_postgres, url, WORKERS, validator),
-                   partial(_ours_postgres, url, WORKERS, None),
-                   partial(peers.open, "postgres-shared"), partial(peers.open, "postgres-own")],
-         EACH, CHUNK_EACH),
-    ]  # fmt: skip
+        (
+            SQLITE_FULL,
+            [
+                partial(_floor_sqlite, work, "FULL"),
+                partial(_ours_sqlite, work, "FULL", validator),
+                partial(_ours_sqlite, work, "FULL", None),
+                partial(peers.open, "sqlite"),
+                partial(peers.open, "sqlite-async"),
+            ],
+            SEQUENTIAL,
+            CHUNK,
+        ),
+        (
+            SQLITE_NORMAL,
+            [
+                partial(_floor_sqlite, work, "NORMAL"),
+                partial(_ours_sqlite, work, "NORMAL", validator),
+                partial(_ours_sqlite, work, "NORMAL", None),
+                partial(peers.open, "sqlite-normal"),
+            ],
+            SEQUENTIAL,
+            CHUNK,
+        ),
+        (
+            PG_ONE,
+            [
+                partial(_floor_postgres, url, 1),
+                partial(_ours_postgres, url, 1, validator),
+                partial(_ours_postgres, url, 1, None),
+                partial(peers.open, "postgres"),
+            ],
+            SEQUENTIAL,
+            CHUNK,
+        ),
+        (
+            PG_MANY,
+            [
+                partial(_floor_postgres, url, WORKERS),
+                partial(_ours_postgres, url, WORKERS, validator),
+                partial(_ours_postgres, url, WORKERS, None),
+                partial(peers.open, "postgres-shared"),
+                partial(peers.open, "postgres-own"),
+            ],
+            EACH,
+            CHUNK_EACH,
+        ),
+    ]
 
 
 def _measure(group: str, makers: list[Callable[[], Contender]], total: int, chunk: int) -> Rows:
@@ -176,8 +212,12 @@ def _measure(group: str, makers: list[Callable[[], Contender]], total: int, chun
     for index, contender in enumerate(contenders):
         writers = contender.info.get("workers", 1)
         count = writers * (total // chunk) * chunk
-        rows[contender.label] = {"group": group, **contender.info, "checkpoints": count,
-                                 "per_second": count / seconds[index]}  # fmt: skip
+        rows[contender.label] = {
+            "group": group,
+            **contender.info,
+            "checkpoints": count,
+            "per_second": count / seconds[index],
+        }
         print(f"    {contender.label}: {count / seconds[index]:,.0f} checkpoints/s", flush=True)
     return rows
 
@@ -227,8 +267,10 @@ def _store_lane(
     run_id = uuid.uuid4().hex
     schema, version = STATE_SCHEMA["$id"], STATE_SCHEMA["x-version"]
     store.create_run(run_id, "bench", Checkpoint(run_id, 0, {}, schema, version, "agent"))
-    checkpoints = [Checkpoint(run_id, step, state(step), schema, version, "agent", None)
-                   for step in range(1, count + 1)]  # fmt: skip
+    checkpoints = [
+        Checkpoint(run_id, step, state(step), schema, version, "agent", None)
+        for step in range(1, count + 1)
+    ]
 
     def write(batch: list[Checkpoint]) -> None:
         for checkpoint in batch:
@@ -241,8 +283,13 @@ def _store_lane(
     return write, checkpoints, run_id
 
 
-def _stores(label: str, info: dict[str, Any], stores: list[Store], count: int,
-            validator: CompiledSchema | None) -> Contender:  # fmt: skip
+def _stores(
+    label: str,
+    info: dict[str, Any],
+    stores: list[Store],
+    count: int,
+    validator: CompiledSchema | None,
+) -> Contender:
     """A contender writing through ``stores``, one writer each, ``count`` checkpoints each."""
     made = [_store_lane(store, WARM_UP + count, validator) for store in stores]
     lanes = Lanes([(write, checkpoints) for write, checkpoints, _ in made])
@@ -274,8 +321,13 @@ def _ours_postgres(url: str, workers: int, validator: CompiledSchema | None) -> 
     stores: list[Store] = [PostgresStore(schema_url) for _ in range(workers)]
     if workers == 1:
         return _stores(f"{OURS} PostgresStore", {}, stores, SEQUENTIAL, validator)
-    return _stores(f"{OURS} PostgresStore, {workers} threads with a store each",
-                   {"workers": workers}, stores, EACH, validator)  # fmt: skip
+    return _stores(
+        f"{OURS} PostgresStore, {workers} threads with a store each",
+        {"workers": workers},
+        stores,
+        EACH,
+        validator,
+    )
 
 
 # --- the floor: one INSERT of the state's JSON per transaction, nothing else -------------------
@@ -294,8 +346,10 @@ def _floor_sqlite(work: Path, synchronous: str) -> Contender:
     def write(batch: list[tuple[str, int, Any]]) -> None:
         for run_id, step, value in batch:
             db.execute("BEGIN IMMEDIATE")
-            db.execute("INSERT INTO checkpoints VALUES (?, ?, ?)",
-                       (run_id, step, orjson.dumps(value).decode()))  # fmt: skip
+            db.execute(
+                "INSERT INTO checkpoints VALUES (?, ?, ?)",
+                (run_id, step, orjson.dumps(value).decode()),
+            )
             db.execute("COMMIT")
 
     lanes = Lanes([(write, _floor_items(SEQUENTIAL))])
@@ -314,15 +368,18 @@ def _floor_postgres(url: str, workers: int) -> Contender:
     each."""
     count = SEQUENTIAL if workers == 1 else EACH
     schema_url = _fresh_schema(url, "floor")
-    connections = [psycopg.connect(schema_url, autocommit=True, connect_timeout=10)
-                   for _ in range(workers)]  # fmt: skip
+    connections = [
+        psycopg.connect(schema_url, autocommit=True, connect_timeout=10) for _ in range(workers)
+    ]
     connections[0].execute(_FLOOR_TABLE.format("JSONB"))
 
     def writer(db: psycopg.Connection[Any]) -> Callable[[list[tuple[str, int, Any]]], None]:
         def write(batch: list[tuple[str, int, Any]]) -> None:
             for run_id, step, value in batch:
-                db.execute("INSERT INTO checkpoints VALUES (%s, %s, %s)",
-                           (run_id, step, Jsonb(value, dumps=_dumps)))  # fmt: skip
+                db.execute(
+                    "INSERT INTO checkpoints VALUES (%s, %s, %s)",
+                    (run_id, step, Jsonb(value, dumps=_dumps)),
+                )
 
         return write
 
@@ -359,13 +416,22 @@ class _Peers:
 
     def __init__(self, work: Path, url: str) -> None:
         if not PEERS_PYTHON.exists():
-            raise SystemExit(f"the peers' environment is missing: {PEERS_PYTHON} "
-                             "(make bench makes it)")  # fmt: skip
+            raise SystemExit(
+                f"the peers' environment is missing: {PEERS_PYTHON} (make bench makes it)"
+            )
         script = Path(__file__).parent / "peers_checkpoints.py"
-        command = [str(PEERS_PYTHON), str(script), str(work), url, str(SEQUENTIAL),
-                   str(WORKERS), str(EACH)]  # fmt: skip
-        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        text=True, bufsize=1)  # fmt: skip
+        command = [
+            str(PEERS_PYTHON),
+            str(script),
+            str(work),
+            url,
+            str(SEQUENTIAL),
+            str(WORKERS),
+            str(EACH),
+        ]
+        self.process = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1
+        )
         self.lines: queue.Queue[str] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
 
@@ -383,8 +449,9 @@ class _Peers:
         try:
             line = self.lines.get(timeout=PEERS_SECONDS)
         except queue.Empty:
-            raise TimeoutError(f"the peers' script gave no answer to {command} in "
-                               f"{PEERS_SECONDS} s") from None  # fmt: skip
+            raise TimeoutError(
+                f"the peers' script gave no answer to {command} in {PEERS_SECONDS} s"
+            ) from None
         if not line:
             raise RuntimeError(f"the peers' script ended on {command} (its error is above)")
         answer: dict[str, Any] = json.loads(line)
@@ -423,8 +490,10 @@ class _Peers:
 def print_table(results: dict[str, Any]) -> None:
     rows: Rows = results["rows"]
     print()
-    print(f"| checkpoints of a {results['state_bytes']:,.0f}-byte state | checkpoints/s "
-          "| µs per checkpoint | µs over the floor | x LangGraph |")  # fmt: skip
+    print(
+        f"| checkpoints of a {results['state_bytes']:,.0f}-byte state | checkpoints/s "
+        "| µs per checkpoint | µs over the floor | x LangGraph |"
+    )
     print("|---|---:|---:|---:|---:|")
     groups = dict.fromkeys(row["group"] for row in rows.values())
     for group in groups:
@@ -443,20 +512,31 @@ def print_table(results: dict[str, Any]) -> None:
                 ratio = " / ".join(f"{row['per_second'] / a['per_second']:.2f}x" for a in anchors)
             print(f"| {name} | {row['per_second']:,.0f} | {micros:,.0f} | {over} | {ratio} |")
     print()
-    print(f"{results.get('server', 'PostgreSQL')}, one server for every contender. The floor: "
-          "one INSERT of the state's JSON per transaction, at the same durability.")  # fmt: skip
+    print(
+        f"{results.get('server', 'PostgreSQL')}, one server for every contender. The floor: "
+        "one INSERT of the state's JSON per transaction, at the same durability."
+    )
     if PG_MANY in groups:
-        print(f"{PG_MANY}: x LangGraph is against its saver shared by the threads over a pool "
-              "(one lock) / against a saver and connection per thread.")  # fmt: skip
+        print(
+            f"{PG_MANY}: x LangGraph is against its saver shared by the threads over a pool "
+            "(one lock) / against a saver and connection per thread."
+        )
     for group, (anchor, goal) in GOALS.items():
-        ours = next((row for label, row in rows.items() if row["group"] == group
-                     and row.get("ours") and label.endswith("validation on")), None)  # fmt: skip
+        ours = next(
+            (
+                row
+                for label, row in rows.items()
+                if row["group"] == group and row.get("ours") and label.endswith("validation on")
+            ),
+            None,
+        )
         if ours is None or anchor not in rows:
             continue
         ratio = ours["per_second"] / rows[anchor]["per_second"]
         verdict = "met" if ratio >= goal else "missed"
-        print(f"goal, {group}, validation on: at least {goal:.1f}x {anchor}: "
-              f"{ratio:.2f}x, {verdict}")  # fmt: skip
+        print(
+            f"goal, {group}, validation on: at least {goal:.1f}x {anchor}: {ratio:.2f}x, {verdict}"
+        )
 
 
 if __name__ == "__main__":

@@ -85,26 +85,33 @@ def _vary(base: ToolSpec, rng: random.Random, number: int) -> ToolSpec:
 def _optional_pydantic(schema: Schema, rng: random.Random) -> None:
     kind = rng.choice(["string", "integer", "number", "boolean"])
     schema["properties"]["note"] = {
-        "anyOf": [{"type": kind}, {"type": "null"}], "default": None, "title": "Note",
+        "anyOf": [{"type": kind}, {"type": "null"}],
+        "default": None,
+        "title": "Note",
         "description": "Optional, as Pydantic writes `X | None = None`.",
-    }  # fmt: skip
+    }
 
 
 def _free_form_map(schema: Schema, rng: random.Random) -> None:
     values = rng.choice([{"type": "string"}, {"type": "integer"}, {}, True])
     schema["properties"]["labels"] = {
-        "type": "object", "additionalProperties": values, "description": "Extra labels.",
-    }  # fmt: skip
+        "type": "object",
+        "additionalProperties": values,
+        "description": "Extra labels.",
+    }
 
 
 def _ref_with_description(schema: Schema, rng: random.Random) -> None:
     defs = schema.setdefault("$defs", {})
     defs["Address"] = {
         "type": "object",
-        "properties": {"street": {"type": "string"}, "city": {"type": "string"},
-                       "zip": {"type": "string", "pattern": "^[0-9]{5}$"}},
+        "properties": {
+            "street": {"type": "string"},
+            "city": {"type": "string"},
+            "zip": {"type": "string", "pattern": "^[0-9]{5}$"},
+        },
         "required": ["street", "city"],
-    }  # fmt: skip
+    }
     schema["properties"]["address"] = {"$ref": "#/$defs/Address", "description": "Where to."}
     required = schema.setdefault("required", [])
     if rng.random() < 0.5 and "address" not in required:
@@ -112,12 +119,22 @@ def _ref_with_description(schema: Schema, rng: random.Random) -> None:
 
 
 def _one_of_objects(schema: Schema, rng: random.Random) -> None:
-    schema["properties"]["customer"] = {"oneOf": [
-        {"type": "object", "properties": {"id": {"type": "integer", "minimum": 1}},
-         "required": ["id"], "additionalProperties": False},
-        {"type": "object", "properties": {"email": {"type": "string", "format": "email"}},
-         "required": ["email"], "additionalProperties": False},
-    ]}  # fmt: skip
+    schema["properties"]["customer"] = {
+        "oneOf": [
+            {
+                "type": "object",
+                "properties": {"id": {"type": "integer", "minimum": 1}},
+                "required": ["id"],
+                "additionalProperties": False,
+            },
+            {
+                "type": "object",
+                "properties": {"email": {"type": "string", "format": "email"}},
+                "required": ["email"],
+                "additionalProperties": False,
+            },
+        ]
+    }
 
 
 def _bounds(schema: Schema, rng: random.Random) -> None:
@@ -139,21 +156,29 @@ def _namespaced(schema: Schema, rng: random.Random) -> str:
 
 def _array_of_objects(schema: Schema, rng: random.Random) -> None:
     schema["properties"]["items"] = {
-        "type": "array", "minItems": 1,
-        "items": {"type": "object",
-                  "properties": {"sku": {"type": "string"}, "quantity": {"type": "integer"},
-                                 "gift": {"type": ["boolean", "null"]}},
-                  "required": ["sku"]},
-    }  # fmt: skip
+        "type": "array",
+        "minItems": 1,
+        "items": {
+            "type": "object",
+            "properties": {
+                "sku": {"type": "string"},
+                "quantity": {"type": "integer"},
+                "gift": {"type": ["boolean", "null"]},
+            },
+            "required": ["sku"],
+        },
+    }
 
 
 def _recursive(schema: Schema, rng: random.Random) -> None:
     schema.setdefault("$defs", {})["Node"] = {
         "type": "object",
-        "properties": {"label": {"type": "string"},
-                       "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}},
+        "properties": {
+            "label": {"type": "string"},
+            "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}},
+        },
         "required": ["label"],
-    }  # fmt: skip
+    }
     schema["properties"]["tree"] = {"$ref": "#/$defs/Node"}
 
 
@@ -163,6 +188,13 @@ def _untyped_and_const(schema: Schema, rng: random.Random) -> None:
 
 
 MUTATIONS: list[Callable[[Schema, random.Random], str | None]] = [
-    _optional_pydantic, _free_form_map, _ref_with_description, _one_of_objects, _bounds,
-    _namespaced, _array_of_objects, _recursive, _untyped_and_const,
-]  # fmt: skip
+    _optional_pydantic,
+    _free_form_map,
+    _ref_with_description,
+    _one_of_objects,
+    _bounds,
+    _namespaced,
+    _array_of_objects,
+    _recursive,
+    _untyped_and_const,
+]

@@ -50,31 +50,37 @@ ITEM = {
         "gift": {"type": "boolean"},
         "options": {
             "type": "object",
-            "properties": {"colour": {"type": "string", "maxLength": 20},
-                           "size": {"enum": ["S", "M", "L", "XL"]}},
+            "properties": {
+                "colour": {"type": "string", "maxLength": 20},
+                "size": {"enum": ["S", "M", "L", "XL"]},
+            },
             "additionalProperties": False,
         },
     },
     "required": ["sku", "quantity", "unit_price"],
     "additionalProperties": False,
-}  # fmt: skip
+}
 ADDRESS = {
     "type": "object",
-    "properties": {"street": {"type": "string", "minLength": 1},
-                   "city": {"type": "string", "minLength": 1},
-                   "postcode": {"type": "string", "pattern": "^[0-9]{5}$"},
-                   "country": {"type": "string", "minLength": 2, "maxLength": 2}},
+    "properties": {
+        "street": {"type": "string", "minLength": 1},
+        "city": {"type": "string", "minLength": 1},
+        "postcode": {"type": "string", "pattern": "^[0-9]{5}$"},
+        "country": {"type": "string", "minLength": 2, "maxLength": 2},
+    },
     "required": ["street", "city", "postcode", "country"],
     "additionalProperties": False,
-}  # fmt: skip
+}
 ORDER = {
     "type": "object",
     "properties": {
         "customer": {
             "type": "object",
-            "properties": {"id": {"type": "integer", "minimum": 1},
-                           "email": {"type": "string", "maxLength": 254},
-                           "tier": {"enum": ["basic", "gold", "platinum"]}},
+            "properties": {
+                "id": {"type": "integer", "minimum": 1},
+                "email": {"type": "string", "maxLength": 254},
+                "tier": {"enum": ["basic", "gold", "platinum"]},
+            },
             "required": ["id", "email"],
             "additionalProperties": False,
         },
@@ -84,28 +90,42 @@ ORDER = {
     },
     "required": ["customer", "shipping", "items"],
     "additionalProperties": False,
-}  # fmt: skip
+}
 
 
 def _items(count: int) -> list[dict[str, Any]]:
-    return [{"sku": f"ABC-{1000 + i}", "quantity": 1 + i % 5, "unit_price": 9.5 + i,
-             "gift": i % 3 == 0, "options": {"colour": "blue", "size": "M"}}
-            for i in range(count)]  # fmt: skip
+    return [
+        {
+            "sku": f"ABC-{1000 + i}",
+            "quantity": 1 + i % 5,
+            "unit_price": 9.5 + i,
+            "gift": i % 3 == 0,
+            "options": {"colour": "blue", "size": "M"},
+        }
+        for i in range(count)
+    ]
 
 
 ORDER_VALID = {
     "customer": {"id": 42, "email": "ada@example.com", "tier": "gold"},
-    "shipping": {"street": "1 Main St", "city": "Springfield", "postcode": "12345",
-                 "country": "US"},
+    "shipping": {
+        "street": "1 Main St",
+        "city": "Springfield",
+        "postcode": "12345",
+        "country": "US",
+    },
     "items": _items(20),
     "note": "leave at the door",
-}  # fmt: skip
+}
 ORDER_INVALID = {
     **ORDER_VALID,
     "customer": {"id": 0, "email": "ada@example.com", "tier": "silver"},
-    "items": [*_items(18), {"sku": "abc", "quantity": 0, "unit_price": 1},
-              {"sku": "ABC-0001", "quantity": 2, "unit_price": -3, "extra": True}],
-}  # fmt: skip
+    "items": [
+        *_items(18),
+        {"sku": "abc", "quantity": 0, "unit_price": 1},
+        {"sku": "ABC-0001", "quantity": 2, "unit_price": -3, "extra": True},
+    ],
+}
 
 
 # --- the equivalent pydantic models ---------------------------------------------------------
@@ -164,12 +184,21 @@ class Case:
 
 
 CASES = [
-    Case("refund", REFUND, RefundModel,
-         orjson.dumps({"order_id": "A-1042", "amount": 25.5, "reason": "late"}).decode(),
-         orjson.dumps({"order_id": "1042", "amount": -5, "reason": "bored", "x": 1}).decode()),
-    Case("order, 20 items", ORDER, OrderModel, orjson.dumps(ORDER_VALID).decode(),
-         orjson.dumps(ORDER_INVALID).decode()),
-]  # fmt: skip
+    Case(
+        "refund",
+        REFUND,
+        RefundModel,
+        orjson.dumps({"order_id": "A-1042", "amount": 25.5, "reason": "late"}).decode(),
+        orjson.dumps({"order_id": "1042", "amount": -5, "reason": "bored", "x": 1}).decode(),
+    ),
+    Case(
+        "order, 20 items",
+        ORDER,
+        OrderModel,
+        orjson.dumps(ORDER_VALID).decode(),
+        orjson.dumps(ORDER_INVALID).decode(),
+    ),
+]
 
 
 def micros(call: Callable[[], Any], number: int, rounds: int = 7) -> float:
@@ -195,18 +224,23 @@ def contenders(case: Case, text: str) -> dict[str, Callable[[], Any]]:
     gate_dupes_allowed = ArgumentGate(spec, options=ArgumentOptions(allow_duplicate_keys=True))
     return {
         "floor: orjson.loads + jsonschema-rs is_valid": lambda: rs.is_valid(orjson.loads(text)),
-        "floor, every error: orjson.loads + jsonschema-rs iter_errors":
-            lambda: list(rs.iter_errors(orjson.loads(text))),
+        "floor, every error: orjson.loads + jsonschema-rs iter_errors": lambda: list(
+            rs.iter_errors(orjson.loads(text))
+        ),
         "schemawire ArgumentGate.check": lambda: gate.check(text),
-        "schemawire ArgumentGate.check, duplicate keys allowed":
-            lambda: gate_dupes_allowed.check(text),
-        "python-jsonschema: json.loads + iter_errors":
-            lambda: list(py.iter_errors(json.loads(text))),
-        "pydantic model_validate_json":
-            _raises(lambda: case.model.model_validate_json(text), (ValidationError,)),
-        "fastjsonschema: json.loads + validate (first error)":
-            _raises(lambda: fast(json.loads(text)), (fastjsonschema.JsonSchemaException,)),
-    }  # fmt: skip
+        "schemawire ArgumentGate.check, duplicate keys allowed": lambda: gate_dupes_allowed.check(
+            text
+        ),
+        "python-jsonschema: json.loads + iter_errors": lambda: list(
+            py.iter_errors(json.loads(text))
+        ),
+        "pydantic model_validate_json": _raises(
+            lambda: case.model.model_validate_json(text), (ValidationError,)
+        ),
+        "fastjsonschema: json.loads + validate (first error)": _raises(
+            lambda: fast(json.loads(text)), (fastjsonschema.JsonSchemaException,)
+        ),
+    }
 
 
 def run_arguments(rounds: int) -> list[tuple[str, str, str, float]]:
@@ -224,14 +258,24 @@ def run_arguments(rounds: int) -> list[tuple[str, str, str, float]]:
 
 def large_result() -> tuple[ToolSpec, dict[str, Any]]:
     """A search tool's result of about 100 KB: 200 records, a few with secrets in them."""
-    records = [{"id": i, "title": f"Ticket {i}", "body": "Customer reports a late delivery. " * 12,
-                "reporter": {"email": f"user{i}@example.com", "api_key": f"key-{i:06d}-FAKE"},
-                "tags": ["delivery", "refund"]} for i in range(200)]  # fmt: skip
+    records = [
+        {
+            "id": i,
+            "title": f"Ticket {i}",
+            "body": "Customer reports a late delivery. " * 12,
+            "reporter": {"email": f"user{i}@example.com", "api_key": f"key-{i:06d}-FAKE"},
+            "tags": ["delivery", "refund"],
+        }
+        for i in range(200)
+    ]
     records[7]["body"] += " token ghp_" + "A1b2" * 9
     records[42]["body"] += " creds postgres://svc:FAKEpass123@db:5432/app"
     records_schema = {"type": "array", "items": {"type": "object"}}
-    schema = {"type": "object", "required": ["total", "records"],
-              "properties": {"total": {"type": "integer"}, "records": records_schema}}  # fmt: skip
+    schema = {
+        "type": "object",
+        "required": ["total", "records"],
+        "properties": {"total": {"type": "integer"}, "records": records_schema},
+    }
     spec = ToolSpec("search_tickets", {"type": "object"}, schema)
     return spec, {"total": 200, "records": records}
 

@@ -25,20 +25,41 @@ def tool_schema(index: int, rng: random.Random) -> dict[str, Any]:
         "description": f"Benchmark tool {index}: looks up an order and files a request.",
         "type": "object",
         "properties": {
-            "order_id": {"type": "string", "pattern": "^A-[0-9]{4,}$",
-                         "description": "Order number, such as A-1042."},
-            "amount": {"type": "number", "exclusiveMinimum": 0, "maximum": 10_000,
-                       "description": "Amount in the order's currency."},
-            "reason": {"type": "string", "enum": ["late", "damaged", "duplicate", "other"],
-                       "description": "Why the request is filed."},
+            "order_id": {
+                "type": "string",
+                "pattern": "^A-[0-9]{4,}$",
+                "description": "Order number, such as A-1042.",
+            },
+            "amount": {
+                "type": "number",
+                "exclusiveMinimum": 0,
+                "maximum": 10_000,
+                "description": "Amount in the order's currency.",
+            },
+            "reason": {
+                "type": "string",
+                "enum": ["late", "damaged", "duplicate", "other"],
+                "description": "Why the request is filed.",
+            },
             "email": {"type": "string", "format": "email", "description": "Customer e-mail."},
-            "priority": {"type": "integer", "minimum": 1, "maximum": 5,
-                         "description": "1 (low) to 5 (urgent)."},
+            "priority": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 5,
+                "description": "1 (low) to 5 (urgent).",
+            },
             "notify": {"type": "boolean", "description": "Whether to notify the customer."},
-            "items": {"type": "array", "items": {"$ref": "#/$defs/item"}, "maxItems": 50,
-                      "description": "Order lines the request is about."},
-            f"field_{rng.randrange(1000)}": {"type": "string", "maxLength": 200,
-                                             "description": "A tool-specific note."},
+            "items": {
+                "type": "array",
+                "items": {"$ref": "#/$defs/item"},
+                "maxItems": 50,
+                "description": "Order lines the request is about.",
+            },
+            f"field_{rng.randrange(1000)}": {
+                "type": "string",
+                "maxLength": 200,
+                "description": "A tool-specific note.",
+            },
         },
         "required": ["order_id", "amount", "reason"],
         "additionalProperties": False,
@@ -53,13 +74,17 @@ def tool_schema(index: int, rng: random.Random) -> dict[str, Any]:
                 "additionalProperties": False,
             }
         },
-    }  # fmt: skip
+    }
 
 
 def fixtures(rng: random.Random) -> dict[str, Any]:
-    valid = {"order_id": f"A-{rng.randrange(1000, 99999)}", "amount": round(rng.uniform(1, 500), 2),
-             "reason": rng.choice(["late", "damaged"]), "notify": True,
-             "items": [{"sku": "SKU-1", "quantity": 2}]}  # fmt: skip
+    valid = {
+        "order_id": f"A-{rng.randrange(1000, 99999)}",
+        "amount": round(rng.uniform(1, 500), 2),
+        "reason": rng.choice(["late", "damaged"]),
+        "notify": True,
+        "items": [{"sku": "SKU-1", "quantity": 2}],
+    }
     minimal = {"order_id": "A-1042", "amount": 99.0, "reason": "other"}
     invalid = {"order_id": "1042", "amount": -5, "reason": "because", "note": "vip"}
     return {"valid/full.json": valid, "valid/minimal.json": minimal, "invalid/wrong.json": invalid}

@@ -50,20 +50,28 @@ FLOOR_ROUNDS = 21  # the floor's run takes a millisecond: more rounds for a stea
 def run(work: Path, rounds: int) -> dict[str, dict[str, Any]]:
     """Every loop on both scenarios, ``rounds`` rounds each: a summary per loop (µs per call),
     keyed by the table's row labels; the peers' ``async def`` tool runs come as extra rows."""
-    print(f"host loops, {TURNS} sequential calls and one turn of {PARALLEL}, {rounds} rounds",
-          flush=True)  # fmt: skip
+    print(
+        f"host loops, {TURNS} sequential calls and one turn of {PARALLEL}, {rounds} rounds",
+        flush=True,
+    )
     results = {FLOOR: _floor(max(rounds, FLOOR_ROUNDS))}
     floor = results[FLOOR]
-    print(f"  {FLOOR}: {floor['sequential']:.1f} µs/call sequential, "
-          f"{floor['parallel']:.1f} µs/call parallel", flush=True)  # fmt: skip
+    print(
+        f"  {FLOOR}: {floor['sequential']:.1f} µs/call sequential, "
+        f"{floor['parallel']:.1f} µs/call parallel",
+        flush=True,
+    )
     results.update(_peers(work, rounds))
     ours = _ours(rounds)
     if ours is None:
         print(f"  {OURS}: not yet measured", flush=True)
     else:
         results[OURS] = ours
-        print(f"  {OURS}: {ours['sequential']:,.1f} µs/call sequential, "
-              f"{ours['parallel']:,.1f} µs/call parallel", flush=True)  # fmt: skip
+        print(
+            f"  {OURS}: {ours['sequential']:,.1f} µs/call sequential, "
+            f"{ours['parallel']:,.1f} µs/call parallel",
+            flush=True,
+        )
     return results
 
 
@@ -155,9 +163,11 @@ def _ours(rounds: int) -> dict[str, Any] | None:
 def print_table(results: dict[str, dict[str, Any]]) -> None:
     floor = results[FLOOR]
     print()
-    print(f"| host loop, one local tool, scripted model | sequential µs/call (all {TURNS}) "
-          f"| first {EDGE} | last {EDGE} | parallel µs/call ({PARALLEL} in one turn) "
-          "| x floor (sequential / parallel) |")  # fmt: skip
+    print(
+        f"| host loop, one local tool, scripted model | sequential µs/call (all {TURNS}) "
+        f"| first {EDGE} | last {EDGE} | parallel µs/call ({PARALLEL} in one turn) "
+        "| x floor (sequential / parallel) |"
+    )
     print("|---|---:|---:|---:|---:|---:|")
     main = [label for label in results if "," not in label and label != OURS]
     for label in [*main, OURS]:
@@ -166,28 +176,38 @@ def print_table(results: dict[str, dict[str, Any]]) -> None:
             print(f"| {label} | not yet measured | | | | |")
             continue
         name = f"{label} {row['version']}" if "version" in row else label
-        ratio = (f"{_times(row['sequential'] / floor['sequential'])} / "
-                 f"{_times(row['parallel'] / floor['parallel'])}")  # fmt: skip
-        print(f"| {name} | {_us(row['sequential'])} | {_us(row['first'])} | "
-              f"{_us(row['last'])} | {_us(row['parallel'])} | {ratio} |")  # fmt: skip
+        ratio = (
+            f"{_times(row['sequential'] / floor['sequential'])} / "
+            f"{_times(row['parallel'] / floor['parallel'])}"
+        )
+        print(
+            f"| {name} | {_us(row['sequential'])} | {_us(row['first'])} | "
+            f"{_us(row['last'])} | {_us(row['parallel'])} | {ratio} |"
+        )
     extra = [label for label in results if "," in label]
     if extra:
         print()
         print("The peers run a plain `def` tool in a worker thread; the same tool as `async def`:")
         print()
-        print(f"| host loop, `async def` tool | sequential µs/call | first {EDGE} | last {EDGE} "
-              "| parallel µs/call |")  # fmt: skip
+        print(
+            f"| host loop, `async def` tool | sequential µs/call | first {EDGE} | last {EDGE} "
+            "| parallel µs/call |"
+        )
         print("|---|---:|---:|---:|---:|")
         for label in extra:
             row = results[label]
-            print(f"| {label} | {_us(row['sequential'])} | {_us(row['first'])} | "
-                  f"{_us(row['last'])} | {_us(row['parallel'])} |")  # fmt: skip
+            print(
+                f"| {label} | {_us(row['sequential'])} | {_us(row['first'])} | "
+                f"{_us(row['last'])} | {_us(row['parallel'])} |"
+            )
     turns = [label for label in results if "parallel_turn" in results[label]]
     if turns:
         print()
         alone = ", ".join(f"{label} {_us(results[label]['parallel_turn'])}" for label in turns)
-        print(f"the {PARALLEL}-call turn alone, without the run's start and final answer, "
-              f"µs/call: {alone}")  # fmt: skip
+        print(
+            f"the {PARALLEL}-call turn alone, without the run's start and final answer, "
+            f"µs/call: {alone}"
+        )
 
 
 def _times(ratio: float) -> str:

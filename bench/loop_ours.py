@@ -56,8 +56,11 @@ def _calls(numbers: range) -> dict[str, Any]:
     }
 
 
-_DONE = {"choices": [{"index": 0, "finish_reason": "stop",
-                      "message": {"role": "assistant", "content": "done"}}]}  # fmt: skip
+_DONE = {
+    "choices": [
+        {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "done"}}
+    ]
+}
 
 
 class _Timed(ScriptedModel):

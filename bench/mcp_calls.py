@@ -121,14 +121,18 @@ def run(calls: int = 1000, rounds: int = 3) -> dict[str, tuple[float, float]]:
             medians[label].append(statistics.median(times) * 1000)
             p99s[label].append(_p99(times) * 1000)
             print(f"  round {number + 1}/{rounds}: {label}", file=sys.stderr)
-    return {label: (statistics.median(medians[label]), statistics.median(p99s[label]))
-            for label in CONTENDERS}  # fmt: skip
+    return {
+        label: (statistics.median(medians[label]), statistics.median(p99s[label]))
+        for label in CONTENDERS
+    }
 
 
 def print_table(results: dict[str, tuple[float, float]], calls: int) -> None:
     anchor = results["mcp SDK ClientSession (bare)"][0]
-    print(f"| {calls} sequential echo calls, server-everything over stdio | median ms/call "
-          "| p99 ms/call | x bare SDK (median) |")  # fmt: skip
+    print(
+        f"| {calls} sequential echo calls, server-everything over stdio | median ms/call "
+        "| p99 ms/call | x bare SDK (median) |"
+    )
     print("|---|---:|---:|---:|")
     for label, (median, p99) in results.items():
         print(f"| {label} | {median:.3f} | {p99:.2f} | {median / anchor:.2f}x |")

@@ -62,10 +62,14 @@ def puts(thread_id: str, count: int, next_version: Any) -> list[Put]:
         new_versions = {key: next_version(versions.get(key), None) for key in values}
         versions.update(new_versions)
         checkpoint = {
-            "v": 4, "id": str(uuid6(clock_seq=step)), "ts": datetime.now(UTC).isoformat(),
-            "channel_values": values, "channel_versions": dict(versions),
-            "versions_seen": {"agent": dict(versions)}, "updated_channels": sorted(values),
-        }  # fmt: skip
+            "v": 4,
+            "id": str(uuid6(clock_seq=step)),
+            "ts": datetime.now(UTC).isoformat(),
+            "channel_values": values,
+            "channel_versions": dict(versions),
+            "versions_seen": {"agent": dict(versions)},
+            "updated_channels": sorted(values),
+        }
         configurable = {"thread_id": thread_id, "checkpoint_ns": ""}
         if parent is not None:
             configurable["checkpoint_id"] = parent
@@ -118,8 +122,11 @@ def sqlite_saver(work: Path, count: int, synchronous: str | None) -> Saver:
         query = "SELECT count(*) FROM checkpoints WHERE thread_id = ?"
         return int(conn.execute(query, (thread,)).fetchone()[0])
 
-    info = {"group": f"SQLite, synchronous={effective}", "synchronous": effective,
-            "journal_mode": journal}  # fmt: skip
+    info = {
+        "group": f"SQLite, synchronous={effective}",
+        "synchronous": effective,
+        "journal_mode": journal,
+    }
     return Saver(lanes, info, stored, WARM_UP + count, stack)
 
 
@@ -205,8 +212,9 @@ def postgres_threads(url: str, workers: int, each: int, shared: bool) -> Saver:
     options = {"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row}
     stack = ExitStack()
     if shared:
-        pool = ConnectionPool(url, min_size=workers, max_size=workers, kwargs=options,
-                              open=True, timeout=30)  # fmt: skip
+        pool = ConnectionPool(
+            url, min_size=workers, max_size=workers, kwargs=options, open=True, timeout=30
+        )
         stack.callback(pool.close)
         pool.wait(timeout=30)
         savers = [PostgresSaver(pool)] * workers
@@ -230,20 +238,29 @@ def rows(work: Path, url: str, sequential: int, workers: int, each: int) -> dict
     """Per row: its label, its package, and what opens it."""
     sqlite, postgres = "langgraph-checkpoint-sqlite", "langgraph-checkpoint-postgres"
     return {
-        "sqlite": ("LangGraph SqliteSaver", sqlite,
-                   lambda: sqlite_saver(work, sequential, None)),
-        "sqlite-normal": ("LangGraph SqliteSaver, NORMAL", sqlite,
-                          lambda: sqlite_saver(work, sequential, "NORMAL")),
-        "sqlite-async": ("LangGraph AsyncSqliteSaver", sqlite,
-                         lambda: async_sqlite_saver(work, sequential)),
-        "postgres": ("LangGraph PostgresSaver", postgres,
-                     lambda: postgres_saver(url, sequential)),
-        "postgres-shared": (f"LangGraph PostgresSaver, {workers} threads sharing one saver and "
-                            "pool", postgres,
-                            lambda: postgres_threads(url, workers, each, shared=True)),
-        "postgres-own": (f"LangGraph PostgresSaver, {workers} threads with a saver each",
-                         postgres, lambda: postgres_threads(url, workers, each, shared=False)),
-    }  # fmt: skip
+        "sqlite": ("LangGraph SqliteSaver", sqlite, lambda: sqlite_saver(work, sequential, None)),
+        "sqlite-normal": (
+            "LangGraph SqliteSaver, NORMAL",
+            sqlite,
+            lambda: sqlite_saver(work, sequential, "NORMAL"),
+        ),
+        "sqlite-async": (
+            "LangGraph AsyncSqliteSaver",
+            sqlite,
+            lambda: async_sqlite_saver(work, sequential),
+        ),
+        "postgres": ("LangGraph PostgresSaver", postgres, lambda: postgres_saver(url, sequential)),
+        "postgres-shared": (
+            f"LangGraph PostgresSaver, {workers} threads sharing one saver and pool",
+            postgres,
+            lambda: postgres_threads(url, workers, each, shared=True),
+        ),
+        "postgres-own": (
+            f"LangGraph PostgresSaver, {workers} threads with a saver each",
+            postgres,
+            lambda: postgres_threads(url, workers, each, shared=False),
+        ),
+    }
 
 
 def main() -> None:

@@ -111,8 +111,9 @@ async def pydantic_ai_run(script: Script, is_async: bool) -> tuple[float, Clock]
         clock.entered.append(time.perf_counter())
         calls = next(turn)
         parts: list[Any] = [ToolCallPart("noop", args, call_id) for call_id, args in calls]
-        response = ModelResponse(parts=parts or [TextPart("done")],
-                                 usage=RequestUsage(input_tokens=1, output_tokens=1))  # fmt: skip
+        response = ModelResponse(
+            parts=parts or [TextPart("done")], usage=RequestUsage(input_tokens=1, output_tokens=1)
+        )
         clock.left.append(time.perf_counter())
         return response
 
@@ -153,14 +154,27 @@ async def agents_run(script: Script, is_async: bool) -> tuple[float, Clock]:
             clock.entered.append(time.perf_counter())
             calls = next(turn)
             output: list[Any] = [
-                ResponseFunctionToolCall(id=f"fc_{call_id}", call_id=call_id, name="noop",
-                                         arguments=args, type="function_call", status="completed")
+                ResponseFunctionToolCall(
+                    id=f"fc_{call_id}",
+                    call_id=call_id,
+                    name="noop",
+                    arguments=args,
+                    type="function_call",
+                    status="completed",
+                )
                 for call_id, args in calls
-            ]  # fmt: skip
+            ]
             if not output:
                 text = ResponseOutputText(text="done", type="output_text", annotations=[])
-                output = [ResponseOutputMessage(id="msg_done", type="message", role="assistant",
-                                                status="completed", content=[text])]  # fmt: skip
+                output = [
+                    ResponseOutputMessage(
+                        id="msg_done",
+                        type="message",
+                        role="assistant",
+                        status="completed",
+                        content=[text],
+                    )
+                ]
             usage = Usage(requests=1, input_tokens=1, output_tokens=1, total_tokens=2)
             response = ModelResponse(output=output, usage=usage, response_id=None)
             clock.left.append(time.perf_counter())
@@ -213,8 +227,11 @@ async def _measure(
     result = summary(totals, gaps, wholes, calls)
     # The parallel turn alone (model's reply of `calls` calls to the next request), per call.
     result["parallel_turn"] = statistics.median(turn_gaps) / calls * 1e6
-    result["raw"] = {"sequential_seconds": totals, "parallel_seconds": wholes,
-                     "turn_gaps_seconds": gaps}  # fmt: skip
+    result["raw"] = {
+        "sequential_seconds": totals,
+        "parallel_seconds": wholes,
+        "turn_gaps_seconds": gaps,
+    }
     return result
 
 
@@ -228,9 +245,11 @@ def main() -> None:
             result = measure(runner, is_async, rounds, turns, calls)
             result["version"] = version(package)
             report.setdefault(label, {})[flavour] = result
-            print(f"  {label} {version(package)} ({flavour} tool): {result['sequential']:,.0f} "
-                  f"µs/call sequential, {result['parallel']:,.0f} µs/call parallel",
-                  flush=True)  # fmt: skip
+            print(
+                f"  {label} {version(package)} ({flavour} tool): {result['sequential']:,.0f} "
+                f"µs/call sequential, {result['parallel']:,.0f} µs/call parallel",
+                flush=True,
+            )
     with open(out_path, "w", encoding="utf-8") as file:
         json.dump(report, file)
 

@@ -31,10 +31,15 @@ def langchain(function: dict[str, Any]) -> dict[str, Any]:
 def openai_agents(function: dict[str, Any]) -> dict[str, Any]:
     # What the Agents SDK sends for a FunctionTool made from a raw schema with strict on.
     parameters = ensure_strict_json_schema(function["parameters"])
-    return {"type": "function", "function": {
-        "name": function["name"], "description": function["description"],
-        "parameters": parameters, "strict": True,
-    }}  # fmt: skip
+    return {
+        "type": "function",
+        "function": {
+            "name": function["name"],
+            "description": function["description"],
+            "parameters": parameters,
+            "strict": True,
+        },
+    }
 
 
 CONVERTERS: dict[str, tuple[str, Converter]] = {
@@ -64,8 +69,11 @@ def main() -> None:
     for label, (package, convert) in CONVERTERS.items():
         passes = [timed_pass(convert, raw) for _ in range(runs)]
         seconds = statistics.median(elapsed for elapsed, _ in passes)
-        report[label] = {"version": version(package), "micros": seconds / count * 1e6,
-                         "outputs": passes[-1][1]}  # fmt: skip
+        report[label] = {
+            "version": version(package),
+            "micros": seconds / count * 1e6,
+            "outputs": passes[-1][1],
+        }
     with open(out_path, "w", encoding="utf-8") as file:
         json.dump(report, file)
 

@@ -35,11 +35,17 @@ from schemawire.types import Projection, ToolSpec
 
 PEERS_PYTHON = Path(__file__).parent / ".work/peers-venv/bin/python"
 TARGETS: list[tuple[str, dict[str, Any]]] = [
-    ("openai.chat", {"strict": True}), ("openai.chat", {"strict": False}),
-    ("openai.responses", {"strict": True}), ("anthropic", {"strict": False}),
-    ("anthropic", {"strict": True}), ("gemini", {}), ("gemini", {"openapi": True}),
-    ("mcp", {}), ("mcp", {"version": "2025-06-18"}), ("a2a", {}),
-]  # fmt: skip
+    ("openai.chat", {"strict": True}),
+    ("openai.chat", {"strict": False}),
+    ("openai.responses", {"strict": True}),
+    ("anthropic", {"strict": False}),
+    ("anthropic", {"strict": True}),
+    ("gemini", {}),
+    ("gemini", {"openapi": True}),
+    ("mcp", {}),
+    ("mcp", {"version": "2025-06-18"}),
+    ("a2a", {}),
+]
 OPENAI_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _MAX_DEPTH = 32  # the semantic walk follows $refs; recursive definitions stop here
 
@@ -65,8 +71,11 @@ def run(work: Path, size: int, runs: int) -> tuple[list[Row], int]:
     """Time every target and both peers on ``size`` tools, ``runs`` passes each: a row per
     converter, and how many of the tools are real."""
     corpus = tool_corpus(size)
-    print(f"projecting {len(corpus.tools)} tools ({corpus.real} real) to {len(TARGETS)} targets, "
-          f"{runs} passes each", flush=True)  # fmt: skip
+    print(
+        f"projecting {len(corpus.tools)} tools ({corpus.real} real) to {len(TARGETS)} targets, "
+        f"{runs} passes each",
+        flush=True,
+    )
     rows = [_ours(corpus, target, options, runs) for target, options in TARGETS]
     return rows + _peers(work, corpus, runs), corpus.real
 
@@ -80,11 +89,16 @@ def _ours(corpus: Corpus, target: str, options: dict[str, Any], runs: int) -> Ro
     problems = [_problems(target, options, p) for p in projections]
     breaking = [bool(found) for found in problems]
     label = f"schemawire {target}" + "".join(f" {k}={v}" for k, v in options.items())
-    row = Row(label, statistics.median(times) / len(tools) * 1e6, len(tools),
-              refused=sum(p.blocked for p in projections), rule_breaking=sum(breaking),
-              rule_breaking_real=sum(breaking[: corpus.real]),
-              reported=sum(not p.lossless for p in projections),
-              rules=_rule_counts(problems))  # fmt: skip
+    row = Row(
+        label,
+        statistics.median(times) / len(tools) * 1e6,
+        len(tools),
+        refused=sum(p.blocked for p in projections),
+        rule_breaking=sum(breaking),
+        rule_breaking_real=sum(breaking[: corpus.real]),
+        reported=sum(not p.lossless for p in projections),
+        rules=_rule_counts(problems),
+    )
     if target == "openai.chat" and options.get("strict"):
         pairs = zip(tools, projections, strict=True)
         row = _with_defects(row, [_defects(tool, p.payload, p.arguments) for tool, p in pairs])
@@ -106,18 +120,26 @@ def _peers(work: Path, corpus: Corpus, runs: int) -> list[Row]:
     source, result = work / "projection-tools.json", work / "projection-peers.json"
     source.write_text(dumps([function_object(tool) for tool in tools], indent=False))
     script = Path(__file__).parent / "peers_strict.py"
-    subprocess.run([str(PEERS_PYTHON), str(script), str(source), str(result), str(runs)],
-                   check=True, timeout=1800)  # fmt: skip
+    subprocess.run(
+        [str(PEERS_PYTHON), str(script), str(source), str(result), str(runs)],
+        check=True,
+        timeout=1800,
+    )
     rows = []
     for label, report in loads(result.read_bytes()).items():
         outputs = report["outputs"]
         made = [(t, o) for t, o in zip(tools, outputs, strict=True) if "error" not in o]
         problems = [() if "error" in o else check_payload("openai.chat", o) for o in outputs]
         breaking = [bool(found) for found in problems]
-        row = Row(f"{label} {report['version']}", report["micros"], len(tools),
-                  refused=len(tools) - len(made), rule_breaking=sum(breaking),
-                  rule_breaking_real=sum(breaking[: corpus.real]),
-                  rules=_rule_counts(problems))  # fmt: skip
+        row = Row(
+            f"{label} {report['version']}",
+            report["micros"],
+            len(tools),
+            refused=len(tools) - len(made),
+            rule_breaking=sum(breaking),
+            rule_breaking_real=sum(breaking[: corpus.real]),
+            rules=_rule_counts(problems),
+        )
         rows.append(_with_defects(row, [_defects(t, o) for t, o in made]))
         print(f"  {rows[-1].label}: {report['micros']:.1f} µs/tool", flush=True)
     return rows
@@ -128,9 +150,12 @@ def _rule_counts(problems: list[tuple[Problem, ...]]) -> Counter[str]:
 
 
 def _with_defects(row: Row, defects: list[set[str]]) -> Row:
-    return replace(row, bad_names=sum("name" in d for d in defects),
-                   optional_required=sum("optional" in d for d in defects),
-                   maps_closed=sum("map" in d for d in defects))  # fmt: skip
+    return replace(
+        row,
+        bad_names=sum("name" in d for d in defects),
+        optional_required=sum("optional" in d for d in defects),
+        maps_closed=sum("map" in d for d in defects),
+    )
 
 
 # --- what a strict conversion silently changed -------------------------------------------------

@@ -171,8 +171,11 @@ def print_gates(runs: int) -> None:
     for case in dict.fromkeys(row[0] for row in rows):
         for kind in ("valid", "invalid"):
             timed = {label: us for name, k, label, us in rows if name == case and k == kind}
-            anchor_label = next(label for label in timed if label.startswith(
-                "floor:" if kind == "valid" else "floor, every error"))  # fmt: skip
+            anchor_label = next(
+                label
+                for label in timed
+                if label.startswith("floor:" if kind == "valid" else "floor, every error")
+            )
             anchor = timed[anchor_label]
             print()
             print(f"| {case}, {kind} | µs | x anchor |")
@@ -193,9 +196,11 @@ def print_gates(runs: int) -> None:
         print(f"| {label} | {micros:,.1f} |")
     report = redaction.report()
     print()
-    print(f"redaction on tests/data/secrets.json: {report['caught']}/{report['secrets']} secrets "
-          f"caught (recall {report['recall']:.2f}), {len(report['false_positives'])} false "
-          f"positives of {report['look_alikes']} look-alikes")  # fmt: skip
+    print(
+        f"redaction on tests/data/secrets.json: {report['caught']}/{report['secrets']} secrets "
+        f"caught (recall {report['recall']:.2f}), {len(report['false_positives'])} false "
+        f"positives of {report['look_alikes']} look-alikes"
+    )
 
 
 if __name__ == "__main__":

@@ -69,25 +69,32 @@ def test_warnings_fail_only_when_asked(write_repo: WriteRepo) -> None:
 
 
 def test_a_pattern_that_does_not_compile_is_reported(write_repo: WriteRepo) -> None:
-    schema = tool_schema("t", properties={"city": {"type": "string", "pattern": "(unclosed",
-                                                   "description": "x"}})  # fmt: skip
+    schema = tool_schema(
+        "t", properties={"city": {"type": "string", "pattern": "(unclosed", "description": "x"}}
+    )
     report = check_repository(write_repo({"schemas/tools/t.json": schema}), fixtures=False)
     assert [f.rule.id for f in report.findings] == ["SW014"]
 
 
 def test_any_rule_can_be_switched_off(write_repo: WriteRepo) -> None:
-    root = write_repo({
-        "schemawire.toml": '[lint]\nignore = ["SW205"]\n',
-        "schemas/tools/t.json": tool_schema("t"),
-    })  # fmt: skip
+    root = write_repo(
+        {
+            "schemawire.toml": '[lint]\nignore = ["SW205"]\n',
+            "schemas/tools/t.json": tool_schema("t"),
+        }
+    )
     assert check_repository(root).findings == ()
 
 
 def test_an_uncompilable_definition_is_blamed_where_it_is_written(write_repo: WriteRepo) -> None:
-    common = {"$id": "https://example.com/schemas/common/c.json", "x-version": "1.0.0",
-              "$defs": {"code": {"type": "string", "pattern": "("}}}  # fmt: skip
-    tool = tool_schema("t", properties={"code": {"$ref": "../common/c.json#/$defs/code"}},
-                       required=[])  # fmt: skip
+    common = {
+        "$id": "https://example.com/schemas/common/c.json",
+        "x-version": "1.0.0",
+        "$defs": {"code": {"type": "string", "pattern": "("}},
+    }
+    tool = tool_schema(
+        "t", properties={"code": {"$ref": "../common/c.json#/$defs/code"}}, required=[]
+    )
     root = write_repo({"schemas/common/c.json": common, "schemas/tools/t.json": tool})
     report = check_repository(root, fixtures=False)
     assert [(f.rule.id, f.file, f.pointer) for f in report.findings] == [
@@ -103,8 +110,9 @@ def test_an_unresolved_reference_is_reported_once(write_repo: WriteRepo) -> None
 
 
 def test_file_names_that_are_not_utf8_are_reported_printably(write_repo: WriteRepo) -> None:
-    root = write_repo({"schemas/tools/t.json": tool_schema("t"),
-                       "fixtures/tools/t/invalid/b.json": {}})  # fmt: skip
+    root = write_repo(
+        {"schemas/tools/t.json": tool_schema("t"), "fixtures/tools/t/invalid/b.json": {}}
+    )
     (root / "fixtures/tools/t/valid").mkdir()
     (root / "fixtures/tools/t/valid").joinpath(os.fsdecode(b"v\xfe.json")).write_text("{}")
     (finding,) = check_repository(root).findings

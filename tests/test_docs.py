@@ -111,8 +111,14 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_documented_command_runs(page: str, command: str, exit_code: int, workdir: Path) -> None:
     argv = shlex.split(command)
     assert argv[0] == "schemawire"
-    completed = subprocess.run([str(SCHEMAWIRE), *argv[1:]], cwd=workdir, env=with_schemawire(),
-                               capture_output=True, timeout=60, check=False)  # fmt: skip
+    completed = subprocess.run(
+        [str(SCHEMAWIRE), *argv[1:]],
+        cwd=workdir,
+        env=with_schemawire(),
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
     assert completed.returncode == exit_code, completed.stdout + completed.stderr
 
 

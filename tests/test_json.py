@@ -51,14 +51,19 @@ HOSTILE = [
     ("-Infinity", b"[-Infinity]", ErrorCode.JSON_NON_FINITE, 1, 2),
     ("overflow to infinity", b"[1e400]", ErrorCode.JSON_NON_FINITE, 1, 2),
     ("invalid UTF-8", b'{"city": "\xff"}', ErrorCode.JSON_INVALID_UTF8, 1, 11),
-    ("invalid UTF-8 after text", '{"城": 1,\n "x": "'.encode() + b'\xc3\x28"}',
-     ErrorCode.JSON_INVALID_UTF8, 2, 8),
+    (
+        "invalid UTF-8 after text",
+        '{"城": 1,\n "x": "'.encode() + b'\xc3\x28"}',
+        ErrorCode.JSON_INVALID_UTF8,
+        2,
+        8,
+    ),
     ("UTF-8 encoded surrogate", b'["\xed\xa0\x80"]', ErrorCode.JSON_INVALID_UTF8, 1, 3),
     ("escaped lone high surrogate", b'["\\ud800"]', ErrorCode.JSON_LONE_SURROGATE, 1, 3),
     ("escaped lone low surrogate", b'["\\udc00x"]', ErrorCode.JSON_LONE_SURROGATE, 1, 3),
-    ("UTF-16 byte order mark", b'\xff\xfe{\x00}\x00', ErrorCode.JSON_UNSUPPORTED_ENCODING, 1, 1),
+    ("UTF-16 byte order mark", b"\xff\xfe{\x00}\x00", ErrorCode.JSON_UNSUPPORTED_ENCODING, 1, 1),
     ("deep nesting", b"[" * 100_000 + b"]" * 100_000, ErrorCode.JSON_TOO_DEEP, 1, 130),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize(

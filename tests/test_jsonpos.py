@@ -13,12 +13,16 @@ from schemawire._jsonpos import ScanError, excerpt, iter_nodes, pointer_offsets,
 from schemawire._pointer import resolve
 
 documents = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(),
-    lambda children: st.lists(children, max_size=4)
-    | st.dictionaries(st.text(max_size=6), children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=6), children, max_size=4)
+    ),
     max_leaves=25,
-)  # fmt: skip
+)
 
 
 def test_offsets_point_at_keys_of_members_and_at_array_items() -> None:

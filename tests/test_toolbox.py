@@ -25,12 +25,16 @@ from schemawire.toolbox import (
 from tests.conftest import EXAMPLES
 
 values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(max_size=5),
-    lambda children: st.lists(children, max_size=4)
-    | st.dictionaries(st.text(max_size=4), children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=4), children, max_size=4)
+    ),
     max_leaves=20,
-)  # fmt: skip
+)
 
 
 @given(values)

@@ -147,8 +147,9 @@ def validate_file(
         yield InstanceResult(source, False, error=error)
     except OSError as error:
         message = error.strerror or str(error)
-        yield InstanceResult(source, False, error=InputError(ErrorCode.FILE_UNREADABLE, message,
-                                                             source=source))  # fmt: skip
+        yield InstanceResult(
+            source, False, error=InputError(ErrorCode.FILE_UNREADABLE, message, source=source)
+        )
 
 
 def validate_text(

@@ -305,8 +305,15 @@ def test_json_ok_follows_fail_on(write_repo: WriteRepo) -> None:
 
 
 def test_validate_reads_stdin() -> None:
-    result = invoke("validate", "get_weather", "-", "--repo", str(SUPPORT_DESK), "--json",
-                    stdin='{"city": "上海", "unit": "kelvin"}')  # fmt: skip
+    result = invoke(
+        "validate",
+        "get_weather",
+        "-",
+        "--repo",
+        str(SUPPORT_DESK),
+        "--json",
+        stdin='{"city": "上海", "unit": "kelvin"}',
+    )
     assert result.exit_code == 1
     assert json.loads(result.output)["source"] == "<stdin>"
 

@@ -28,8 +28,9 @@ def invoke(*args: str) -> Any:
 
 def weather(version: str = "1.0.0", *, units: list[str] | None = None, **overrides: Any) -> Any:
     unit = {**UNIT, "enum": units or UNIT["enum"]}
-    return tool_schema("weather", **{"x-version": version},
-                       properties={"city": CITY, "unit": unit}, **overrides)  # fmt: skip
+    return tool_schema(
+        "weather", **{"x-version": version}, properties={"city": CITY, "unit": unit}, **overrides
+    )
 
 
 def write(path: Path, schema: Any) -> Path:
@@ -40,22 +41,28 @@ def write(path: Path, schema: Any) -> Path:
 
 def git(root: Path, *args: str) -> None:
     identity = ["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"]
-    subprocess.run(["git", "-C", str(root), *identity, *args], check=True, capture_output=True,
-                   timeout=60)  # fmt: skip
+    subprocess.run(
+        ["git", "-C", str(root), *identity, *args], check=True, capture_output=True, timeout=60
+    )
 
 
 @pytest.fixture
 def history(write_repo: WriteRepo) -> Path:
     """A git repository with one commit: a weather tool (input and output) and a handoff."""
-    root = write_repo({
-        "schemawire.toml": "",
-        "schemas/tools/weather.json": weather(),
-        "schemas/tools/weather.output.json": tool_schema(
-            "weather.output", properties={"celsius": {"type": "number", "description": "C."}},
-            required=["celsius"]),
-        "schemas/handoffs/triage.json": tool_schema(
-            "triage", **{"$id": "https://example.com/schemas/handoffs/triage.json"}),
-    })  # fmt: skip
+    root = write_repo(
+        {
+            "schemawire.toml": "",
+            "schemas/tools/weather.json": weather(),
+            "schemas/tools/weather.output.json": tool_schema(
+                "weather.output",
+                properties={"celsius": {"type": "number", "description": "C."}},
+                required=["celsius"],
+            ),
+            "schemas/handoffs/triage.json": tool_schema(
+                "triage", **{"$id": "https://example.com/schemas/handoffs/triage.json"}
+            ),
+        }
+    )
     git(root, "init", "--quiet")
     git(root, "add", ".")
     git(root, "commit", "--quiet", "-m", "one")
@@ -97,11 +104,22 @@ def test_schema_diff_json_lists_codes_pointers_and_impact(tmp_path: Path) -> Non
     (file,) = report["files"]
     assert file["x-version"] == {"old": "1.0.0", "new": "1.0.0", "bump": "none", "wanted": "2.0.0"}
     assert file["changes"] == [
-        {"code": "REQUIRED_ADDED", "pointer": "/required", "new": "unit",
-         "breaks": "producers", "severity": "breaking"},
-        {"code": "ANNOTATION_CHANGED", "pointer": "/description", "old": "The weather tool.",
-         "new": "Weather.", "breaks": "none", "severity": "annotation"},
-    ]  # fmt: skip
+        {
+            "code": "REQUIRED_ADDED",
+            "pointer": "/required",
+            "new": "unit",
+            "breaks": "producers",
+            "severity": "breaking",
+        },
+        {
+            "code": "ANNOTATION_CHANGED",
+            "pointer": "/description",
+            "old": "The weather tool.",
+            "new": "Weather.",
+            "breaks": "none",
+            "severity": "annotation",
+        },
+    ]
 
 
 def test_schema_diff_takes_the_role_from_the_repository() -> None:
@@ -151,8 +169,11 @@ def test_since_reports_nothing_for_an_unchanged_repository(history: Path) -> Non
 
 def test_since_classifies_every_changed_file_by_its_role(history: Path) -> None:
     write(history / "schemas/tools/weather.json", weather("1.1.0", units=["c", "f", "k"]))
-    output = tool_schema("weather.output", properties={"celsius": {"type": "number",
-                         "description": "C."}}, required=[])  # fmt: skip
+    output = tool_schema(
+        "weather.output",
+        properties={"celsius": {"type": "number", "description": "C."}},
+        required=[],
+    )
     write(history / "schemas/tools/weather.output.json", output)
     result = invoke("diff", "--since", "HEAD", str(history), "--json")
     assert result.exit_code == 1
@@ -160,10 +181,17 @@ def test_since_classifies_every_changed_file_by_its_role(history: Path) -> None:
     assert files.keys() == {"schemas/tools/weather.json", "schemas/tools/weather.output.json"}
     weather_input = files["schemas/tools/weather.json"]
     assert (weather_input["role"], weather_input["breaking"], weather_input["compatible"]) == (
-        "input", 0, 1)  # fmt: skip
+        "input",
+        0,
+        1,
+    )
     assert files["schemas/tools/weather.output.json"]["changes"][0] == {
-        "code": "REQUIRED_REMOVED", "pointer": "/required", "old": "celsius",
-        "breaks": "consumers", "severity": "breaking"}  # fmt: skip
+        "code": "REQUIRED_REMOVED",
+        "pointer": "/required",
+        "old": "celsius",
+        "breaks": "consumers",
+        "severity": "breaking",
+    }
 
 
 def test_since_lists_files_added_and_removed(history: Path) -> None:

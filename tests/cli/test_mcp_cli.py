@@ -23,8 +23,9 @@ DESK = ["--", SCHEMAWIRE, "serve", str(SUPPORT_DESK)]
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([SCHEMAWIRE, *args], capture_output=True, text=True, timeout=60,
-                          check=False)  # fmt: skip
+    return subprocess.run(
+        [SCHEMAWIRE, *args], capture_output=True, text=True, timeout=60, check=False
+    )
 
 
 def test_tools_lists_and_projects() -> None:
@@ -40,8 +41,15 @@ def test_tools_lists_and_projects() -> None:
 
 def test_call_exit_codes_and_json() -> None:
     good = run("call", "get_weather", '{"city": "Paris"}', "--json", *DESK)
-    refused = run("call", "create_refund", '{"order_id": "A-1", "amount": 1, "reason": "late"}',
-                  "--json", "--repo", str(SUPPORT_DESK), *DESK)  # fmt: skip
+    refused = run(
+        "call",
+        "create_refund",
+        '{"order_id": "A-1", "amount": 1, "reason": "late"}',
+        "--json",
+        "--repo",
+        str(SUPPORT_DESK),
+        *DESK,
+    )
     assert (good.returncode, refused.returncode) == (0, 1)
     assert json.loads(good.stdout)["output"]["structuredContent"]["city"] == "Paris"
     body = json.loads(refused.stdout)

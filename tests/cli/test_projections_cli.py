@@ -85,8 +85,16 @@ def test_unknown_target_exits_2(desk: Path) -> None:
 
 def test_import_writes_canonical_files_that_check_clean(tmp_path: Path) -> None:
     out = tmp_path / "schemas" / "tools"
-    result = invoke("import", "--from", "mcp", str(MCP_TOOLS / "memory.json"), "--out", str(out),
-                    "--id-base", "https://acme.test/")  # fmt: skip
+    result = invoke(
+        "import",
+        "--from",
+        "mcp",
+        str(MCP_TOOLS / "memory.json"),
+        "--out",
+        str(out),
+        "--id-base",
+        "https://acme.test/",
+    )
     assert result.exit_code == 0
     schema = json.loads((out / "create_entities.json").read_text())
     assert schema["$id"] == "https://acme.test/schemas/tools/create_entities.json"
@@ -97,11 +105,20 @@ def test_import_writes_canonical_files_that_check_clean(tmp_path: Path) -> None:
 
 
 def test_import_from_stdin_lists_every_change(tmp_path: Path) -> None:
-    tools = [{"name": "calc.area", "description": "Area.", "parameters": {
-        "type": "dict", "properties": {"base": {"type": "float", "description": "Base."}},
-        "required": ["base"]}}]  # fmt: skip
-    result = invoke("import", "--from", "openai", "-", "--out", str(tmp_path), "--json",
-                    stdin=json.dumps(tools))  # fmt: skip
+    tools = [
+        {
+            "name": "calc.area",
+            "description": "Area.",
+            "parameters": {
+                "type": "dict",
+                "properties": {"base": {"type": "float", "description": "Base."}},
+                "required": ["base"],
+            },
+        }
+    ]
+    result = invoke(
+        "import", "--from", "openai", "-", "--out", str(tmp_path), "--json", stdin=json.dumps(tools)
+    )
     notes = json.loads(result.output)[0]["notes"]
     assert [note["code"] for note in notes] == ["TYPE_RENAMED", "TYPE_RENAMED"]
     assert (tmp_path / "calc.area.json").exists()

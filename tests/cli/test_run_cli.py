@@ -27,8 +27,9 @@ DEMO_SCRIPT = Path(__file__).parents[2] / "src" / "schemawire" / "host" / "demo.
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([SCHEMAWIRE, *args], capture_output=True, text=True, timeout=60,
-                          check=False, cwd=cwd)  # fmt: skip
+    return subprocess.run(
+        [SCHEMAWIRE, *args], capture_output=True, text=True, timeout=60, check=False, cwd=cwd
+    )
 
 
 def test_demo_walks_through_the_articles_example(tmp_path: Path) -> None:
@@ -64,8 +65,18 @@ def script_file(tmp_path: Path, responses: list[dict[str, Any]]) -> Path:
 def test_run_with_a_script_and_the_repositorys_functions(tmp_path: Path) -> None:
     demo = json.loads(DEMO_SCRIPT.read_text(encoding="utf-8"))["responses"]
     script = script_file(tmp_path, demo[:2])
-    result = run("run", "-m", f"script:{script}", "--repo", str(SUPPORT_DESK), "上海今天多少度？",
-                 "--json", "--trace", str(tmp_path / "t.jsonl"), cwd=tmp_path)  # fmt: skip
+    result = run(
+        "run",
+        "-m",
+        f"script:{script}",
+        "--repo",
+        str(SUPPORT_DESK),
+        "上海今天多少度？",
+        "--json",
+        "--trace",
+        str(tmp_path / "t.jsonl"),
+        cwd=tmp_path,
+    )
     assert result.returncode == 0, result.stderr
     body = json.loads(result.stdout)
     assert body["answer"] == "上海今天 18°C，晴。"
@@ -77,8 +88,17 @@ def test_run_with_a_script_and_the_repositorys_functions(tmp_path: Path) -> None
 def test_run_exits_1_without_an_answer(tmp_path: Path) -> None:
     demo = json.loads(DEMO_SCRIPT.read_text(encoding="utf-8"))["responses"]
     script = script_file(tmp_path, [demo[0], demo[0]])
-    result = run("run", "-m", f"script:{script}", "--repo", str(SUPPORT_DESK), "q",
-                 "--max-turns", "2", cwd=tmp_path)  # fmt: skip
+    result = run(
+        "run",
+        "-m",
+        f"script:{script}",
+        "--repo",
+        str(SUPPORT_DESK),
+        "q",
+        "--max-turns",
+        "2",
+        cwd=tmp_path,
+    )
     assert result.returncode == 1
     assert "no answer: turn_limit" in result.stdout
 

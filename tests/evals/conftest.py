@@ -61,14 +61,22 @@ def flow_copy(folder: Path, edit: Callable[[dict[str, Any]], object]) -> Path:
 
 def chat(content: str | None = None, *calls: tuple[str, dict[str, Any]]) -> dict[str, Any]:
     """One Chat Completions response: an answer, or tool calls."""
-    tool_calls = [{"id": f"call_{i}", "type": "function",
-                   "function": {"name": name, "arguments": json.dumps(arguments)}}
-                  for i, (name, arguments) in enumerate(calls)]  # fmt: skip
+    tool_calls = [
+        {
+            "id": f"call_{i}",
+            "type": "function",
+            "function": {"name": name, "arguments": json.dumps(arguments)},
+        }
+        for i, (name, arguments) in enumerate(calls)
+    ]
     message: dict[str, Any] = {"role": "assistant", "content": content}
     if tool_calls:
         message["tool_calls"] = tool_calls
-    return {"choices": [{"index": 0, "message": message,
-                         "finish_reason": "tool_calls" if calls else "stop"}]}  # fmt: skip
+    return {
+        "choices": [
+            {"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}
+        ]
+    }
 
 
 def script(*responses: dict[str, Any]) -> dict[str, Any]:

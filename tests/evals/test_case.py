@@ -49,18 +49,21 @@ def error_of(write_case: WriteCase, document: dict[str, Any]) -> ConfigError:
         (flow_case(output={}), "/expect/output"),
         (flow_case(), "/expect"),
         ({**flow_case(status="done"), "model": "gpt-4"}, "/model"),
-        ({**flow_case(status="done"), "models": {"triage": {"responses": []}}},
-         "/models/triage/api"),
+        (
+            {**flow_case(status="done"), "models": {"triage": {"responses": []}}},
+            "/models/triage/api",
+        ),
         ({**flow_case(status="done"), "extra": 1}, "/extra"),
     ],
-)  # fmt: skip
+)
 def test_a_case_that_breaks_the_case_schema_names_the_pointer(
     write_case: WriteCase, document: dict[str, Any], pointer: str
 ) -> None:
     error = error_of(write_case, document)
     assert error.code == ErrorCode.CONFIG_INVALID
-    pointers = [error.pointer] + [line.split(": ")[0].split()[-1]
-                                  for line in error.message.splitlines()[1:]]  # fmt: skip
+    pointers = [error.pointer] + [
+        line.split(": ")[0].split()[-1] for line in error.message.splitlines()[1:]
+    ]
     assert pointer in pointers, error.message
     assert error.line is not None
     assert error.source.endswith("case.json")
@@ -82,14 +85,20 @@ def test_every_violation_is_listed_and_the_first_is_located(write_case: WriteCas
     [
         ({**flow_case(status="done"), "tools": ["lookup_order"]}, "/tools"),
         ({**flow_case(status="done"), "instructions": "Be brief."}, "/instructions"),
-        ({"input": "hi", "model": "script:x.json", "expect": {"route": "billing"}},
-         "/expect/route"),
-        ({"input": "hi", "model": "script:x.json", "expect": {"state": {"fields": {}}}},
-         "/expect/state"),
-        ({"input": "hi", "model": "script:x.json", "models": {}, "expect": {"status": "done"}},
-         "/models"),
+        (
+            {"input": "hi", "model": "script:x.json", "expect": {"route": "billing"}},
+            "/expect/route",
+        ),
+        (
+            {"input": "hi", "model": "script:x.json", "expect": {"state": {"fields": {}}}},
+            "/expect/state",
+        ),
+        (
+            {"input": "hi", "model": "script:x.json", "models": {}, "expect": {"status": "done"}},
+            "/models",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_case_mixing_flow_and_single_agent_keys_is_refused(
     write_case: WriteCase, document: dict[str, Any], pointer: str
 ) -> None:

@@ -96,14 +96,24 @@ def test_an_unusable_case_exits_2_even_beside_a_failing_one(write_case: WriteCas
 
 
 def schemawire(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([SCHEMAWIRE, *args], capture_output=True, text=True, timeout=60,
-                          check=False, cwd=cwd)  # fmt: skip
+    return subprocess.run(
+        [SCHEMAWIRE, *args], capture_output=True, text=True, timeout=60, check=False, cwd=cwd
+    )
 
 
 def test_a_recorded_flow_run_becomes_a_case_that_passes(tmp_path: Path) -> None:
     trace = tmp_path / "refund.jsonl"
-    run = schemawire("run", "--flow", str(FLOW), REQUEST, "--store", "sqlite:runs.db", "--trace",
-                     str(trace), cwd=tmp_path)  # fmt: skip
+    run = schemawire(
+        "run",
+        "--flow",
+        str(FLOW),
+        REQUEST,
+        "--store",
+        "sqlite:runs.db",
+        "--trace",
+        str(trace),
+        cwd=tmp_path,
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     out = tmp_path / "evals" / "recorded.json"
     written = invoke("eval", "--from-trace", str(trace), "--flow", str(FLOW), "--out", str(out))
@@ -113,8 +123,11 @@ def test_a_recorded_flow_run_becomes_a_case_that_passes(tmp_path: Path) -> None:
     assert case["flow"] == "flows/refund.json"
     assert case["input"] == REQUEST
     expect = case["expect"]
-    assert (expect["status"], expect["steps"], expect["route"]) == ("done", ["triage", "billing"],
-                                                                    "billing")  # fmt: skip
+    assert (expect["status"], expect["steps"], expect["route"]) == (
+        "done",
+        ["triage", "billing"],
+        "billing",
+    )
     assert [c["tool"] for c in expect["calls"]] == ["lookup_order", "create_refund"]
     assert expect["state"]["equals"]["refund_id"] == "R-2001"
     replayed = invoke("eval", str(out))
@@ -129,8 +142,17 @@ def test_a_recorded_single_agent_run_is_replayed_from_its_responses(tmp_path: Pa
     script = tmp_path / "script.json"
     script.write_text(json.dumps({"api": "openai.chat", "responses": [calls, answer]}))
     trace = tmp_path / "one.jsonl"
-    run = schemawire("run", "-m", f"script:{script}", "--repo", str(REFUND), "Where is A-2001?",
-                     "--trace", str(trace), cwd=tmp_path)  # fmt: skip
+    run = schemawire(
+        "run",
+        "-m",
+        f"script:{script}",
+        "--repo",
+        str(REFUND),
+        "Where is A-2001?",
+        "--trace",
+        str(trace),
+        cwd=tmp_path,
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     script.unlink()  # the case must not need it
     printed = invoke("eval", "--from-trace", str(trace), "--repo", str(REFUND))
@@ -140,8 +162,12 @@ def test_a_recorded_single_agent_run_is_replayed_from_its_responses(tmp_path: Pa
     assert case["model"]["responses"] == [calls, answer]
     assert case["expect"]["output"] == {"equals": "A-2001 has shipped."}
     out = tmp_path / "elsewhere" / "one.json"
-    assert invoke("eval", "--from-trace", str(trace), "--repo", str(REFUND), "--out",
-                  str(out)).exit_code == 0  # fmt: skip
+    assert (
+        invoke(
+            "eval", "--from-trace", str(trace), "--repo", str(REFUND), "--out", str(out)
+        ).exit_code
+        == 0
+    )
     assert not Path(json.loads(out.read_text())["repo"]).is_absolute()
     replayed = invoke("eval", str(out))
     assert replayed.exit_code == 0, replayed.output
@@ -179,8 +205,9 @@ def test_a_recorded_case_that_breaks_the_case_schema_is_never_written(
     trace.write_text("")
     out = tmp_path / "evals" / "case.json"
     broken = {"input": "q", "model": "script:s.json", "expect": {"status": "maybe"}}
-    monkeypatch.setattr(schemawire.evals, "case_from_trace",
-                        lambda *_, **__: RecordedCase(broken, out))  # fmt: skip
+    monkeypatch.setattr(
+        schemawire.evals, "case_from_trace", lambda *_, **__: RecordedCase(broken, out)
+    )
     result = invoke("eval", "--from-trace", str(trace), *(["--out", str(out)] if to_file else []))
     assert result.exit_code == 2
     assert "/expect/status" in result.output

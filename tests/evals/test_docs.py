@@ -28,8 +28,12 @@ def blocks(language: str) -> list[str]:
 def test_the_commands_run_in_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "examples").symlink_to(ROOT / "examples")
     monkeypatch.chdir(tmp_path)
-    commands = [line[2:] for block in blocks("console") for line in block.splitlines()
-                if line.startswith("$ ")]  # fmt: skip
+    commands = [
+        line[2:]
+        for block in blocks("console")
+        for line in block.splitlines()
+        if line.startswith("$ ")
+    ]
     assert len(commands) == 4
     for command in commands:
         argv = shlex.split(command)
@@ -38,8 +42,14 @@ def test_the_commands_run_in_order(tmp_path: Path, monkeypatch: pytest.MonkeyPat
             result = invoke(*argv[1:])
             assert result.exit_code == 0, (command, result.output)
         else:
-            done = subprocess.run([SCHEMAWIRE, *argv[1:]], capture_output=True, text=True,
-                                  timeout=60, check=False, cwd=tmp_path)  # fmt: skip
+            done = subprocess.run(
+                [SCHEMAWIRE, *argv[1:]],
+                capture_output=True,
+                text=True,
+                timeout=60,
+                check=False,
+                cwd=tmp_path,
+            )
             assert done.returncode == 0, (command, done.stdout + done.stderr)
     assert (tmp_path / "evals.xml").is_file()
     assert (tmp_path / "recorded" / "refund.json").is_file()

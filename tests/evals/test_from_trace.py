@@ -51,7 +51,11 @@ def test_of_a_trace_holding_several_runs_the_case_is_the_last(tmp_path: Path) ->
     recorded = case_from_trace(trace, flow=FLOW, out=tmp_path / "evals" / "case.json")
     expect = recorded.document["expect"]
     assert (expect["status"], expect["steps"], expect["route"], expect["calls"]) == (
-        "done", ["triage"], "end", [])  # fmt: skip
+        "done",
+        ["triage"],
+        "end",
+        [],
+    )
     assert f"the trace holds 2 runs; the case is the last (run {runs[1]})" in recorded.notes
     assert run_case(write(tmp_path, recorded.document)).status == "passed"
 

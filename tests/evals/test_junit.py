@@ -17,16 +17,22 @@ def test_junit_has_a_testcase_per_case_with_failures_and_errors(write_case: Writ
     assert root.tag == "testsuites"
     (suite,) = root
     assert (suite.tag, suite.get("tests"), suite.get("failures"), suite.get("errors")) == (
-        "testsuite", "3", "1", "1")  # fmt: skip
+        "testsuite",
+        "3",
+        "1",
+        "1",
+    )
     cases = suite.findall("testcase")
     assert [c.get("name") for c in cases] == ["refund happy path", "wrong", "u"]
     assert cases[0].get("classname") == "refund.evals"
     assert list(cases[0]) == []
     (failure,) = cases[1]
     assert failure.tag == "failure"
-    assert failure.get("message") == ("/expect/status: expected status `failed`, got `done`; "
-                                      "/expect/route: expected route `end`, got route "
-                                      "`billing`")  # fmt: skip
+    assert failure.get("message") == (
+        "/expect/status: expected status `failed`, got `done`; "
+        "/expect/route: expected route `end`, got route "
+        "`billing`"
+    )
     lines = (failure.text or "").splitlines()
     assert len(lines) == 2
     assert lines[0].startswith(f"{failing}:")

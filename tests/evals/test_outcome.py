@@ -18,8 +18,13 @@ def flow_hops(*route: Any, checkpoint: bool = True) -> Trace:
     trace.record("host", "agent:triage", "flow", "send", {"input": "refund A-1042"})
     trace.record("agent:triage", "host", "handoff", "check", {"handoff": {}, "route": route[0]})
     if checkpoint:
-        trace.record("host", "store", "checkpoint", "send", {"step": 1, "state": {"a": 1},
-                     "node": route[1], "next_input": {}})  # fmt: skip
+        trace.record(
+            "host",
+            "store",
+            "checkpoint",
+            "send",
+            {"step": 1, "state": {"a": 1}, "node": route[1], "next_input": {}},
+        )
     return trace
 
 
@@ -49,14 +54,27 @@ def test_a_flow_whose_last_checkpoint_has_no_next_agent_is_done() -> None:
 def test_python_and_mcp_calls_are_read_in_order() -> None:
     trace = Trace()
     trace.record("user", "host", "text", "receive", {"text": "q"})
-    trace.record("host", "python:a", "python", "send", {"call": "1", "tool": "a",
-                                                        "arguments": {"x": 1}})  # fmt: skip
-    trace.record("host", "mcp:s", "mcp", "send", {"jsonrpc": "2.0", "id": 1, "method":
-                 "tools/call", "params": {"name": "b", "arguments": {"y": 2}}})  # fmt: skip
+    trace.record(
+        "host", "python:a", "python", "send", {"call": "1", "tool": "a", "arguments": {"x": 1}}
+    )
+    trace.record(
+        "host",
+        "mcp:s",
+        "mcp",
+        "send",
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "b", "arguments": {"y": 2}},
+        },
+    )
     trace.record("host", "mcp:s", "mcp", "send", {"method": "tools/list"})
     outcome = read_outcome(trace.hops)
     assert [(c.tool, c.arguments, c.via) for c in outcome.calls] == [
-        ("a", {"x": 1}, "python"), ("b", {"y": 2}, "mcp")]  # fmt: skip
+        ("a", {"x": 1}, "python"),
+        ("b", {"y": 2}, "mcp"),
+    ]
     assert outcome.input == "q"
 
 
@@ -66,8 +84,7 @@ def test_one_agent_is_done_when_its_last_response_answers() -> None:
     trace.record("model:openai.chat", "host", "openai.chat", "receive", chat("hi"))
     outcome = read_outcome(trace.hops)
     assert (outcome.status, outcome.output, outcome.responses[0].model) == ("done", "hi", "m")
-    trace.record("model:openai.chat", "host", "openai.chat", "receive",
-                 chat(None, ("a", {})))  # fmt: skip
+    trace.record("model:openai.chat", "host", "openai.chat", "receive", chat(None, ("a", {})))
     assert read_outcome(trace.hops).status == "failed"
 
 

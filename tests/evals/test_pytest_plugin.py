@@ -34,8 +34,9 @@ def test_pytest_runs_the_cases_and_counts_passes_and_failures(tmp_path: Path) ->
     shutil.copytree(REFUND, repository, ignore=shutil.ignore_patterns("__pycache__"))
     evals = repository / "evals"
     (evals / "wrong_route.json").write_text(json.dumps(flow_case(route="end"), indent=2))
-    (evals / "unusable.json").write_text(json.dumps({**flow_case(status="done"),
-                                                     "flow": "flows/nowhere.json"}))  # fmt: skip
+    (evals / "unusable.json").write_text(
+        json.dumps({**flow_case(status="done"), "flow": "flows/nowhere.json"})
+    )
     (repository / "fixtures" / "not_a_case.json").write_text("{}")
     report = tmp_path / "pytest.xml"
     result = run_pytest(str(evals), f"--junitxml={report}", cwd=tmp_path)

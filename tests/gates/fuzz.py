@@ -80,16 +80,24 @@ REFUND = {
         "amount": {"type": "number", "exclusiveMinimum": 0, "maximum": 10000},
         "currency": {"enum": ["EUR", "USD", "GBP"]},
         "reason": {"type": "string", "maxLength": 40},
-        "items": {"type": "array", "maxItems": 4, "items": {
-            "type": "object", "properties": {"sku": {"type": "string", "pattern": "^[A-Z]{3}$"},
-                                             "qty": {"type": "integer", "minimum": 1,
-                                                     "maximum": 99}},
-            "required": ["sku"], "additionalProperties": False}},
+        "items": {
+            "type": "array",
+            "maxItems": 4,
+            "items": {
+                "type": "object",
+                "properties": {
+                    "sku": {"type": "string", "pattern": "^[A-Z]{3}$"},
+                    "qty": {"type": "integer", "minimum": 1, "maximum": 99},
+                },
+                "required": ["sku"],
+                "additionalProperties": False,
+            },
+        },
         "notify": {"type": "boolean"},
     },
     "required": ["order_id", "amount"],
     "additionalProperties": False,
-}  # fmt: skip
+}
 REFUND_OUTPUT = {
     "type": "object",
     "properties": {
@@ -107,23 +115,41 @@ SEARCH = {
         "query": {"type": "string", "minLength": 1, "maxLength": 60},
         "since": {"type": "string", "format": "date"},
         "host": {"type": ["string", "null"], "format": "ipv4"},
-        "filters": {"type": "object", "properties": {
-            "tags": {"type": "array", "items": {"type": "string", "pattern": "^[a-z]+$"},
-                     "maxItems": 5},
-            "score": {"type": "number", "minimum": -1, "maximum": 1}},
-            "additionalProperties": False},
+        "filters": {
+            "type": "object",
+            "properties": {
+                "tags": {
+                    "type": "array",
+                    "items": {"type": "string", "pattern": "^[a-z]+$"},
+                    "maxItems": 5,
+                },
+                "score": {"type": "number", "minimum": -1, "maximum": 1},
+            },
+            "additionalProperties": False,
+        },
         "limit": {"type": "integer", "minimum": 1, "maximum": 100},
     },
     "required": ["query"],
     "additionalProperties": {"type": "string"},
-}  # fmt: skip
+}
 SEARCH_OUTPUT = {
     "type": "object",
-    "properties": {"hits": {"type": "array", "items": {"type": "object", "properties": {
-        "title": {"type": "string"}, "url": {"type": "string", "format": "uri"},
-        "rank": {"type": "integer", "minimum": 0, "maximum": 1000}},
-        "required": ["title"]}}, "total": {"type": "integer", "minimum": 0, "maximum": 10**9}},
-}  # fmt: skip
+    "properties": {
+        "hits": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "title": {"type": "string"},
+                    "url": {"type": "string", "format": "uri"},
+                    "rank": {"type": "integer", "minimum": 0, "maximum": 1000},
+                },
+                "required": ["title"],
+            },
+        },
+        "total": {"type": "integer", "minimum": 0, "maximum": 10**9},
+    },
+}
 TOOLS = [
     ToolSpec("create_refund", REFUND, REFUND_OUTPUT),
     ToolSpec("search", SEARCH, SEARCH_OUTPUT),
@@ -157,8 +183,12 @@ _FORMAT_EXAMPLES = {
 }
 assert set(_MATCHING) == set(PATTERNS)
 assert set(_FORMAT_EXAMPLES) == set(FORMATS)
-_POOLS = (string.ascii_letters, string.digits + string.punctuation, " \t\n\r\x00\x1f\x7f",
-          "éüßøΩЖ中文字ア😀🧪\u200b\u202e\u2028\ufeff")  # fmt: skip
+_POOLS = (
+    string.ascii_letters,
+    string.digits + string.punctuation,
+    " \t\n\r\x00\x1f\x7f",
+    "éüßøΩЖ中文字ア😀🧪\u200b\u202e\u2028\ufeff",
+)
 _SURROGATES = "\ud800\udbff\udc00\udfff"
 
 
@@ -210,15 +240,18 @@ def _string(rng: random.Random, schema: dict[str, Any]) -> str:
 
 _INSTANCES: dict[str, Callable[[random.Random, dict[str, Any]], Any]] = {
     "object": _object,
-    "array": lambda rng, schema: [valid_instance(rng, schema["items"])
-                                  for _ in range(rng.randint(0, schema.get("maxItems", 6)))],
-    "integer": lambda rng, schema: rng.randint(schema.get("minimum", -(2**63)),
-                                               schema.get("maximum", 2**63 - 1)),
+    "array": lambda rng, schema: [
+        valid_instance(rng, schema["items"])
+        for _ in range(rng.randint(0, schema.get("maxItems", 6)))
+    ],
+    "integer": lambda rng, schema: rng.randint(
+        schema.get("minimum", -(2**63)), schema.get("maximum", 2**63 - 1)
+    ),
     "number": _number,
     "boolean": lambda rng, schema: rng.random() < 0.5,
     "null": lambda rng, schema: None,
     "string": _string,
-}  # fmt: skip
+}
 
 
 def _dumps(rng: random.Random, value: Any) -> str:
@@ -229,8 +262,18 @@ def _dumps(rng: random.Random, value: Any) -> str:
 
 # --- spoiled payloads -----------------------------------------------------------------------
 
-_NUMBERS = ("NaN", "Infinity", "-Infinity", "1e999", "-1e999", "123456789012345678901234567890",
-            "-0", "01", "18446744073709551616", "1.0e+400")  # fmt: skip
+_NUMBERS = (
+    "NaN",
+    "Infinity",
+    "-Infinity",
+    "1e999",
+    "-1e999",
+    "123456789012345678901234567890",
+    "-0",
+    "01",
+    "18446744073709551616",
+    "1.0e+400",
+)
 _ESCAPES = ('"\\ud800"', '"\\udc00x"', '"\\ud83d\\ude00"', '"\\u0000"', '"\\x41"', '"\\u12"')
 
 
@@ -282,7 +325,13 @@ def _nested_inside(rng: random.Random, text: str) -> str:
 
 
 _SPOILERS: tuple[Callable[[random.Random, str], str], ...] = (
-    _cut, _flip, _duplicate_key, _odd_number, _odd_escape, _nested, _nested_inside,
+    _cut,
+    _flip,
+    _duplicate_key,
+    _odd_number,
+    _odd_escape,
+    _nested,
+    _nested_inside,
     lambda rng, text: json.dumps(text),  # double encoded
     lambda rng, text: f"```json\n{text}\n```",
     lambda rng, text: text.replace("}", ",}", 1).replace("]", ",]", 1),
@@ -292,7 +341,7 @@ _SPOILERS: tuple[Callable[[random.Random, str], str], ...] = (
     lambda rng, text: "\ufeff" + text,
     lambda rng, text: text * 2,
     lambda rng, text: text.replace(":", "", 1),
-)  # fmt: skip
+)
 
 
 def json_ish(rng: random.Random, spec: ToolSpec) -> str | bytes:
@@ -317,9 +366,28 @@ def random_bytes(rng: random.Random, spec: ToolSpec) -> bytes:
 
 # --- random Python values -------------------------------------------------------------------
 
-_ODD = (math.nan, math.inf, -math.inf, -0.0, 2**63, 2**64, -(2**63) - 1, 10**30, b"", b"{}",
-        bytearray(b"[1]"), Ellipsis, 1j, Decimal("1.5"), Decimal("NaN"), "\ud800", "\x00",
-        '{"order_id": "A-1042", "amount": 1}', "[1, 2]", object())  # fmt: skip
+_ODD = (
+    math.nan,
+    math.inf,
+    -math.inf,
+    -0.0,
+    2**63,
+    2**64,
+    -(2**63) - 1,
+    10**30,
+    b"",
+    b"{}",
+    bytearray(b"[1]"),
+    Ellipsis,
+    1j,
+    Decimal("1.5"),
+    Decimal("NaN"),
+    "\ud800",
+    "\x00",
+    '{"order_id": "A-1042", "amount": 1}',
+    "[1, 2]",
+    object(),
+)
 
 
 def random_value(rng: random.Random, depth: int = 0) -> Any:
@@ -353,13 +421,21 @@ def _container(rng: random.Random, depth: int) -> Any:
 
 
 def _scalar(rng: random.Random) -> Any:
-    return rng.choice([
-        lambda: None, lambda: rng.random() < 0.5, lambda: rng.randint(-(2**70), 2**70),
-        lambda: rng.randint(-5, 5), lambda: rng.uniform(-1e300, 1e300), lambda: _text(rng),
-        lambda: _text(rng, surrogates=True), lambda: rng.choice(_ODD),
-        lambda: 10 ** rng.choice([4000, 4301, 5000]), lambda: Text(_text(rng, 4)),
-        lambda: Count(rng.randint(0, 9)),
-    ])()  # fmt: skip
+    return rng.choice(
+        [
+            lambda: None,
+            lambda: rng.random() < 0.5,
+            lambda: rng.randint(-(2**70), 2**70),
+            lambda: rng.randint(-5, 5),
+            lambda: rng.uniform(-1e300, 1e300),
+            lambda: _text(rng),
+            lambda: _text(rng, surrogates=True),
+            lambda: rng.choice(_ODD),
+            lambda: 10 ** rng.choice([4000, 4301, 5000]),
+            lambda: Text(_text(rng, 4)),
+            lambda: Count(rng.randint(0, 9)),
+        ]
+    )()
 
 
 def _key(rng: random.Random) -> Any:

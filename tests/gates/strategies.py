@@ -65,8 +65,9 @@ CHANGE_KINDS = frozenset(typing.get_args(ChangeKind))
 
 # Keys as tools write them, and some a JSON Pointer must escape ("a/b" is "/a~1b"). Not "": see
 # KNOWN_BUGS["empty_key_pointer"].
-KEYS = st.sampled_from(["city", "amount", "order_id", "tags", "meta", "n", "x.y", "a b", "é",
-                        "a/b", "t~1", "9lives"])  # fmt: skip
+KEYS = st.sampled_from(
+    ["city", "amount", "order_id", "tags", "meta", "n", "x.y", "a b", "é", "a/b", "t~1", "9lives"]
+)
 
 # Each pattern with strings it does not match (none of them a JSON object or array, which the
 # argument gate would decode). Python's `re` and jsonschema-rs read all of these the same way.
@@ -140,9 +141,16 @@ def _leaf() -> st.SearchStrategy[dict[str, Any]]:
     )
 
 
-ADDITIONAL = st.sampled_from([False, False, False, {"type": "string", "maxLength": 6},
-                              {"type": "integer", "minimum": -100, "maximum": 100},
-                              {"type": "boolean"}])  # fmt: skip
+ADDITIONAL = st.sampled_from(
+    [
+        False,
+        False,
+        False,
+        {"type": "string", "maxLength": 6},
+        {"type": "integer", "minimum": -100, "maximum": 100},
+        {"type": "boolean"},
+    ]
+)
 
 
 def _object(children: st.SearchStrategy[Any], max_size: int = 4) -> st.SearchStrategy[Any]:
@@ -208,8 +216,11 @@ def instances(schema: Any) -> st.SearchStrategy[Any]:
     if not isinstance(schema, dict) or schema.get("type") not in ("object", "array"):
         return from_schema(schema)
     if schema["type"] == "array":
-        return st.lists(instances(schema["items"]), min_size=schema.get("minItems", 0),
-                        max_size=schema.get("maxItems", 4))  # fmt: skip
+        return st.lists(
+            instances(schema["items"]),
+            min_size=schema.get("minItems", 0),
+            max_size=schema.get("maxItems", 4),
+        )
     properties: dict[str, Any] = schema.get("properties", {})
     required = set(schema.get("required", []))
     members = st.fixed_dictionaries(
@@ -220,9 +231,10 @@ def instances(schema: Any) -> st.SearchStrategy[Any]:
     if not isinstance(additional, dict):
         return members
     extra = st.dictionaries(
-        _EXTRA_KEY_TEXT.filter(lambda key: key not in properties), from_schema(additional),
+        _EXTRA_KEY_TEXT.filter(lambda key: key not in properties),
+        from_schema(additional),
         max_size=2,
-    )  # fmt: skip
+    )
     return st.builds(lambda named, more: {**named, **more}, members, extra)
 
 
@@ -373,8 +385,7 @@ def _out_of_range(schema: dict[str, Any], path: Path) -> Iterator[tuple[str, Pat
             yield "range", path, _at(path, [schema[keyword]])
 
 
-MUTATION_KINDS = ("enum", "extra_key", "items", "length", "missing_key", "pattern", "range",
-                  "type")  # fmt: skip
+MUTATION_KINDS = ("enum", "extra_key", "items", "length", "missing_key", "pattern", "range", "type")
 
 
 @st.composite
@@ -428,15 +439,42 @@ def _cyclic(as_dict: bool) -> Any:
     return items
 
 
-_ODD_SCALARS = st.sampled_from([
-    math.nan, math.inf, -math.inf, -0.0, 2**63, 2**64, -(2**63) - 1, 10**30,
-    b"", b"{}", bytearray(b"[1]"), Ellipsis, complex(1, 2), Decimal("1.5"), Decimal("NaN"),
-    Fraction(1, 3), "\ud800", "a\udfff", "\x00", "\u2028", '{"a": 1}', "[1, 2]",
-]) | st.sampled_from([5000, -5000]).map(lambda n: 10**n if n > 0 else -(10**-n))  # fmt: skip
+_ODD_SCALARS = st.sampled_from(
+    [
+        math.nan,
+        math.inf,
+        -math.inf,
+        -0.0,
+        2**63,
+        2**64,
+        -(2**63) - 1,
+        10**30,
+        b"",
+        b"{}",
+        bytearray(b"[1]"),
+        Ellipsis,
+        complex(1, 2),
+        Decimal("1.5"),
+        Decimal("NaN"),
+        Fraction(1, 3),
+        "\ud800",
+        "a\udfff",
+        "\x00",
+        "\u2028",
+        '{"a": 1}',
+        "[1, 2]",
+    ]
+) | st.sampled_from([5000, -5000]).map(lambda n: 10**n if n > 0 else -(10**-n))
 _ODD_KEYS = st.one_of(
-    st.integers(-3, 3), st.none(), st.booleans(), st.just(math.nan), st.tuples(st.integers(0, 2)),
-    st.just(b"k"), st.just(frozenset({1})), st.just("\ud800"),
-)  # fmt: skip
+    st.integers(-3, 3),
+    st.none(),
+    st.booleans(),
+    st.just(math.nan),
+    st.tuples(st.integers(0, 2)),
+    st.just(b"k"),
+    st.just(frozenset({1})),
+    st.just("\ud800"),
+)
 
 
 def hostile_values() -> st.SearchStrategy[Any]:
@@ -444,9 +482,15 @@ def hostile_values() -> st.SearchStrategy[Any]:
     integers beyond 64 bits and beyond ``int``'s digit limit, tuples, sets, bytes, subclasses
     of str and int, lone surrogates, non-string keys, deep nesting, cycles."""
     scalars = st.one_of(
-        st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=8), _ODD_SCALARS,
-        st.text(max_size=4).map(Text), st.integers(-5, 5).map(Count),
-    )  # fmt: skip
+        st.none(),
+        st.booleans(),
+        st.integers(),
+        st.floats(),
+        st.text(max_size=8),
+        _ODD_SCALARS,
+        st.text(max_size=4).map(Text),
+        st.integers(-5, 5).map(Count),
+    )
     keys = st.one_of(st.text(max_size=4), st.sampled_from(["order_id", "amount", "items"]))
 
     def extend(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
@@ -463,17 +507,45 @@ def hostile_values() -> st.SearchStrategy[Any]:
     return st.one_of(values, values, deep, st.builds(_cyclic, st.booleans()))
 
 
-NEAR_JSON = ("{", "}", "[", "]", '"', ":", ",", '"a"', "1", "-", "e9", "NaN", "Infinity", "true",
-             "null", " ", "\\", "\\u", "\\ud800", '"a":1', "99999999999999999999999", "'",
-             "```json", '"order_id":"A-1234"', '"amount":5')  # fmt: skip
+NEAR_JSON = (
+    "{",
+    "}",
+    "[",
+    "]",
+    '"',
+    ":",
+    ",",
+    '"a"',
+    "1",
+    "-",
+    "e9",
+    "NaN",
+    "Infinity",
+    "true",
+    "null",
+    " ",
+    "\\",
+    "\\u",
+    "\\ud800",
+    '"a":1',
+    "99999999999999999999999",
+    "'",
+    "```json",
+    '"order_id":"A-1234"',
+    '"amount":5',
+)
 
 
 def hostile_texts() -> st.SearchStrategy[str | bytes]:
     """Random text and bytes, and near-JSON: unbalanced brackets, NaN, big integers, duplicate
     keys, surrogate escapes..."""
     near_json = st.lists(st.sampled_from(NEAR_JSON), max_size=30).map("".join)
-    return st.one_of(st.binary(max_size=64), st.text(max_size=64), near_json,
-                     near_json.map(lambda t: t.encode("utf-8", "surrogatepass")))  # fmt: skip
+    return st.one_of(
+        st.binary(max_size=64),
+        st.text(max_size=64),
+        near_json,
+        near_json.map(lambda t: t.encode("utf-8", "surrogatepass")),
+    )
 
 
 def hostile_results() -> st.SearchStrategy[Any]:

@@ -62,65 +62,164 @@ def nested(depth: int) -> str:
 
 # (label, arguments, code, pointer, keyword)
 HOSTILE: list[tuple[str, Any, str, str, str]] = [
-    ("negative amount", text({**VALID, "amount": -5}), "arguments_invalid", "/amount",
-     "exclusiveMinimum"),
-    ("extra key", text({**VALID, "note": "vip"}), "arguments_invalid", "/note",
-     "additionalProperties"),
-    ("missing required", text({"order_id": "A-1042", "amount": 5}), "arguments_invalid",
-     "/reason", "required"),
+    (
+        "negative amount",
+        text({**VALID, "amount": -5}),
+        "arguments_invalid",
+        "/amount",
+        "exclusiveMinimum",
+    ),
+    (
+        "extra key",
+        text({**VALID, "note": "vip"}),
+        "arguments_invalid",
+        "/note",
+        "additionalProperties",
+    ),
+    (
+        "missing required",
+        text({"order_id": "A-1042", "amount": 5}),
+        "arguments_invalid",
+        "/reason",
+        "required",
+    ),
     ("wrong type", text({**VALID, "order_id": 1042}), "arguments_invalid", "/order_id", "type"),
-    ("outside the enum", text({**VALID, "reason": "bored"}), "arguments_invalid", "/reason",
-     "enum"),
-    ("pattern broken", text({**VALID, "order_id": "1042"}), "arguments_invalid", "/order_id",
-     "pattern"),
+    (
+        "outside the enum",
+        text({**VALID, "reason": "bored"}),
+        "arguments_invalid",
+        "/reason",
+        "enum",
+    ),
+    (
+        "pattern broken",
+        text({**VALID, "order_id": "1042"}),
+        "arguments_invalid",
+        "/order_id",
+        "pattern",
+    ),
     ("an array, not an object", "[1, 2]", "arguments_invalid", "", "type"),
     ("null", "null", "arguments_invalid", "", "type"),
     ("a plain string", '"refund it"', "arguments_invalid", "", "type"),
     ("empty text", "", "arguments_malformed", "", "json_syntax"),
     ("cut off", '{"order_id": "A-1042", "amount":', "arguments_malformed", "", "json_syntax"),
     ("trailing comma", '{"order_id": "A-1042",}', "arguments_malformed", "", "json_syntax"),
-    ("code fence", '```json\n{"order_id": "A-1042"}\n```', "arguments_malformed", "",
-     "json_syntax"),
-    ("duplicate key", '{"order_id": "A-1042", "order_id": "A-9999", "amount": 5, '
-     '"reason": "late"}', "arguments_malformed", "/order_id", "json_duplicate_key"),
-    ("nested duplicate key", '{"order_id": "A-1042", "amount": 5, "reason": "late", '
-     '"meta": {"a": 1, "a": 2}}', "arguments_malformed", "/meta/a", "json_duplicate_key"),
-    ("NaN", '{"order_id": "A-1042", "amount": NaN, "reason": "late"}', "arguments_malformed",
-     "", "json_non_finite"),
-    ("Infinity", '{"order_id": "A-1042", "amount": -Infinity, "reason": "late"}',
-     "arguments_malformed", "", "json_non_finite"),
-    ("integer beyond 64 bits", '{"order_id": "A-1042", "amount": 123456789012345678901234567, '
-     '"reason": "late"}', "arguments_malformed", "/amount", "json_big_integer"),
-    ("invalid UTF-8", b'{"order_id": "A-\xff1042"}', "arguments_malformed", "",
-     "json_invalid_utf8"),
-    ("lone surrogate", '{"order_id": "A-1042\ud800"}', "arguments_malformed", "",
-     "json_lone_surrogate"),
-    ("UTF-16", '{"a": 1}'.encode("utf-16"), "arguments_malformed", "",
-     "json_unsupported_encoding"),
-    ("too many bytes", text({**VALID, "pad": "x" * 5000}), "arguments_too_large", "",
-     "json_too_large"),
+    (
+        "code fence",
+        '```json\n{"order_id": "A-1042"}\n```',
+        "arguments_malformed",
+        "",
+        "json_syntax",
+    ),
+    (
+        "duplicate key",
+        '{"order_id": "A-1042", "order_id": "A-9999", "amount": 5, "reason": "late"}',
+        "arguments_malformed",
+        "/order_id",
+        "json_duplicate_key",
+    ),
+    (
+        "nested duplicate key",
+        '{"order_id": "A-1042", "amount": 5, "reason": "late", "meta": {"a": 1, "a": 2}}',
+        "arguments_malformed",
+        "/meta/a",
+        "json_duplicate_key",
+    ),
+    (
+        "NaN",
+        '{"order_id": "A-1042", "amount": NaN, "reason": "late"}',
+        "arguments_malformed",
+        "",
+        "json_non_finite",
+    ),
+    (
+        "Infinity",
+        '{"order_id": "A-1042", "amount": -Infinity, "reason": "late"}',
+        "arguments_malformed",
+        "",
+        "json_non_finite",
+    ),
+    (
+        "integer beyond 64 bits",
+        '{"order_id": "A-1042", "amount": 123456789012345678901234567, "reason": "late"}',
+        "arguments_malformed",
+        "/amount",
+        "json_big_integer",
+    ),
+    (
+        "invalid UTF-8",
+        b'{"order_id": "A-\xff1042"}',
+        "arguments_malformed",
+        "",
+        "json_invalid_utf8",
+    ),
+    (
+        "lone surrogate",
+        '{"order_id": "A-1042\ud800"}',
+        "arguments_malformed",
+        "",
+        "json_lone_surrogate",
+    ),
+    ("UTF-16", '{"a": 1}'.encode("utf-16"), "arguments_malformed", "", "json_unsupported_encoding"),
+    (
+        "too many bytes",
+        text({**VALID, "pad": "x" * 5000}),
+        "arguments_too_large",
+        "",
+        "json_too_large",
+    ),
     ("too deep", nested(20), "arguments_too_large", "", "json_too_deep"),
-    ("string too long", text({**VALID, "reason": "x" * 65}), "arguments_too_large", "/reason",
-     "maxLength"),
-    ("array too long", text({**VALID, "tags": list(range(17))}), "arguments_too_large",
-     "/tags", "maxItems"),
-    ("object NaN", {**VALID, "amount": float("nan")}, "arguments_malformed", "/amount",
-     "json_non_finite"),
-    ("object big integer", {**VALID, "amount": 2**70}, "arguments_malformed", "/amount",
-     "json_big_integer"),
-    ("object tuple", {**VALID, "reason": ("late",)}, "arguments_malformed", "/reason",
-     "json_type"),
+    (
+        "string too long",
+        text({**VALID, "reason": "x" * 65}),
+        "arguments_too_large",
+        "/reason",
+        "maxLength",
+    ),
+    (
+        "array too long",
+        text({**VALID, "tags": list(range(17))}),
+        "arguments_too_large",
+        "/tags",
+        "maxItems",
+    ),
+    (
+        "object NaN",
+        {**VALID, "amount": float("nan")},
+        "arguments_malformed",
+        "/amount",
+        "json_non_finite",
+    ),
+    (
+        "object big integer",
+        {**VALID, "amount": 2**70},
+        "arguments_malformed",
+        "/amount",
+        "json_big_integer",
+    ),
+    ("object tuple", {**VALID, "reason": ("late",)}, "arguments_malformed", "/reason", "json_type"),
     ("object key not a string", {**VALID, 1: "x"}, "arguments_malformed", "", "json_type"),
-    ("object too deep", {**VALID, "x": [[[[[[[[[[]]]]]]]]]]}, "arguments_too_large",
-     "/x/0/0/0/0/0/0/0/0", "maxDepth"),
-    ("object string too long", {**VALID, "reason": "x" * 65}, "arguments_too_large", "/reason",
-     "maxLength"),
+    (
+        "object too deep",
+        {**VALID, "x": [[[[[[[[[[]]]]]]]]]]},
+        "arguments_too_large",
+        "/x/0/0/0/0/0/0/0/0",
+        "maxDepth",
+    ),
+    (
+        "object string too long",
+        {**VALID, "reason": "x" * 65},
+        "arguments_too_large",
+        "/reason",
+        "maxLength",
+    ),
     ("a set", {1, 2}, "arguments_malformed", "", "json_type"),
-]  # fmt: skip
+]
 
 
-@pytest.mark.parametrize(("label", "arguments", "code", "pointer", "keyword"), HOSTILE,
-                         ids=[row[0] for row in HOSTILE])  # fmt: skip
+@pytest.mark.parametrize(
+    ("label", "arguments", "code", "pointer", "keyword"), HOSTILE, ids=[row[0] for row in HOSTILE]
+)
 def test_hostile_arguments_are_refused_and_the_tool_never_runs(
     label: str, arguments: Any, code: str, pointer: str, keyword: str
 ) -> None:
@@ -145,11 +244,20 @@ def test_a_rejection_lists_every_violation_in_the_model_facing_shape() -> None:
     assert error["version"] == "1.0.0"
     assert error["hint"] == "Call create_refund again with arguments that satisfy its schema."
     found = {(v["pointer"], v["keyword"]) for v in error["violations"]}
-    assert found == {("/order_id", "pattern"), ("/amount", "exclusiveMinimum"),
-                     ("/note", "additionalProperties"), ("/reason", "required")}  # fmt: skip
+    assert found == {
+        ("/order_id", "pattern"),
+        ("/amount", "exclusiveMinimum"),
+        ("/note", "additionalProperties"),
+        ("/reason", "required"),
+    }
     amount = next(v for v in error["violations"] if v["pointer"] == "/amount")
-    assert amount == {"pointer": "/amount", "keyword": "exclusiveMinimum",
-                      "message": "must be greater than 0", "expected": 0, "got": -5}  # fmt: skip
+    assert amount == {
+        "pointer": "/amount",
+        "keyword": "exclusiveMinimum",
+        "message": "must be greater than 0",
+        "expected": 0,
+        "got": -5,
+    }
 
 
 def test_malformed_json_says_line_and_column() -> None:
@@ -191,25 +299,40 @@ def test_the_decodings_can_be_turned_off() -> None:
 
 
 def spec(properties: dict[str, Any], required: list[str]) -> ToolSpec:
-    schema = {"type": "object", "properties": properties, "required": required,
-              "additionalProperties": False}  # fmt: skip
+    schema = {
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": False,
+    }
     return ToolSpec("t", schema)
 
 
-FILTERS = {"type": "object", "properties": {"status": {"enum": ["open", "closed"]}},
-           "additionalProperties": False}  # fmt: skip
+FILTERS = {
+    "type": "object",
+    "properties": {"status": {"enum": ["open", "closed"]}},
+    "additionalProperties": False,
+}
 
 
 def test_an_object_sent_as_a_json_string_is_decoded_where_the_schema_wants_an_object() -> None:
-    gate = ArgumentGate(spec({"filters": FILTERS, "tags": {"type": "array"},
-                              "note": {"type": "string"}}, ["filters"]))  # fmt: skip
+    gate = ArgumentGate(
+        spec(
+            {"filters": FILTERS, "tags": {"type": "array"}, "note": {"type": "string"}}, ["filters"]
+        )
+    )
     arguments = {"filters": '{"status": "open"}', "tags": '["a"]', "note": '{"kept": "as text"}'}
     verdict = gate.check(arguments)
     assert verdict.accepted
-    assert verdict.value == {"filters": {"status": "open"}, "tags": ["a"],
-                             "note": '{"kept": "as text"}'}  # fmt: skip
+    assert verdict.value == {
+        "filters": {"status": "open"},
+        "tags": ["a"],
+        "note": '{"kept": "as text"}',
+    }
     assert sorted(c.pointer for c in verdict.changes if c.kind == "string_decoded") == [
-        "/filters", "/tags"]  # fmt: skip
+        "/filters",
+        "/tags",
+    ]
     assert arguments["filters"] == '{"status": "open"}'  # the caller's value is left as it was
 
 
@@ -218,7 +341,8 @@ def test_a_decoded_object_that_is_still_wrong_is_refused_for_what_is_wrong_insid
     verdict = gate.check({"filters": '{"status": "lost"}'})
     assert verdict.rejection is not None
     assert [(v.pointer, v.keyword) for v in verdict.rejection.violations] == [
-        ("/filters/status", "enum")]  # fmt: skip
+        ("/filters/status", "enum")
+    ]
     assert [(c.kind, c.pointer) for c in verdict.changes] == [("string_decoded", "/filters")]
 
 
@@ -288,12 +412,22 @@ def test_the_gate_checks_every_keyword_even_those_a_projection_drops() -> None:
 def test_verdicts_are_json_for_the_trace() -> None:
     verdict = refund_gate().check(orjson.dumps(text(VALID)).decode())
     assert verdict.to_json() == {
-        "gate": "arguments", "tool": "create_refund", "outcome": "repaired", "accepted": True,
-        "rejection": None, "conforms": True,
-        "changes": [{"kind": "double_encoded", "pointer": "", "after": None, "before": None,
-                     "detail": "the arguments were a JSON string holding JSON text; decoded "
-                     "once"}],
-    }  # fmt: skip
+        "gate": "arguments",
+        "tool": "create_refund",
+        "outcome": "repaired",
+        "accepted": True,
+        "rejection": None,
+        "conforms": True,
+        "changes": [
+            {
+                "kind": "double_encoded",
+                "pointer": "",
+                "after": None,
+                "before": None,
+                "detail": "the arguments were a JSON string holding JSON text; decoded once",
+            }
+        ],
+    }
 
 
 def test_a_gate_that_knows_the_strict_projection_reads_null_as_absent() -> None:

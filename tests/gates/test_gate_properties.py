@@ -144,14 +144,22 @@ RICH = {
         "ratio": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
         "currency": {"enum": ["EUR", "USD"]},
         "note": {"type": "string", "minLength": 2, "maxLength": 8},
-        "items": {"type": "array", "minItems": 1, "maxItems": 2, "items": {
-            "type": "object", "properties": {"sku": {"type": "string", "pattern": "^[A-Z]{3}$"}},
-            "required": ["sku"], "additionalProperties": False}},
+        "items": {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": 2,
+            "items": {
+                "type": "object",
+                "properties": {"sku": {"type": "string", "pattern": "^[A-Z]{3}$"}},
+                "required": ["sku"],
+                "additionalProperties": False,
+            },
+        },
         "a/b": {"type": "boolean"},
     },
     "required": ["order_id", "count", "ratio", "currency", "note", "items", "a/b"],
     "additionalProperties": False,
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("kind", MUTATION_KINDS)
@@ -195,29 +203,44 @@ REFUND = {
         "order_id": {"type": "string", "pattern": "^A-[0-9]{4,}$"},
         "amount": {"type": "number", "exclusiveMinimum": 0, "maximum": 10000},
         "reason": {"enum": ["damaged", "late", "other"]},
-        "items": {"type": "array", "maxItems": 3, "items": {
-            "type": "object", "properties": {"sku": {"type": "string"}},
-            "required": ["sku"], "additionalProperties": False}},
+        "items": {
+            "type": "array",
+            "maxItems": 3,
+            "items": {
+                "type": "object",
+                "properties": {"sku": {"type": "string"}},
+                "required": ["sku"],
+                "additionalProperties": False,
+            },
+        },
         "note": {"type": "object"},
     },
     "required": ["order_id", "amount"],
     "additionalProperties": False,
-}  # fmt: skip
+}
 REFUND_OUTPUT = {
     "type": "object",
-    "properties": {"refund_id": {"type": "string"}, "token": {"type": "string", "x-redact": True},
-                   "lines": {"type": "array", "items": {"type": "string"}}},
+    "properties": {
+        "refund_id": {"type": "string"},
+        "token": {"type": "string", "x-redact": True},
+        "lines": {"type": "array", "items": {"type": "string"}},
+    },
     "required": ["refund_id"],
-}  # fmt: skip
+}
 SPEC = ToolSpec("create_refund", REFUND, REFUND_OUTPUT)
 FREE = ToolSpec("free", REFUND)
 ARGUMENT_GATES = [
     ArgumentGate(SPEC),
     ArgumentGate(SPEC, options=ArgumentOptions(tolerant=True)),
-    ArgumentGate(SPEC, options=ArgumentOptions(
-        limits=ValueLimits(max_bytes=64, max_depth=3, max_string=8, max_items=3),
-        decode_strings=False, allow_duplicate_keys=True)),
-]  # fmt: skip
+    ArgumentGate(
+        SPEC,
+        options=ArgumentOptions(
+            limits=ValueLimits(max_bytes=64, max_depth=3, max_string=8, max_items=3),
+            decode_strings=False,
+            allow_duplicate_keys=True,
+        ),
+    ),
+]
 RESULT_GATES = [
     ResultGate(SPEC),
     ResultGate(SPEC, options=ResultOptions(max_bytes=40)),
@@ -275,9 +298,10 @@ def test_an_exception_that_cannot_be_printed_still_fails_the_call_cleanly(
 
 
 @pytest.mark.parametrize(
-    "gate", [ArgumentGate(SPEC), ResultGate(SPEC), ResultGate(FREE)], ids=["arguments", "results",
-                                                                           "results-free"]
-)  # fmt: skip
+    "gate",
+    [ArgumentGate(SPEC), ResultGate(SPEC), ResultGate(FREE)],
+    ids=["arguments", "results", "results-free"],
+)
 def test_a_lone_surrogate_in_a_key_above_another_fault_is_refused_cleanly(gate: Any) -> None:
     verdict = gate.check({"note": {"\ud800": float("inf")}})
     kind = "arguments" if isinstance(gate, ArgumentGate) else "results"
@@ -320,10 +344,13 @@ def test_repaired_arguments_with_a_duplicate_key_are_refused() -> None:
 
 @pytest.mark.parametrize(
     "arguments",
-    [{Text("order_id"): "A-1234", "amount": 5}, {"order_id": Text("A-1234"), "amount": 5},
-     {"order_id": "A-1234", "amount": Count(5)}],
+    [
+        {Text("order_id"): "A-1234", "amount": 5},
+        {"order_id": Text("A-1234"), "amount": 5},
+        {"order_id": "A-1234", "amount": Count(5)},
+    ],
     ids=["str-subclass-key", "str-subclass-value", "int-subclass-value"],
-)  # fmt: skip
+)
 def test_subclasses_of_str_and_int_are_read_as_str_and_int(arguments: dict[Any, Any]) -> None:
     verdict = ArgumentGate(SPEC).check(arguments)  # once: gate_error from jsonschema-rs
     assert verdict.accepted, verdict.rejection
@@ -432,10 +459,12 @@ def test_the_result_gate_cuts_valid_results_to_valid_json_and_says_if_they_confo
 
 @GENERATED
 @example(
-    case=({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]},
-          {"a": "0123456789"}),
+    case=(
+        {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]},
+        {"a": "0123456789"},
+    ),
     budget=10,
-)  # fmt: skip
+)
 @given(schemas_and_instances(output_schemas()), st.integers(1, 400))
 def test_cutting_a_result_never_makes_it_larger(
     case: tuple[dict[str, Any], Any], budget: int

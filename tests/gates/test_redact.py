@@ -136,9 +136,12 @@ def test_the_report_counts_misses_and_false_positives(tmp_path: Path) -> None:
     assert counts["recall"] == 0.5
     assert counts["missed"] == [{"kind": "jwt", "text": "no detector for this: FAKE-secret-0123"}]
     assert counts["false_positives"] == [
-        {"text": "npm_config_cache=/tmp/npm", "kinds": ["npm_token"],
-         "redacted": "[REDACTED:npm_token]=/tmp/npm"},
-    ]  # fmt: skip
+        {
+            "text": "npm_config_cache=/tmp/npm",
+            "kinds": ["npm_token"],
+            "redacted": "[REDACTED:npm_token]=/tmp/npm",
+        },
+    ]
     assert counts["false_positive_rate"] == 0.5
 
 
@@ -158,25 +161,41 @@ def test_text_reports_every_kind_in_order() -> None:
 def test_value_redacts_by_key_and_by_detector_and_keeps_everything_else() -> None:
     token = "ghp_" + "FAKE0123456789abcdef" * 2
     value = {
-        "user": {"name": "ada", "password": "FAKEpass-0123", "password_hint": "first pet",
-                 "apiKey": "not a known format", "empty_secret": ""},
-        "headers": {"Authorization": "Basic ZmFrZTpGQUtFLTAxMjM=", "Accept": "application/json",
-                    "X-Trace": f"trace 42 sent with {token}"},
+        "user": {
+            "name": "ada",
+            "password": "FAKEpass-0123",
+            "password_hint": "first pet",
+            "apiKey": "not a known format",
+            "empty_secret": "",
+        },
+        "headers": {
+            "Authorization": "Basic ZmFrZTpGQUtFLTAxMjM=",
+            "Accept": "application/json",
+            "X-Trace": f"trace 42 sent with {token}",
+        },
         "logs": ["connected to postgres://app:FAKEpass01@db/app", "ok", 3],
         "usage": {"max_tokens": 512, "total_tokens": 100, "token_type": "Bearer"},
         "items": [{"id": 1, "tags": ["a", "b"]}, None, True],
-    }  # fmt: skip
+    }
     before = copy.deepcopy(value)
     redacted, changes = default_redactor().value(value)
     assert redacted == {
-        "user": {"name": "ada", "password": "[REDACTED:password]", "password_hint": "first pet",
-                 "apiKey": "[REDACTED:apikey]", "empty_secret": ""},
-        "headers": {"Authorization": "[REDACTED:authorization]", "Accept": "application/json",
-                    "X-Trace": "trace 42 sent with [REDACTED:github_token]"},
+        "user": {
+            "name": "ada",
+            "password": "[REDACTED:password]",
+            "password_hint": "first pet",
+            "apiKey": "[REDACTED:apikey]",
+            "empty_secret": "",
+        },
+        "headers": {
+            "Authorization": "[REDACTED:authorization]",
+            "Accept": "application/json",
+            "X-Trace": "trace 42 sent with [REDACTED:github_token]",
+        },
         "logs": ["connected to postgres://app:[REDACTED:url_password]@db/app", "ok", 3],
         "usage": {"max_tokens": 512, "total_tokens": 100, "token_type": "Bearer"},
         "items": [{"id": 1, "tags": ["a", "b"]}, None, True],
-    }  # fmt: skip
+    }
     assert value == before, "the input is not changed"
     assert redacted["usage"] is value["usage"]
     assert redacted["items"] is value["items"]

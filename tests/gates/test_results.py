@@ -75,7 +75,9 @@ def test_a_result_that_breaks_the_output_schema_becomes_an_error_the_model_reads
     assert error["code"] == "result_invalid"
     assert error["schema"] == "https://example.com/schemas/tools/create_refund.output.json"
     assert {(v["pointer"], v["keyword"]) for v in error["violations"]} == {
-        ("/status", "enum"), ("/amount", "exclusiveMinimum")}  # fmt: skip
+        ("/status", "enum"),
+        ("/amount", "exclusiveMinimum"),
+    }
     assert "do not rely on it" in error["hint"]
 
 
@@ -105,16 +107,25 @@ TRACEBACK = """Traceback (most recent call last):
 sqlite3.OperationalError: database is locked"""
 
 
-@pytest.mark.parametrize(("failure", "line"), [
-    (ValueError("amount must be positive\nat line 2 of the internals"),
-     "ValueError: amount must be positive"),
-    (KeyError("order"), "KeyError: 'order'"),
-    (McpResult([text_block(TRACEBACK)], is_error=True),
-     "sqlite3.OperationalError: database is locked"),
-    (ToolResult("c", "first line\nsecond line", is_error=True), "first line"),
-    (RuntimeError("connect to postgres://app:s3cr3tpass@db:5432 failed"),
-     "RuntimeError: connect to postgres://app:[REDACTED:url_password]@db:5432 failed"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("failure", "line"),
+    [
+        (
+            ValueError("amount must be positive\nat line 2 of the internals"),
+            "ValueError: amount must be positive",
+        ),
+        (KeyError("order"), "KeyError: 'order'"),
+        (
+            McpResult([text_block(TRACEBACK)], is_error=True),
+            "sqlite3.OperationalError: database is locked",
+        ),
+        (ToolResult("c", "first line\nsecond line", is_error=True), "first line"),
+        (
+            RuntimeError("connect to postgres://app:s3cr3tpass@db:5432 failed"),
+            "RuntimeError: connect to postgres://app:[REDACTED:url_password]@db:5432 failed",
+        ),
+    ],
+)
 def test_a_failure_is_one_line_with_a_stable_code_and_no_internals(failure: Any, line: str) -> None:
     verdict = refund_gate().check(failure)
     assert verdict.rejection is not None
@@ -144,26 +155,40 @@ SECRET_SCHEMA = {
 
 
 def secret_gate(**options: Any) -> ResultGate:
-    return ResultGate(ToolSpec("lookup", {"type": "object"}, SECRET_SCHEMA),
-                      options=ResultOptions(**options))  # fmt: skip
+    return ResultGate(
+        ToolSpec("lookup", {"type": "object"}, SECRET_SCHEMA), options=ResultOptions(**options)
+    )
 
 
 def test_secrets_are_redacted_by_schema_mark_by_key_and_by_detector() -> None:
-    result = {"user": "ada", "session": "abc", "pin": 1234,
-              "notes": "use key sk-proj-FAKEFAKEFAKEFAKEFAKE1234 for staging",
-              "headers": {"Authorization": "Basic YWRhOmxvdmVsYWNl", "Accept": "json"}}  # fmt: skip
+    result = {
+        "user": "ada",
+        "session": "abc",
+        "pin": 1234,
+        "notes": "use key sk-proj-FAKEFAKEFAKEFAKEFAKE1234 for staging",
+        "headers": {"Authorization": "Basic YWRhOmxvdmVsYWNl", "Accept": "json"},
+    }
     verdict = secret_gate().check(result)
     assert verdict.accepted
     assert verdict.outcome == "redacted"
     assert verdict.value.structured == {
-        "user": "ada", "session": "[REDACTED:x-redact]", "pin": "[REDACTED:writeOnly]",
+        "user": "ada",
+        "session": "[REDACTED:x-redact]",
+        "pin": "[REDACTED:writeOnly]",
         "notes": "use key [REDACTED:openai_key] for staging",
         "headers": {"Authorization": "[REDACTED:authorization]", "Accept": "json"},
-    }  # fmt: skip
+    }
     pointers = sorted(c.pointer for c in verdict.changes)
-    assert pointers == ["/content/headers/Authorization", "/content/notes", "/content/pin",
-                        "/content/session", "/structured/headers/Authorization",
-                        "/structured/notes", "/structured/pin", "/structured/session"]  # fmt: skip
+    assert pointers == [
+        "/content/headers/Authorization",
+        "/content/notes",
+        "/content/pin",
+        "/content/session",
+        "/structured/headers/Authorization",
+        "/structured/notes",
+        "/structured/pin",
+        "/structured/session",
+    ]
     assert verdict.conforms is False  # the pin is a string now: the verdict says so
 
 
@@ -190,11 +215,18 @@ def test_redaction_can_be_turned_off() -> None:
 
 def test_a_large_result_is_cut_to_the_budget_as_valid_json_keeping_required_members() -> None:
     rows = [{"id": i, "name": f"row {i}", "comment": "x" * 300} for i in range(400)]
-    schema = {"type": "object", "required": ["count", "rows"],
-              "properties": {"count": {"type": "integer"}, "rows": {"type": "array"},
-                             "summary": {"type": "string"}}}  # fmt: skip
-    gate = ResultGate(ToolSpec("rows", {"type": "object"}, schema),
-                      options=ResultOptions(max_bytes=4000))  # fmt: skip
+    schema = {
+        "type": "object",
+        "required": ["count", "rows"],
+        "properties": {
+            "count": {"type": "integer"},
+            "rows": {"type": "array"},
+            "summary": {"type": "string"},
+        },
+    }
+    gate = ResultGate(
+        ToolSpec("rows", {"type": "object"}, schema), options=ResultOptions(max_bytes=4000)
+    )
     result = {"count": 400, "rows": rows, "summary": "y" * 20_000}
     verdict = gate.check(result)
     structured = verdict.value.structured
@@ -211,10 +243,13 @@ def test_a_large_result_is_cut_to_the_budget_as_valid_json_keeping_required_memb
 
 
 def test_a_cut_that_breaks_the_output_schema_is_reported_as_not_conforming() -> None:
-    schema = {"type": "object", "properties": {"ids": {"type": "array",
-              "items": {"type": "integer"}}}}  # fmt: skip
-    gate = ResultGate(ToolSpec("ids", {"type": "object"}, schema),
-                      options=ResultOptions(max_bytes=200))  # fmt: skip
+    schema = {
+        "type": "object",
+        "properties": {"ids": {"type": "array", "items": {"type": "integer"}}},
+    }
+    gate = ResultGate(
+        ToolSpec("ids", {"type": "object"}, schema), options=ResultOptions(max_bytes=200)
+    )
     verdict = gate.check({"ids": list(range(1000))})
     assert verdict.accepted
     assert verdict.truncated
@@ -222,8 +257,9 @@ def test_a_cut_that_breaks_the_output_schema_is_reported_as_not_conforming() -> 
 
 
 def test_a_text_result_over_budget_is_cut_with_a_marker() -> None:
-    gate = ResultGate(ToolSpec("read_file", {"type": "object"}),
-                      options=ResultOptions(max_bytes=100))  # fmt: skip
+    gate = ResultGate(
+        ToolSpec("read_file", {"type": "object"}), options=ResultOptions(max_bytes=100)
+    )
     verdict = gate.check(McpResult([text_block("z" * 1000)]))
     (block,) = verdict.value.content
     assert len(orjson.dumps(block["text"])) <= 100

@@ -40,8 +40,13 @@ def refund_runner(
     flow = flow or load_flow(root / "flows" / "refund.json")
     repository = Repository.load(root)
     tools = {r.spec.name: r for r in python_tools(repository, load_implementations(repository))}
-    options = {"tools": tools, "model": scripted(flow), "trace": Trace(),
-               "options": HostOptions(), **overrides}  # fmt: skip
+    options = {
+        "tools": tools,
+        "model": scripted(flow),
+        "trace": Trace(),
+        "options": HostOptions(),
+        **overrides,
+    }
     return FlowRunner(flow, repository, store, **options)
 
 

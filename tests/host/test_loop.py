@@ -24,12 +24,18 @@ pytestmark = pytest.mark.anyio
 def calls(*calls: tuple[str, str, Any]) -> dict[str, Any]:
     """A Chat Completions response asking for ``(id, tool, arguments)`` calls; arguments that
     are not a string are sent as their JSON text, as OpenAI does."""
-    tool_calls = [{"id": call_id, "type": "function",
-                   "function": {"name": name, "arguments": args if isinstance(args, str)
-                                else json.dumps(args)}}
-                  for call_id, name, args in calls]  # fmt: skip
-    return _response({"role": "assistant", "content": None, "tool_calls": tool_calls},
-                     "tool_calls")  # fmt: skip
+    tool_calls = [
+        {
+            "id": call_id,
+            "type": "function",
+            "function": {
+                "name": name,
+                "arguments": args if isinstance(args, str) else json.dumps(args),
+            },
+        }
+        for call_id, name, args in calls
+    ]
+    return _response({"role": "assistant", "content": None, "tool_calls": tool_calls}, "tool_calls")
 
 
 def says(text: str) -> dict[str, Any]:
@@ -37,8 +43,13 @@ def says(text: str) -> dict[str, Any]:
 
 
 def _response(message: dict[str, Any], finish: str) -> dict[str, Any]:
-    return {"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "m",
-            "choices": [{"index": 0, "message": message, "finish_reason": finish}]}  # fmt: skip
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 1,
+        "model": "m",
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+    }
 
 
 def tool_messages(request: dict[str, Any]) -> dict[str, str]:
@@ -78,14 +89,21 @@ class Desk:
 def desk_repository(write_repo: WriteRepo) -> Repository:
     unit = {"type": "string", "enum": ["celsius", "fahrenheit"]}
     weather = tool_schema("weather", properties={"city": {"type": "string"}, "unit": unit})
-    files = {f"schemas/tools/{name}.json": tool_schema(name)
-             for name in ("slow", "fast", "broken", "stuck")}  # fmt: skip
+    files = {
+        f"schemas/tools/{name}.json": tool_schema(name)
+        for name in ("slow", "fast", "broken", "stuck")
+    }
     return Repository.load(write_repo({"schemas/tools/weather.json": weather, **files}))
 
 
 def host(repository: Repository, desk: Desk, script: list[dict[str, Any]], **options: Any) -> Host:
-    functions = {"weather": desk.weather, "slow": desk.slow, "fast": desk.fast,
-                 "broken": desk.broken, "stuck": desk.stuck}  # fmt: skip
+    functions = {
+        "weather": desk.weather,
+        "slow": desk.slow,
+        "fast": desk.fast,
+        "broken": desk.broken,
+        "stuck": desk.stuck,
+    }
     runners = python_tools(repository, functions)
     for runner in runners:
         runner.timeout = 0.5
@@ -95,9 +113,14 @@ def host(repository: Repository, desk: Desk, script: list[dict[str, Any]], **opt
 
 async def test_parallel_calls_are_matched_by_id_in_the_models_order(write_repo: WriteRepo) -> None:
     desk = Desk()
-    script = [calls(("c1", "slow", {"city": "a"}), ("c2", "fast", {"city": "b"}),
-                    ("c3", "weather", {"city": "c", "unit": None})),
-              says("done")]  # fmt: skip
+    script = [
+        calls(
+            ("c1", "slow", {"city": "a"}),
+            ("c2", "fast", {"city": "b"}),
+            ("c3", "weather", {"city": "c", "unit": None}),
+        ),
+        says("done"),
+    ]
     run_host = host(desk_repository(write_repo), desk, script)
     result = await run_host.run("go")
     assert (result.stopped, result.answer) == ("answer", "done")
@@ -112,18 +135,29 @@ async def test_parallel_calls_are_matched_by_id_in_the_models_order(write_repo: 
 
 async def test_failures_are_answered_and_the_run_goes_on(write_repo: WriteRepo) -> None:
     desk = Desk()
-    script = [calls(("c1", "broken", {"city": "x"}), ("c2", "stuck", {"city": "y"}),
-                    ("c3", "nowhere", {}), ("c4", "weather", '{"city": "z",'),
-                    ("c5", "weather", {"city": "ok", "unit": "celsius"})),
-              says("sorry about the rest")]  # fmt: skip
+    script = [
+        calls(
+            ("c1", "broken", {"city": "x"}),
+            ("c2", "stuck", {"city": "y"}),
+            ("c3", "nowhere", {}),
+            ("c4", "weather", '{"city": "z",'),
+            ("c5", "weather", {"city": "ok", "unit": "celsius"}),
+        ),
+        says("sorry about the rest"),
+    ]
     run_host = host(desk_repository(write_repo), desk, script)
     result = await run_host.run("go")
     assert result.stopped == "answer"
     requests = run_host.model.requests  # type: ignore[attr-defined]
     sent = {k: json.loads(v) for k, v in tool_messages(requests[1]).items()}
     codes = {k: v.get("error", {}).get("code") for k, v in sent.items()}
-    assert codes == {"c1": "tool_failed", "c2": "tool_failed", "c3": "arguments_invalid",
-                     "c4": "arguments_malformed", "c5": None}  # fmt: skip
+    assert codes == {
+        "c1": "tool_failed",
+        "c2": "tool_failed",
+        "c3": "arguments_invalid",
+        "c4": "arguments_malformed",
+        "c5": None,
+    }
     assert sent["c1"]["error"]["violations"][0]["message"] == "KeyError: 'internal state'"
     assert "did not finish within 0.5 s" in sent["c2"]["error"]["violations"][0]["message"]
     assert 'there is no tool "nowhere"' in sent["c3"]["error"]["violations"][0]["message"]
@@ -135,8 +169,12 @@ async def test_failures_are_answered_and_the_run_goes_on(write_repo: WriteRepo) 
 async def test_a_refused_call_is_corrected_within_the_budget(write_repo: WriteRepo) -> None:
     desk = Desk()
     bad = {"city": "上海", "unit": "kelvin"}
-    script = [calls(("c1", "weather", bad)), calls(("c2", "weather", bad)),
-              calls(("c3", "weather", bad)), says("I cannot")]  # fmt: skip
+    script = [
+        calls(("c1", "weather", bad)),
+        calls(("c2", "weather", bad)),
+        calls(("c3", "weather", bad)),
+        says("I cannot"),
+    ]
     run_host = host(desk_repository(write_repo), desk, script, retries_per_tool=2)
     result = await run_host.run("go")
     assert result.stopped == "answer"
@@ -159,8 +197,12 @@ async def test_turn_limit(write_repo: WriteRepo) -> None:
 
 async def test_the_final_answer_is_held_to_the_output_schema(write_repo: WriteRepo) -> None:
     repository = desk_repository(write_repo)
-    schema = {"type": "object", "properties": {"temp": {"type": "integer"}},
-              "required": ["temp"], "additionalProperties": False}  # fmt: skip
+    schema = {
+        "type": "object",
+        "properties": {"temp": {"type": "integer"}},
+        "required": ["temp"],
+        "additionalProperties": False,
+    }
     output = ToolSpec("answer", schema)
     script = [says('{"temp": "warm"}'), says('{"temp": 18}')]
     model = ScriptedModel("openai.chat", script, name="m")
@@ -178,9 +220,12 @@ async def test_a_null_for_an_optional_output_member_stands_for_absent(
     write_repo: WriteRepo,
 ) -> None:
     # Strict Structured Outputs make every member required, an optional one nullable.
-    schema = {"type": "object", "properties": {"temp": {"type": "integer"},
-                                               "note": {"type": "string"}},
-              "required": ["temp"], "additionalProperties": False}  # fmt: skip
+    schema = {
+        "type": "object",
+        "properties": {"temp": {"type": "integer"}, "note": {"type": "string"}},
+        "required": ["temp"],
+        "additionalProperties": False,
+    }
     model = ScriptedModel("openai.chat", [says('{"temp": 18, "note": null}')], name="m")
     repository = desk_repository(write_repo)
     run_host = Host(
@@ -194,8 +239,10 @@ async def test_a_null_for_an_optional_output_member_stands_for_absent(
 
 async def test_every_boundary_is_a_hop(write_repo: WriteRepo) -> None:
     desk = Desk()
-    script = [calls(("c1", "weather", {"city": "a", "unit": "kelvin"}),
-                    ("c2", "fast", {"city": "b"})), says("done")]  # fmt: skip
+    script = [
+        calls(("c1", "weather", {"city": "a", "unit": "kelvin"}), ("c2", "fast", {"city": "b"})),
+        says("done"),
+    ]
     run_host = host(desk_repository(write_repo), desk, script)
     await run_host.run("go")
     kinds = [(h.source, h.target, h.protocol, h.direction) for h in run_host.trace.hops]

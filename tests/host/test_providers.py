@@ -39,15 +39,28 @@ from tests.wire.test_provider_schemas import REQUESTS
 
 pytestmark = pytest.mark.anyio
 
-CITY = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"],
-        "additionalProperties": False}  # fmt: skip
+CITY = {
+    "type": "object",
+    "properties": {"city": {"type": "string"}},
+    "required": ["city"],
+    "additionalProperties": False,
+}
 SPECS = {name: ToolSpec(name, CITY) for name in ("weather", "ledger", "slow")}
 # (call id, tool, arguments as the model writes them); the last ones are wrong on purpose
-CALLS = [("c1", "weather", {"city": "Paris"}), ("c2", "ledger", {"city": "Oslo"}),
-         ("c3", "slow", {"city": "Rome"}), ("c4", "nowhere", {"city": "Nice"}),
-         ("c5", "weather", {"city": 5})]  # fmt: skip
-EXPECTED = {"c1": None, "c2": "tool_failed", "c3": "tool_failed", "c4": "arguments_invalid",
-            "c5": "arguments_invalid"}  # fmt: skip
+CALLS = [
+    ("c1", "weather", {"city": "Paris"}),
+    ("c2", "ledger", {"city": "Oslo"}),
+    ("c3", "slow", {"city": "Rome"}),
+    ("c4", "nowhere", {"city": "Nice"}),
+    ("c5", "weather", {"city": 5}),
+]
+EXPECTED = {
+    "c1": None,
+    "c2": "tool_failed",
+    "c3": "tool_failed",
+    "c4": "arguments_invalid",
+    "c5": "arguments_invalid",
+}
 ANSWER = "Paris is sunny; the rest failed."
 
 
@@ -66,8 +79,10 @@ async def slow(city: str) -> dict[str, Any]:
 
 def tools() -> list[PythonTool]:
     functions = {"weather": weather, "ledger": ledger, "slow": slow}
-    return [PythonTool(spec, functions[name], ResultGate(spec), timeout=0.5)
-            for name, spec in SPECS.items()]  # fmt: skip
+    return [
+        PythonTool(spec, functions[name], ResultGate(spec), timeout=0.5)
+        for name, spec in SPECS.items()
+    ]
 
 
 # --- each provider's responses, as it writes them -----------------------------------------------
@@ -76,24 +91,58 @@ def tools() -> list[PythonTool]:
 def chat(calls: list[tuple[str, str, Any]] | None) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": None if calls else ANSWER}
     if calls:
-        message["tool_calls"] = [{"id": i, "type": "function", "function": {
-            "name": n, "arguments": json.dumps(a)}} for i, n, a in calls]  # fmt: skip
-    return {"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "gpt-5.1",
-            "choices": [{"index": 0, "message": message, "logprobs": None,
-                         "finish_reason": "tool_calls" if calls else "stop"}]}  # fmt: skip
+        message["tool_calls"] = [
+            {"id": i, "type": "function", "function": {"name": n, "arguments": json.dumps(a)}}
+            for i, n, a in calls
+        ]
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 1,
+        "model": "gpt-5.1",
+        "choices": [
+            {
+                "index": 0,
+                "message": message,
+                "logprobs": None,
+                "finish_reason": "tool_calls" if calls else "stop",
+            }
+        ],
+    }
 
 
 def responses(calls: list[tuple[str, str, Any]] | None) -> dict[str, Any]:
     if calls:
-        output = [{"type": "function_call", "id": f"fc_{i}", "call_id": i, "name": n,
-                   "arguments": json.dumps(a), "status": "completed"}
-                  for i, n, a in calls]  # fmt: skip
+        output = [
+            {
+                "type": "function_call",
+                "id": f"fc_{i}",
+                "call_id": i,
+                "name": n,
+                "arguments": json.dumps(a),
+                "status": "completed",
+            }
+            for i, n, a in calls
+        ]
     else:
         text = {"type": "output_text", "text": ANSWER, "annotations": []}
-        output = [{"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
-                   "content": [text]}]  # fmt: skip
-    return {"id": "resp_1", "object": "response", "created_at": 1, "status": "completed",
-            "model": "gpt-5.1", "output": output}  # fmt: skip
+        output = [
+            {
+                "type": "message",
+                "id": "msg_1",
+                "role": "assistant",
+                "status": "completed",
+                "content": [text],
+            }
+        ]
+    return {
+        "id": "resp_1",
+        "object": "response",
+        "created_at": 1,
+        "status": "completed",
+        "model": "gpt-5.1",
+        "output": output,
+    }
 
 
 def anthropic(calls: list[tuple[str, str, Any]] | None) -> dict[str, Any]:
@@ -101,10 +150,16 @@ def anthropic(calls: list[tuple[str, str, Any]] | None) -> dict[str, Any]:
         content = [{"type": "tool_use", "id": i, "name": n, "input": a} for i, n, a in calls]
     else:
         content = [{"type": "text", "text": ANSWER}]
-    return {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
-            "content": content, "stop_reason": "tool_use" if calls else "end_turn",
-            "stop_sequence": None,
-            "usage": {"input_tokens": 10, "output_tokens": 5}}  # fmt: skip
+    return {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-sonnet-4-5",
+        "content": content,
+        "stop_reason": "tool_use" if calls else "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 10, "output_tokens": 5},
+    }
 
 
 def gemini(calls: list[tuple[str, str, Any]] | None) -> dict[str, Any]:
@@ -112,8 +167,12 @@ def gemini(calls: list[tuple[str, str, Any]] | None) -> dict[str, Any]:
         parts = [{"functionCall": {"id": i, "name": n, "args": a}} for i, n, a in calls]
     else:
         parts = [{"text": ANSWER}]
-    return {"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP",
-                            "index": 0}], "modelVersion": "gemini-2.5-flash"}  # fmt: skip
+    return {
+        "candidates": [
+            {"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}
+        ],
+        "modelVersion": "gemini-2.5-flash",
+    }
 
 
 Writer = Callable[[list[tuple[str, str, Any]] | None], dict[str, Any]]
@@ -130,13 +189,24 @@ def results_sent(api: str, body: dict[str, Any]) -> dict[str, str]:
     if api == "openai.chat":
         return {m["tool_call_id"]: m["content"] for m in body["messages"] if m["role"] == "tool"}
     if api == "openai.responses":
-        return {i["call_id"]: i["output"] for i in body["input"]
-                if i.get("type") == "function_call_output"}  # fmt: skip
+        return {
+            i["call_id"]: i["output"]
+            for i in body["input"]
+            if i.get("type") == "function_call_output"
+        }
     if api == "anthropic":
-        return {b["tool_use_id"]: b["content"] for m in body["messages"] if m["role"] == "user"
-                and isinstance(m["content"], list) for b in m["content"]}  # fmt: skip
-    return {p["functionResponse"]["id"]: json.dumps(p["functionResponse"]["response"])
-            for c in body["contents"] for p in c["parts"] if "functionResponse" in p}  # fmt: skip
+        return {
+            b["tool_use_id"]: b["content"]
+            for m in body["messages"]
+            if m["role"] == "user" and isinstance(m["content"], list)
+            for b in m["content"]
+        }
+    return {
+        p["functionResponse"]["id"]: json.dumps(p["functionResponse"]["response"])
+        for c in body["contents"]
+        for p in c["parts"]
+        if "functionResponse" in p
+    }
 
 
 # --- the same responses, streamed as each provider streams them ---------------------------------

@@ -43,12 +43,18 @@ def ledger(tmp_path: Path) -> Path:
 async def test_the_refund_flow_runs_to_its_end(store: Any, ledger: Path) -> None:
     result = await refund_runner(store).start(REQUEST, run_id="r1")
     assert (result.status, result.steps) == ("done", ["triage", "billing"])
-    assert result.state == {"intent": "refund", "order_id": "A-1042", "refund_id": "R-2001",
-                            "amount": 20.0}  # fmt: skip
+    assert result.state == {
+        "intent": "refund",
+        "order_id": "A-1042",
+        "refund_id": "R-2001",
+        "amount": 20.0,
+    }
     assert [c.step for c in store.checkpoints("r1")] == [0, 1, 2]
     assert [c.node for c in store.checkpoints("r1")] == ["triage", "billing", None]
     assert [(e.tool, e.status) for e in store.journal("r1")] == [
-        ("lookup_order", "completed"), ("create_refund", "completed")]  # fmt: skip
+        ("lookup_order", "completed"),
+        ("create_refund", "completed"),
+    ]
     assert len(ledger_lines(ledger)) == 1
     assert store.run("r1").status == "done"
 
@@ -62,8 +68,13 @@ def handoff_gate(**changes: Any) -> HandoffGate:
     return gate
 
 
-HANDOFF = {"intent": "refund", "order_id": "A-1042", "confidence": 0.93, "from": "triage",
-           "to": "billing_agent"}  # fmt: skip
+HANDOFF = {
+    "intent": "refund",
+    "order_id": "A-1042",
+    "confidence": 0.93,
+    "from": "triage",
+    "to": "billing_agent",
+}
 
 
 def test_routes_are_schemas_and_the_first_match_wins() -> None:
@@ -113,8 +124,9 @@ async def test_a_completed_call_is_answered_from_the_journal(store: Any, ledger:
     first = store.checkpoints("r3")[1]
     again = SqliteStore(store.path)
     again._db.execute("DELETE FROM checkpoints WHERE run_id = 'r3' AND step = 2")
-    again._db.execute("UPDATE runs SET step = 1, node = 'billing', status = 'running' "
-                      "WHERE run_id = 'r3'")  # fmt: skip
+    again._db.execute(
+        "UPDATE runs SET step = 1, node = 'billing', status = 'running' WHERE run_id = 'r3'"
+    )
     again.close()
     assert store.latest("r3") == first
     result = await refund_runner(store).resume("r3")
@@ -131,11 +143,16 @@ async def test_an_interrupted_call_is_not_repeated_unless_idempotent(
 
     store.create_run("r4", "refund", Checkpoint("r4", 0, {}, None, None, "triage", REQUEST))
     handoff = {**HANDOFF}
-    store.save(Checkpoint("r4", 1, {"intent": "refund", "order_id": "A-1042"}, None, None,
-                          "billing", handoff), expected_step=0)  # fmt: skip
-    for tool, arguments in [("lookup_order", {"order_id": "A-1042"}),
-                            ("create_refund", {"order_id": "A-1042", "amount": 20.0,
-                                               "reason": "duplicate"})]:  # fmt: skip
+    store.save(
+        Checkpoint(
+            "r4", 1, {"intent": "refund", "order_id": "A-1042"}, None, None, "billing", handoff
+        ),
+        expected_step=0,
+    )
+    for tool, arguments in [
+        ("lookup_order", {"order_id": "A-1042"}),
+        ("create_refund", {"order_id": "A-1042", "amount": 20.0, "reason": "duplicate"}),
+    ]:
         key = idempotency_key("r4", 2, tool, arguments)
         store.call_started(JournalEntry(key, "r4", 2, tool, arguments, "started"))
     result = await runner.resume("r4")
@@ -159,8 +176,9 @@ async def test_two_workers_cannot_run_one_run(store: Any, ledger: Path) -> None:
 
 def test_a_flow_file_is_checked_against_the_flow_schema(tmp_path: Path) -> None:
     bad = tmp_path / "flow.json"
-    bad.write_text(json.dumps({"name": "x", "start": "a", "agents": {
-        "a": {"handoff": "handoffs/h"}}}))  # fmt: skip
+    bad.write_text(
+        json.dumps({"name": "x", "start": "a", "agents": {"a": {"handoff": "handoffs/h"}}})
+    )
     with pytest.raises(ConfigError, match="routes"):
         load_flow(bad)
     bad.write_text(json.dumps({"name": "x", "start": "nobody", "agents": {"a": {}}}))
@@ -174,7 +192,8 @@ def test_check_finds_what_is_wrong_with_a_flow(write_repo: Any) -> None:
     flow["agents"]["billing"]["tools"].append("teleport")
     flow["state"] = "state/nowhere"
     flow["agents"]["triage"]["routes"][0]["when"] = {
-        "properties": {"confidence": {"minimum": 0.99}}}  # fmt: skip
+        "properties": {"confidence": {"minimum": 0.99}}
+    }
     root = write_repo({"flows/refund.json": flow})
     for path in (REFUND / "schemas").rglob("*.json"):
         target = root / path.relative_to(REFUND)
@@ -218,7 +237,8 @@ async def test_a_flow_whose_routes_loop_stops_with_an_error(
     result = await runner.start(REQUEST, run_id="r6")
     assert result.status == "failed"
     assert "took 3 steps without reaching its end: check its routes for a loop" in (
-        result.error or "")  # fmt: skip
+        result.error or ""
+    )
 
 
 def test_a_fallback_route_must_come_last(tmp_path: Path) -> None:
@@ -233,9 +253,11 @@ def test_a_fallback_route_must_come_last(tmp_path: Path) -> None:
 
 def test_the_same_arguments_make_the_same_key_however_numbers_are_written() -> None:
     assert idempotency_key("r", 1, "t", {"amount": 20}) == idempotency_key(
-        "r", 1, "t", {"amount": 20.0})  # fmt: skip
+        "r", 1, "t", {"amount": 20.0}
+    )
     assert idempotency_key("r", 1, "t", {"amount": 20}) != idempotency_key(
-        "r", 1, "t", {"amount": 20.5})  # fmt: skip
+        "r", 1, "t", {"amount": 20.5}
+    )
 
 
 async def test_the_same_call_twice_in_one_turn_runs_once(store: Any, ledger: Path) -> None:
@@ -252,8 +274,12 @@ async def test_the_same_call_twice_in_one_turn_runs_once(store: Any, ledger: Pat
 
     runner.model = lambda agent: ScriptedModel("openai.chat", billing["responses"])
     store.create_run("r7", "refund", Checkpoint("r7", 0, {}, None, None, "triage", REQUEST))
-    store.save(Checkpoint("r7", 1, {"intent": "refund", "order_id": "A-1042"}, None, None,
-                          "billing", HANDOFF), expected_step=0)  # fmt: skip
+    store.save(
+        Checkpoint(
+            "r7", 1, {"intent": "refund", "order_id": "A-1042"}, None, None, "billing", HANDOFF
+        ),
+        expected_step=0,
+    )
     result = await runner.resume("r7")
     assert result.status == "done"
     assert len(ledger_lines(ledger)) == 1  # create_refund ran once for the two calls

@@ -26,8 +26,9 @@ DATA = Path(__file__).parents[1] / "data" / "mcp-tools"
 
 def sent(trace: Trace, method: str) -> list[dict[str, Any]]:
     """The messages of ``method`` the client sent, as they crossed the wire."""
-    return [h.payload for h in trace.hops
-            if h.direction == "send" and h.payload.get("method") == method]  # fmt: skip
+    return [
+        h.payload for h in trace.hops if h.direction == "send" and h.payload.get("method") == method
+    ]
 
 
 def calls_of(trace: Trace, tool: str) -> list[dict[str, Any]]:
@@ -89,8 +90,10 @@ BAD_ARGUMENTS = [
 async def test_bad_arguments_never_reach_the_server(everything: StdioServer) -> None:
     trace = Trace()
     async with McpClient(everything, trace=trace) as client:
-        calls = [(await client.call(tool, text), code, pointer)
-                 for tool, text, code, pointer in BAD_ARGUMENTS]  # fmt: skip
+        calls = [
+            (await client.call(tool, text), code, pointer)
+            for tool, text, code, pointer in BAD_ARGUMENTS
+        ]
     assert sent(trace, "tools/call") == []
     for call, code, pointer in calls:
         assert not call.sent
@@ -153,7 +156,11 @@ async def test_reads_every_page_of_tools() -> None:
         tools = await client.list_tools()
     assert len(tools) == 11
     assert [m.get("params", {}).get("cursor") for m in sent(trace, "tools/list")] == [
-        None, "3", "6", "9"]  # fmt: skip
+        None,
+        "3",
+        "6",
+        "9",
+    ]
 
 
 async def test_a_tool_whose_schema_is_not_a_schema_is_never_called() -> None:

@@ -75,8 +75,16 @@ def run(command: list[str | Path], **options: Any) -> subprocess.CompletedProces
     """Run a peer to completion, bounded by ``RUN_SECONDS``."""
     argv = [str(part) for part in command]
     try:
-        return subprocess.run(argv, capture_output=True, text=True, encoding="utf-8",
-                              timeout=RUN_SECONDS, check=False, cwd=REPO, **options)  # fmt: skip
+        return subprocess.run(
+            argv,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            timeout=RUN_SECONDS,
+            check=False,
+            cwd=REPO,
+            **options,
+        )
     except subprocess.TimeoutExpired as error:
         pytest.fail(f"no answer within {RUN_SECONDS} s: {' '.join(argv)}\n{error.stderr!r}")
 
@@ -116,20 +124,35 @@ class Inspection:
 def inspect(home: Path, target: list[str | Path], *options: str) -> Inspection:
     """The Inspector CLI against ``target`` (a command line, or an URL), HOME at ``home``."""
     require_peers(NODE22, INSPECTOR)
-    done = run([NODE22, INSPECTOR, "--cli", "--format", "json", "-q", *options, "--", *target],
-               env={**os.environ, "HOME": str(home)})  # fmt: skip
-    return Inspection(done.returncode, json_line(done.stdout, "result", "stdout"),
-                      json_line(done.stderr, "error", "stderr"))  # fmt: skip
+    done = run(
+        [NODE22, INSPECTOR, "--cli", "--format", "json", "-q", *options, "--", *target],
+        env={**os.environ, "HOME": str(home)},
+    )
+    return Inspection(
+        done.returncode,
+        json_line(done.stdout, "result", "stdout"),
+        json_line(done.stderr, "error", "stderr"),
+    )
 
 
 def list_tools(home: Path, target: list[str | Path], *options: str) -> Inspection:
     return inspect(home, target, *options, "--method", "tools/list")
 
 
-def call_tool(home: Path, target: list[str | Path], tool: str, arguments: dict[str, Any],
-              *options: str) -> Inspection:  # fmt: skip
-    return inspect(home, target, *options, "--method", "tools/call", "--tool-name", tool,
-                   "--tool-args-json", json.dumps(arguments))  # fmt: skip
+def call_tool(
+    home: Path, target: list[str | Path], tool: str, arguments: dict[str, Any], *options: str
+) -> Inspection:
+    return inspect(
+        home,
+        target,
+        *options,
+        "--method",
+        "tools/call",
+        "--tool-name",
+        tool,
+        "--tool-args-json",
+        json.dumps(arguments),
+    )
 
 
 def rejection(inspection: Inspection) -> dict[str, Any]:
@@ -153,9 +176,15 @@ def serving(*arguments: str | Path, upstream: tuple[str | Path, ...] = ()) -> It
     argv = [SCHEMAWIRE, "serve", *arguments, "--http", "--host", "127.0.0.1", "--port", "0"]
     if upstream:
         argv += ["--", *upstream]
-    with subprocess.Popen([str(part) for part in argv], cwd=REPO, stdin=subprocess.DEVNULL,
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                          encoding="utf-8") as process:  # fmt: skip
+    with subprocess.Popen(
+        [str(part) for part in argv],
+        cwd=REPO,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+    ) as process:
         assert process.stderr is not None
         lines: queue.Queue[str | None] = queue.Queue()
         reader = threading.Thread(target=pump, args=(process.stderr, lines), daemon=True)
@@ -225,8 +254,18 @@ def no_schemas(tmp_path: Path) -> Path:
 def proxy_stdio(repository: Path, *options: str | Path) -> list[str | Path]:
     """The proxy in front of server-everything."""
     require_peers(NODE22, EVERYTHING)
-    return [SCHEMAWIRE, "serve", "--repo", repository, "--upstream", *options,
-            "--", NODE22, EVERYTHING, "stdio"]  # fmt: skip
+    return [
+        SCHEMAWIRE,
+        "serve",
+        "--repo",
+        repository,
+        "--upstream",
+        *options,
+        "--",
+        NODE22,
+        EVERYTHING,
+        "stdio",
+    ]
 
 
 @pytest.fixture
@@ -313,7 +352,8 @@ def test_inspector_through_the_proxy_reaches_everything_only_with_good_arguments
     assert (listed.rc, listed.error) == (OK, None), listed
     assert listed.result is not None
     assert {"echo", "get-sum", "get-structured-content"} <= {
-        t["name"] for t in listed.result["tools"]}  # fmt: skip
+        t["name"] for t in listed.result["tools"]
+    }
     assert listed.tool("echo")["inputSchema"]["properties"]["message"]["type"] == "string"
 
     echoed = call_tool(home, proxy, "echo", {"message": "hello"})
@@ -326,9 +366,13 @@ def test_inspector_through_the_proxy_reaches_everything_only_with_good_arguments
     assert [v["pointer"] for v in error["violations"]] == ["/message"]
 
     # Read off the proxy's trace: upstream got the good call, never the bad one.
-    upstream_calls = [hop.payload["params"]["arguments"] for hop in read_trace(trace)
-                      if hop.source == "host" and hop.direction == "send"
-                      and hop.payload.get("method") == "tools/call"]  # fmt: skip
+    upstream_calls = [
+        hop.payload["params"]["arguments"]
+        for hop in read_trace(trace)
+        if hop.source == "host"
+        and hop.direction == "send"
+        and hop.payload.get("method") == "tools/call"
+    ]
     assert upstream_calls == [{"message": "hello"}]
 
 
@@ -354,8 +398,21 @@ class Conformance:
 
 def conformance(url: str, baseline: Path, out: Path) -> Conformance:
     require_peers(NODE22, CONFORMANCE)
-    done = run([NODE22, CONFORMANCE, "server", "--url", url, "--suite", "active",
-                "--expected-failures", baseline, "-o", out])  # fmt: skip
+    done = run(
+        [
+            NODE22,
+            CONFORMANCE,
+            "server",
+            "--url",
+            url,
+            "--suite",
+            "active",
+            "--expected-failures",
+            baseline,
+            "-o",
+            out,
+        ]
+    )
     # One directory per scenario: server-<scenario>-<ISO timestamp>/checks.json
     named = re.compile(r"^server-(.+)-\d{4}-\d\d-\d\dT[\d-]+Z$")
     scenarios = {}

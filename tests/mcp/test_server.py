@@ -79,14 +79,25 @@ class Spy:
 
 
 def spy_repository(write_repo: WriteRepo) -> Repository:
-    output = {"$schema": "https://json-schema.org/draft/2020-12/schema",
-              "$id": "https://example.com/schemas/tools/lookup.output.json", "x-version": "1.0.0",
-              "type": "object", "properties": {"city": {"type": "string"},
-                                               "population": {"type": "integer"},
-                                               "note": {"type": "string"}},
-              "required": ["city"], "additionalProperties": False}  # fmt: skip
-    root = write_repo({"schemas/tools/lookup.json": tool_schema("lookup"),
-                       "schemas/tools/lookup.output.json": output})  # fmt: skip
+    output = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://example.com/schemas/tools/lookup.output.json",
+        "x-version": "1.0.0",
+        "type": "object",
+        "properties": {
+            "city": {"type": "string"},
+            "population": {"type": "integer"},
+            "note": {"type": "string"},
+        },
+        "required": ["city"],
+        "additionalProperties": False,
+    }
+    root = write_repo(
+        {
+            "schemas/tools/lookup.json": tool_schema("lookup"),
+            "schemas/tools/lookup.output.json": output,
+        }
+    )
     return Repository.load(root)
 
 
@@ -94,8 +105,9 @@ def spy_repository(write_repo: WriteRepo) -> Repository:
 async def http_server(
     repository: Repository, spy: Spy, options: HttpOptions, trace: Trace
 ) -> AsyncIterator[str]:
-    server = build_server(LocalTools(repository, {"lookup": spy.lookup}), name="spy",
-                          version="1.0.0", trace=trace)  # fmt: skip
+    server = build_server(
+        LocalTools(repository, {"lookup": spy.lookup}), name="spy", version="1.0.0", trace=trace
+    )
     async with running(http_app(server, options), options) as listening:
         yield f"http://127.0.0.1:{listening.port}/mcp"
 
@@ -113,7 +125,11 @@ async def test_every_call_is_gated_both_ways(write_repo: WriteRepo) -> None:
         boom = await client.call_unchecked("lookup", {"city": "boom"})
         leak = await client.call_unchecked("lookup", {"city": "leak"})
     assert [city for _, call in spy.calls for city in call.values()] == [
-        "Oslo", "wrong", "boom", "leak"]  # fmt: skip  # the bad call never ran
+        "Oslo",
+        "wrong",
+        "boom",
+        "leak",
+    ]  # the bad call never ran
     pointers = {v["pointer"] for v in error_of(bad)["violations"]}
     assert pointers == {"/city", "/extra"}
     assert good["structuredContent"] == {"city": "Oslo", "population": 3}
@@ -127,8 +143,17 @@ async def test_every_call_is_gated_both_ways(write_repo: WriteRepo) -> None:
     assert "sk-ant-" not in json.dumps(leak)
     assert leak["structuredContent"]["note"].startswith("key [REDACTED:")
     verdicts = [h.verdict["outcome"] for h in trace.hops if h.protocol == "gate"]
-    assert verdicts == ["rejected", "accepted", "accepted", "accepted", "rejected",
-                        "accepted", "rejected", "accepted", "redacted"]  # fmt: skip
+    assert verdicts == [
+        "rejected",
+        "accepted",
+        "accepted",
+        "accepted",
+        "rejected",
+        "accepted",
+        "rejected",
+        "accepted",
+        "redacted",
+    ]
 
 
 async def test_http_refuses_foreign_hosts_and_origins(write_repo: WriteRepo) -> None:
@@ -210,8 +235,11 @@ async def proxy(
 
 def upstream_calls(trace: Trace) -> list[str]:
     """The tools the proxy called upstream, read off the upstream wire."""
-    return [h.payload["params"]["name"] for h in trace.hops
-            if h.source == "host" and h.payload.get("method") == "tools/call"]  # fmt: skip
+    return [
+        h.payload["params"]["name"]
+        for h in trace.hops
+        if h.source == "host" and h.payload.get("method") == "tools/call"
+    ]
 
 
 async def test_proxy_gates_what_the_upstream_would_not(tmp_path: Path) -> None:
@@ -278,8 +306,9 @@ async def test_proxy_applies_the_repository_schema_over_the_upstream_one(
     write_repo: WriteRepo,
 ) -> None:
     # The upstream's echo takes any string; the repository's says at most 5 characters.
-    canonical = tool_schema("echo", properties={"message": {"type": "string", "maxLength": 5}},
-                            required=["message"])  # fmt: skip
+    canonical = tool_schema(
+        "echo", properties={"message": {"type": "string", "maxLength": 5}}, required=["message"]
+    )
     root = write_repo({"schemas/tools/echo.json": canonical})
     trace = Trace()
     async with proxy(scripted(), trace, root) as url, McpClient(HttpServer(url)) as client:

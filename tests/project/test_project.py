@@ -90,8 +90,10 @@ def test_example_payloads_match_their_snapshots(
     repository, specs = example_specs(target)
     catalogue = project_catalogue(specs, target, documents=repository.documents, **options)
     losses = {p.name: [loss.to_json() for loss in p.losses] for p in catalogue.projections}
-    snapshot(f"projections/support-desk/{variant_id(variant)}",
-             {"payload": catalogue.payload, "losses": losses})  # fmt: skip
+    snapshot(
+        f"projections/support-desk/{variant_id(variant)}",
+        {"payload": catalogue.payload, "losses": losses},
+    )
 
 
 @pytest.mark.parametrize("server", ["everything", "filesystem", "memory"])

@@ -55,9 +55,15 @@ def test_example_tools_come_back_from_every_lossless_export() -> None:
 def test_real_mcp_tools_come_back() -> None:
     for server in ("everything", "filesystem", "memory"):
         for spec in mcp_specs(server):
-            (canonical,) = import_mcp([{"name": spec.name, "inputSchema": spec.input_schema,
-                                        **({"outputSchema": spec.output_schema}
-                                           if spec.output_schema else {})}])  # fmt: skip
+            (canonical,) = import_mcp(
+                [
+                    {
+                        "name": spec.name,
+                        "inputSchema": spec.input_schema,
+                        **({"outputSchema": spec.output_schema} if spec.output_schema else {}),
+                    }
+                ]
+            )
             tool = ToolSpec(canonical.name, canonical.schema, canonical.output_schema)
             assert project(tool, "mcp").lossless, spec.name
             assert round_trip(tool) == [], spec.name

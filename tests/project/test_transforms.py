@@ -60,8 +60,10 @@ def test_renamed_keys_that_collide_get_distinct_names() -> None:
 
 
 def test_a_map_becomes_key_value_pairs_under_strict_and_comes_back() -> None:
-    tool = spec({"labels": {"type": "object", "additionalProperties": {"type": "string"}}},
-                required=["labels"])  # fmt: skip
+    tool = spec(
+        {"labels": {"type": "object", "additionalProperties": {"type": "string"}}},
+        required=["labels"],
+    )
     projection = project(tool, "openai.chat", strict=True)
     labels = parameters(projection)["properties"]["labels"]
     assert labels["type"] == "array"
@@ -78,9 +80,10 @@ def test_a_free_form_object_is_a_map_too_and_closing_an_open_object_is_reported(
     """JSON Schema objects take any other key unless they say otherwise; strict targets take
     none. A free-form object is sent as pairs, like a map; an object with named properties
     is closed, and that is a loss, not a silent change."""
-    tool = spec({"extra": {"type": "object"},
-                 "address": {"type": "object", "properties": {"city": CITY}}},
-                required=["extra", "address"])  # fmt: skip
+    tool = spec(
+        {"extra": {"type": "object"}, "address": {"type": "object", "properties": {"city": CITY}}},
+        required=["extra", "address"],
+    )
     projection = project(tool, target, strict=True)
     extra = parameters(projection)["properties"]["extra"]
     assert extra["type"] == "array"
@@ -97,8 +100,11 @@ def test_a_free_form_root_can_only_be_closed_and_says_so() -> None:
 
 
 def test_one_of_becomes_any_of_and_all_of_is_merged() -> None:
-    tool = spec({"id": {"oneOf": [{"type": "string"}, {"type": "integer"}]}},
-                allOf=[{"required": ["id"]}], required=[])  # fmt: skip
+    tool = spec(
+        {"id": {"oneOf": [{"type": "string"}, {"type": "integer"}]}},
+        allOf=[{"required": ["id"]}],
+        required=[],
+    )
     projected = parameters(project(tool, "openai.chat", strict=True))
     assert projected["properties"]["id"]["anyOf"][:2] == [{"type": "string"}, {"type": "integer"}]
     assert projected["required"] == ["id"]
@@ -136,8 +142,13 @@ def test_references_to_other_documents_are_inlined() -> None:
 
 
 def test_a_root_combinator_is_merged_into_one_object() -> None:
-    tool = spec({}, anyOf=[{"properties": {"id": CITY}, "required": ["id"]},
-                           {"properties": {"email": CITY}, "required": ["email"]}])  # fmt: skip
+    tool = spec(
+        {},
+        anyOf=[
+            {"properties": {"id": CITY}, "required": ["id"]},
+            {"properties": {"email": CITY}, "required": ["email"]},
+        ],
+    )
     projected = parameters(project(tool, "openai.chat"))
     assert list(projected["properties"]) == ["id", "email"]
     assert "anyOf" not in projected
@@ -176,9 +187,14 @@ def test_every_real_tool_projects_to_every_target_within_its_rules() -> None:
     problems = []
     for imported in tools:
         tool = ToolSpec(imported.name, imported.schema)
-        for target, options in (("openai.chat", {"strict": True}), ("openai.responses", {}),
-                                ("anthropic", {"strict": True}), ("gemini", {}),
-                                ("gemini", {"openapi": True}), ("mcp", {})):  # fmt: skip
+        for target, options in (
+            ("openai.chat", {"strict": True}),
+            ("openai.responses", {}),
+            ("anthropic", {"strict": True}),
+            ("gemini", {}),
+            ("gemini", {"openapi": True}),
+            ("mcp", {}),
+        ):
             payload = project(tool, target, **options).payload
             problems += [(tool.name, target, p.rule) for p in check_payload(target, payload)]
     assert problems == []
@@ -186,8 +202,11 @@ def test_every_real_tool_projects_to_every_target_within_its_rules() -> None:
 
 def test_a_canonical_call_survives_the_round_trip_through_strict() -> None:
     unit = {"type": "string", "enum": ["c", "f"]}
-    tool = spec({"city": CITY, "unit": unit, "n": {"type": "integer"}},
-                required=["city"], additionalProperties=False)  # fmt: skip
+    tool = spec(
+        {"city": CITY, "unit": unit, "n": {"type": "integer"}},
+        required=["city"],
+        additionalProperties=False,
+    )
     projection = project(tool, "openai.chat", strict=True)
     canonical = compile_schema(tool.input_schema)
     projected = compile_schema(parameters(projection))

@@ -22,8 +22,10 @@ def run(write_repo: WriteRepo, fixtures: dict[str, Any]) -> list[tuple[str, str,
     schema = tool_schema("refund", properties={"amount": AMOUNT}, required=["amount"])
     root = write_repo({"schemas/tools/refund.json": schema, **fixtures})
     report = check_fixtures(Repository.load(root))
-    return [(f.rule.id, f.file.removeprefix("fixtures/tools/refund/"), f.pointer)
-            for f in report.findings]  # fmt: skip
+    return [
+        (f.rule.id, f.file.removeprefix("fixtures/tools/refund/"), f.pointer)
+        for f in report.findings
+    ]
 
 
 def test_example_fixtures_all_behave() -> None:
@@ -33,10 +35,13 @@ def test_example_fixtures_all_behave() -> None:
 
 
 def test_valid_fixture_that_fails_reports_each_violation(write_repo: WriteRepo) -> None:
-    findings = run(write_repo, {
-        "fixtures/tools/refund/valid/bad.json": {"amount": -1, "note": "x"},
-        "fixtures/tools/refund/invalid/ok.json": {},
-    })  # fmt: skip
+    findings = run(
+        write_repo,
+        {
+            "fixtures/tools/refund/valid/bad.json": {"amount": -1, "note": "x"},
+            "fixtures/tools/refund/invalid/ok.json": {},
+        },
+    )
     assert findings == [
         ("SW201", "valid/bad.json", "/amount"),
         ("SW201", "valid/bad.json", "/note"),
@@ -44,24 +49,30 @@ def test_valid_fixture_that_fails_reports_each_violation(write_repo: WriteRepo) 
 
 
 def test_invalid_fixture_that_passes_is_reported(write_repo: WriteRepo) -> None:
-    findings = run(write_repo, {
-        "fixtures/tools/refund/valid/ok.json": {"amount": 1},
-        "fixtures/tools/refund/invalid/passes.json": {"amount": 2},
-    })  # fmt: skip
+    findings = run(
+        write_repo,
+        {
+            "fixtures/tools/refund/valid/ok.json": {"amount": 1},
+            "fixtures/tools/refund/invalid/passes.json": {"amount": 2},
+        },
+    )
     assert findings == [("SW202", "invalid/passes.json", "")]
 
 
 def test_invalid_fixture_must_fail_for_the_named_reason_and_no_other(write_repo: WriteRepo) -> None:
     expect = [{"pointer": "/amount", "keyword": "exclusiveMinimum"}]
-    findings = run(write_repo, {
-        "fixtures/tools/refund/valid/ok.json": {"amount": 1},
-        "fixtures/tools/refund/invalid/right.json": {"amount": 0},
-        "fixtures/tools/refund/invalid/right.expect.json": expect,
-        "fixtures/tools/refund/invalid/also_extra.json": {"amount": 0, "note": "x"},
-        "fixtures/tools/refund/invalid/also_extra.expect.json": expect,
-        "fixtures/tools/refund/invalid/other_reason.json": {"amount": "1"},
-        "fixtures/tools/refund/invalid/other_reason.expect.json": expect,
-    })  # fmt: skip
+    findings = run(
+        write_repo,
+        {
+            "fixtures/tools/refund/valid/ok.json": {"amount": 1},
+            "fixtures/tools/refund/invalid/right.json": {"amount": 0},
+            "fixtures/tools/refund/invalid/right.expect.json": expect,
+            "fixtures/tools/refund/invalid/also_extra.json": {"amount": 0, "note": "x"},
+            "fixtures/tools/refund/invalid/also_extra.expect.json": expect,
+            "fixtures/tools/refund/invalid/other_reason.json": {"amount": "1"},
+            "fixtures/tools/refund/invalid/other_reason.expect.json": expect,
+        },
+    )
     assert findings == [
         ("SW203", "invalid/also_extra.json", "/note"),
         ("SW203", "invalid/other_reason.json", "/amount"),
@@ -70,13 +81,17 @@ def test_invalid_fixture_must_fail_for_the_named_reason_and_no_other(write_repo:
 
 
 def test_json_lines_fixtures_are_checked_line_by_line(write_repo: WriteRepo) -> None:
-    report_root = write_repo({
-        "schemas/tools/refund.json": tool_schema("refund", properties={"amount": AMOUNT},
-                                                 required=["amount"]),
-        "fixtures/tools/refund/valid/samples.jsonl":
-            '{"amount": 1}\n\n{"amount": -2}\n{"amount": 3,}\n',
-        "fixtures/tools/refund/invalid/samples.jsonl": '{"amount": 0}\n{}\n',
-    })  # fmt: skip
+    report_root = write_repo(
+        {
+            "schemas/tools/refund.json": tool_schema(
+                "refund", properties={"amount": AMOUNT}, required=["amount"]
+            ),
+            "fixtures/tools/refund/valid/samples.jsonl": (
+                '{"amount": 1}\n\n{"amount": -2}\n{"amount": 3,}\n'
+            ),
+            "fixtures/tools/refund/invalid/samples.jsonl": '{"amount": 0}\n{}\n',
+        }
+    )
     report = check_fixtures(Repository.load(report_root))
     located = [(f.rule.id, f.line, f.column) for f in report.findings]
     assert located == [("SW201", 3, 2), ("SW001", 4, 13)]
@@ -84,11 +99,14 @@ def test_json_lines_fixtures_are_checked_line_by_line(write_repo: WriteRepo) -> 
 
 
 def test_malformed_expectations_and_fixture_files_are_findings(write_repo: WriteRepo) -> None:
-    findings = run(write_repo, {
-        "fixtures/tools/refund/valid/broken.json": '{"amount": 1',
-        "fixtures/tools/refund/invalid/x.json": {"amount": 0},
-        "fixtures/tools/refund/invalid/x.expect.json": {"where": "/amount"},
-    })  # fmt: skip
+    findings = run(
+        write_repo,
+        {
+            "fixtures/tools/refund/valid/broken.json": '{"amount": 1',
+            "fixtures/tools/refund/invalid/x.json": {"amount": 0},
+            "fixtures/tools/refund/invalid/x.expect.json": {"where": "/amount"},
+        },
+    )
     assert sorted(findings) == [
         ("SW001", "valid/broken.json", ""),
         ("SW206", "invalid/x.expect.json", ""),

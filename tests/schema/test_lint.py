@@ -77,8 +77,10 @@ CASES: dict[str, tuple[dict[str, Any], str, dict[str, Any]]] = {
     "SW109": (
         tool(**{"$defs": {"unused": CITY}}),
         "/$defs/unused",
-        tool(properties={"city": {"$ref": "#/$defs/c/allOf/0"}},
-             **{"$defs": {"c": {"allOf": [CITY]}}}),
+        tool(
+            properties={"city": {"$ref": "#/$defs/c/allOf/0"}},
+            **{"$defs": {"c": {"allOf": [CITY]}}},
+        ),
     ),
     "SW110": (
         tool(properties={"city": {**CITY, "format": "e-mail"}}),
@@ -98,21 +100,33 @@ CASES: dict[str, tuple[dict[str, Any], str, dict[str, Any]]] = {
     "SW113": (
         tool(type=None, anyOf=[{"required": ["city"]}]),
         "",
-        tool(properties={"city": CITY, "place": {"anyOf": [CITY, {"type": "null"}],
-                                                 "description": "Where."}}),
+        tool(
+            properties={
+                "city": CITY,
+                "place": {"anyOf": [CITY, {"type": "null"}], "description": "Where."},
+            }
+        ),
     ),
     "SW114": (
         tool(properties={"city": CITY, "extra": {"type": "object", "description": "E."}}),
         "/properties/extra",
-        tool(properties={"city": CITY, "extra": {"type": "object", "description": "E.",
-                                                 "additionalProperties": {"type": "string"}}}),
+        tool(
+            properties={
+                "city": CITY,
+                "extra": {
+                    "type": "object",
+                    "description": "E.",
+                    "additionalProperties": {"type": "string"},
+                },
+            }
+        ),
     ),
     "SW115": (
         tool(description=None),
         "",
         tool(description="Look a city up."),
     ),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("rule_id", sorted(CASES))
@@ -138,17 +152,31 @@ def test_the_clean_template_schema_passes_every_rule(write_repo: WriteRepo) -> N
 
 
 def test_unknown_keyword_hints_at_the_keyword_meant(write_repo: WriteRepo) -> None:
-    root = write_repo({**tool(properties={"tags": {"type": "array", "item": CITY,
-                                                   "description": "Tags.", "nullable": True}},
-                              required=[])})  # fmt: skip
+    root = write_repo(
+        {
+            **tool(
+                properties={
+                    "tags": {
+                        "type": "array",
+                        "item": CITY,
+                        "description": "Tags.",
+                        "nullable": True,
+                    }
+                },
+                required=[],
+            )
+        }
+    )
     hints = {f.pointer: f.hint for f in lint_repository(Repository.load(root))}
     assert hints["/properties/tags/item"] == 'did you mean "items"?'
     assert "OpenAPI" in (hints["/properties/tags/nullable"] or "")
 
 
 def test_type_name_hints_give_the_json_schema_name(write_repo: WriteRepo) -> None:
-    properties = {name: {"type": name, "description": "x"}
-                  for name in ("dict", "float", "int", "tuple", "any", "String")}  # fmt: skip
+    properties = {
+        name: {"type": name, "description": "x"}
+        for name in ("dict", "float", "int", "tuple", "any", "String")
+    }
     root = write_repo(tool(properties=properties, required=[]))
     repository = Repository.load(root)  # the metaschema rejects them too (SW004)
     hints = {f.pointer: f.hint for f in lint_repository(repository) if f.rule.id == "SW106"}
@@ -170,28 +198,40 @@ def test_default_outside_its_enum_is_a_mismatch(write_repo: WriteRepo) -> None:
 
 
 def test_definitions_used_from_another_file_are_used(write_repo: WriteRepo) -> None:
-    common = {"$id": "https://example.com/schemas/common/c.json", "x-version": "1.0.0",
-              "$defs": {"city": CITY, "unused": CITY}}  # fmt: skip
-    files = {"schemas/common/c.json": common,
-             **tool(properties={"city": {"$ref": "../common/c.json#/$defs/city"}})}  # fmt: skip
+    common = {
+        "$id": "https://example.com/schemas/common/c.json",
+        "x-version": "1.0.0",
+        "$defs": {"city": CITY, "unused": CITY},
+    }
+    files = {
+        "schemas/common/c.json": common,
+        **tool(properties={"city": {"$ref": "../common/c.json#/$defs/city"}}),
+    }
     assert lint(write_repo, files) == [("SW109", "/$defs/unused")]
 
 
 def test_constraint_subschemas_are_not_shapes(write_repo: WriteRepo) -> None:
-    conditional = {"if": {"type": "object", "properties": {"city": {"const": "上海"}}},
-                   "then": {"required": ["city"]}}  # fmt: skip
+    conditional = {
+        "if": {"type": "object", "properties": {"city": {"const": "上海"}}},
+        "then": {"required": ["city"]},
+    }
     assert lint(write_repo, handoff(**conditional)) == []
 
 
 def test_a_branch_closed_by_its_parent_is_not_open(write_repo: WriteRepo) -> None:
-    composed = {"allOf": [{"type": "object", "properties": {"city": CITY}}],
-                "unevaluatedProperties": False, "additionalProperties": None}  # fmt: skip
+    composed = {
+        "allOf": [{"type": "object", "properties": {"city": CITY}}],
+        "unevaluatedProperties": False,
+        "additionalProperties": None,
+    }
     assert lint(write_repo, handoff(**composed)) == []
 
 
 def test_rules_can_be_switched_off_everywhere_or_per_file(write_repo: WriteRepo) -> None:
-    files = {**tool("a", description=None), **tool("legacy_b", description=None,
-                                                   additionalProperties=None)}  # fmt: skip
+    files = {
+        **tool("a", description=None),
+        **tool("legacy_b", description=None, additionalProperties=None),
+    }
     settings = (
         '[lint]\nignore = ["SW115"]\n'
         '[lint.per-file-ignores]\n"schemas/tools/legacy_*.json" = ["SW101"]\n'
@@ -210,17 +250,27 @@ def test_valid_idioms_are_not_flagged(write_repo: WriteRepo) -> None:
     closed = {"type": "object", "additionalProperties": False}
     idioms = handoff(
         additionalProperties=None,
-        oneOf=[{**closed, "properties": {"a": CITY}, "required": ["a"]},
-               {**closed, "properties": {"b": CITY}, "required": ["b"]}],
-        properties=None, required=None,
-    )  # fmt: skip
-    conditional = handoff(**{"if": {"properties": {"city": {"const": "x"}}},
-                             "then": {"type": "object", "required": ["city"]}})  # fmt: skip
+        oneOf=[
+            {**closed, "properties": {"a": CITY}, "required": ["a"]},
+            {**closed, "properties": {"b": CITY}, "required": ["b"]},
+        ],
+        properties=None,
+        required=None,
+    )
+    conditional = handoff(
+        **{
+            "if": {"properties": {"city": {"const": "x"}}},
+            "then": {"type": "object", "required": ["city"]},
+        }
+    )
     composed = handoff(
-        additionalProperties=None, unevaluatedProperties=False,
-        allOf=[{"$ref": "#/$defs/base"}], properties={"city": CITY}, required=["id", "city"],
+        additionalProperties=None,
+        unevaluatedProperties=False,
+        allOf=[{"$ref": "#/$defs/base"}],
+        properties={"city": CITY},
+        required=["id", "city"],
         **{"$defs": {"base": {"type": "object", "properties": {"id": CITY}}}},
-    )  # fmt: skip
+    )
     for files in (idioms, conditional, composed):
         assert lint(write_repo, files) == []
 
@@ -232,6 +282,5 @@ def test_odd_keyword_values_do_not_crash_lint(write_repo: WriteRepo) -> None:
 
 
 def test_percent_encoded_references_count_as_uses(write_repo: WriteRepo) -> None:
-    files = tool(properties={"city": {"$ref": "#/$defs/a%20city"}},
-                 **{"$defs": {"a city": CITY}})  # fmt: skip
+    files = tool(properties={"city": {"$ref": "#/$defs/a%20city"}}, **{"$defs": {"a city": CITY}})
     assert lint(write_repo, files) == []

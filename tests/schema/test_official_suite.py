@@ -37,8 +37,9 @@ def suite_cases(*, formats: bool = False) -> Iterator[Any]:
             for group in load_file(path):  # type: ignore[union-attr]
                 for test in group["tests"]:
                     case_id = f"{draft}/{path.name}::{group['description']}::{test['description']}"
-                    yield pytest.param(draft, group["schema"], test["data"], test["valid"],
-                                       id=case_id)  # fmt: skip
+                    yield pytest.param(
+                        draft, group["schema"], test["data"], test["valid"], id=case_id
+                    )
 
 
 def remotes(draft: str, dialect: Dialect) -> jsonschema_rs.Registry:

@@ -52,10 +52,12 @@ def test_root_is_found_upwards_from_a_subdirectory() -> None:
 
 
 def test_reads_settings_from_pyproject(write_repo: WriteRepo) -> None:
-    root = write_repo({
-        "pyproject.toml": '[tool.schemawire.repository]\ntools = "agent/tools"\n',
-        "agent/tools/ping.json": tool_schema("ping"),
-    })  # fmt: skip
+    root = write_repo(
+        {
+            "pyproject.toml": '[tool.schemawire.repository]\ntools = "agent/tools"\n',
+            "agent/tools/ping.json": tool_schema("ping"),
+        }
+    )
     repository = Repository.load(root / "agent")
     assert [f.relpath for f in repository.files] == ["agent/tools/ping.json"]
 
@@ -92,10 +94,12 @@ def test_settings_that_are_not_toml_are_an_error(write_repo: WriteRepo) -> None:
 def test_identity_version_and_dialect_rules(
     write_repo: WriteRepo, overrides: dict[str, Any], expected: tuple[str, str]
 ) -> None:
-    root = write_repo({
-        "schemawire.toml": '[repository]\nid-base = "https://example.com/"\n',
-        "schemas/tools/t.json": tool_schema("t", **overrides),
-    })  # fmt: skip
+    root = write_repo(
+        {
+            "schemawire.toml": '[repository]\nid-base = "https://example.com/"\n',
+            "schemas/tools/t.json": tool_schema("t", **overrides),
+        }
+    )
     findings = [(rule, pointer) for rule, _, pointer in rule_ids(Repository.load(root))]
     assert findings == [expected]
 
@@ -104,25 +108,32 @@ def test_draft_07_schemas_are_checked_against_the_draft_07_metaschema(
     write_repo: WriteRepo,
 ) -> None:
     draft7 = "http://json-schema.org/draft-07/schema#"
-    root = write_repo({
-        "schemas/tools/ok.json": tool_schema("ok", **{"$schema": draft7}),
-        "schemas/tools/old.json": tool_schema(
-            "old", **{"$schema": draft7, "properties": {"n": {"type": "number", "minimum": 0,
-                                                              "exclusiveMinimum": True}}}
-        ),
-    })  # fmt: skip
+    root = write_repo(
+        {
+            "schemas/tools/ok.json": tool_schema("ok", **{"$schema": draft7}),
+            "schemas/tools/old.json": tool_schema(
+                "old",
+                **{
+                    "$schema": draft7,
+                    "properties": {"n": {"type": "number", "minimum": 0, "exclusiveMinimum": True}},
+                },
+            ),
+        }
+    )
     assert rule_ids(Repository.load(root)) == [
         ("SW004", "schemas/tools/old.json", "/properties/n/exclusiveMinimum")
     ]
 
 
 def test_duplicate_ids_and_names_are_errors(write_repo: WriteRepo) -> None:
-    root = write_repo({
-        "schemas/tools/a.json": tool_schema("a"),
-        "schemas/tools/b.json": tool_schema("a"),
-        "schemas/tools/more/a.json": tool_schema("a2"),
-        "schemas/tools/ghost.output.json": tool_schema("ghost.output"),
-    })  # fmt: skip
+    root = write_repo(
+        {
+            "schemas/tools/a.json": tool_schema("a"),
+            "schemas/tools/b.json": tool_schema("a"),
+            "schemas/tools/more/a.json": tool_schema("a2"),
+            "schemas/tools/ghost.output.json": tool_schema("ghost.output"),
+        }
+    )
     assert sorted(rule_ids(Repository.load(root))) == [
         ("SW008", "schemas/tools/b.json", "/$id"),
         ("SW012", "schemas/tools/ghost.output.json", ""),
@@ -131,12 +142,14 @@ def test_duplicate_ids_and_names_are_errors(write_repo: WriteRepo) -> None:
 
 
 def test_one_bad_file_hides_none_of_the_others(write_repo: WriteRepo) -> None:
-    root = write_repo({
-        "schemas/tools/broken.json": b'{"type": "object",\n  "properties": {}\n',
-        "schemas/tools/list.json": b"[1, 2]",
-        "schemas/tools/noid.json": tool_schema("noid", **{"$id": None}),
-        "schemas/state/s.json": tool_schema("s", **{"x-version": "one"}),
-    })  # fmt: skip
+    root = write_repo(
+        {
+            "schemas/tools/broken.json": b'{"type": "object",\n  "properties": {}\n',
+            "schemas/tools/list.json": b"[1, 2]",
+            "schemas/tools/noid.json": tool_schema("noid", **{"$id": None}),
+            "schemas/state/s.json": tool_schema("s", **{"x-version": "one"}),
+        }
+    )
     assert sorted(rule_ids(Repository.load(root))) == [
         ("SW001", "schemas/tools/broken.json", ""),
         ("SW002", "schemas/tools/list.json", ""),
@@ -148,13 +161,21 @@ def test_one_bad_file_hides_none_of_the_others(write_repo: WriteRepo) -> None:
 
 
 def test_references_resolve_across_files_and_into_defs(write_repo: WriteRepo) -> None:
-    money = {"$id": "https://example.com/schemas/common/money.json", "x-version": "1.0.0",
-             "$defs": {"amount": {"type": "number", "exclusiveMinimum": 0}}}  # fmt: skip
-    tool = tool_schema("pay", properties={
-        "relative": {"$ref": "../common/money.json#/$defs/amount"},
-        "absolute": {"$ref": "https://example.com/schemas/common/money.json#/$defs/amount"},
-        "local": {"$ref": "#/$defs/note"},
-    }, required=[], **{"$defs": {"note": {"type": "string"}}})  # fmt: skip
+    money = {
+        "$id": "https://example.com/schemas/common/money.json",
+        "x-version": "1.0.0",
+        "$defs": {"amount": {"type": "number", "exclusiveMinimum": 0}},
+    }
+    tool = tool_schema(
+        "pay",
+        properties={
+            "relative": {"$ref": "../common/money.json#/$defs/amount"},
+            "absolute": {"$ref": "https://example.com/schemas/common/money.json#/$defs/amount"},
+            "local": {"$ref": "#/$defs/note"},
+        },
+        required=[],
+        **{"$defs": {"note": {"type": "string"}}},
+    )
     root = write_repo({"schemas/common/money.json": money, "schemas/tools/pay.json": tool})
     repository = Repository.load(root)
     assert repository.findings == ()
@@ -170,11 +191,14 @@ def test_references_resolve_across_files_and_into_defs(write_repo: WriteRepo) ->
 
 
 def test_unresolvable_references_name_file_and_pointer(write_repo: WriteRepo) -> None:
-    tool = tool_schema("t", properties={
-        "a": {"$ref": "#/$defs/missing"},
-        "b": {"$ref": "../common/absent.json"},
-        "c": {"items": {"$ref": "https://schemas.example.org/money.json"}},
-    })  # fmt: skip
+    tool = tool_schema(
+        "t",
+        properties={
+            "a": {"$ref": "#/$defs/missing"},
+            "b": {"$ref": "../common/absent.json"},
+            "c": {"items": {"$ref": "https://schemas.example.org/money.json"}},
+        },
+    )
     repository = Repository.load(write_repo({"schemas/tools/t.json": tool}))
     assert rule_ids(repository) == [
         ("SW011", "schemas/tools/t.json", "/properties/a/$ref"),
@@ -185,10 +209,17 @@ def test_unresolvable_references_name_file_and_pointer(write_repo: WriteRepo) ->
 
 
 def test_a_ref_inside_enum_or_default_is_data_not_a_reference(write_repo: WriteRepo) -> None:
-    tool = tool_schema("t", properties={"p": {
-        "type": "object", "description": "d", "default": {"$ref": "#/nowhere"},
-        "enum": [{"$ref": "https://nowhere.example/x.json"}],
-    }})  # fmt: skip
+    tool = tool_schema(
+        "t",
+        properties={
+            "p": {
+                "type": "object",
+                "description": "d",
+                "default": {"$ref": "#/nowhere"},
+                "enum": [{"$ref": "https://nowhere.example/x.json"}],
+            }
+        },
+    )
     assert Repository.load(write_repo({"schemas/tools/t.json": tool})).findings == ()
 
 
@@ -227,11 +258,13 @@ def test_a_remote_reference_is_never_fetched(
 ) -> None:
     url, requests = schema_server
     tool = tool_schema("t", properties={"p": {"$ref": f"{url}/money.json", "description": "d"}})
-    root = write_repo({
-        "schemas/tools/t.json": tool,
-        "fixtures/tools/t/valid/a.json": {"p": "x"},
-        "fixtures/tools/t/invalid/b.json": {"p": 1},
-    })  # fmt: skip
+    root = write_repo(
+        {
+            "schemas/tools/t.json": tool,
+            "fixtures/tools/t/valid/a.json": {"p": "x"},
+            "fixtures/tools/t/invalid/b.json": {"p": 1},
+        }
+    )
     repository = Repository.load(root)
     assert [f.rule.id for f in repository.findings] == ["SW011"]
     compiled = repository.validator(repository.files[0])
@@ -245,14 +278,19 @@ def test_a_null_schema_file_is_not_a_schema(write_repo: WriteRepo) -> None:
 
 
 def test_references_and_ids_that_are_not_uris_are_findings(write_repo: WriteRepo) -> None:
-    tool = tool_schema("t", properties={
-        "a": {"$ref": "http://[::1", "description": "x"},
-        "b": {"$id": "http://[::1", "type": "string", "description": "x"},
-    })  # fmt: skip
-    root = write_repo({
-        "schemas/tools/t.json": tool,
-        "schemas/tools/u.json": tool_schema("u", **{"$id": "http://[::1"}),
-    })  # fmt: skip
+    tool = tool_schema(
+        "t",
+        properties={
+            "a": {"$ref": "http://[::1", "description": "x"},
+            "b": {"$id": "http://[::1", "type": "string", "description": "x"},
+        },
+    )
+    root = write_repo(
+        {
+            "schemas/tools/t.json": tool,
+            "schemas/tools/u.json": tool_schema("u", **{"$id": "http://[::1"}),
+        }
+    )
     assert sorted(rule_ids(Repository.load(root))) == [
         ("SW006", "schemas/tools/u.json", "/$id"),
         ("SW011", "schemas/tools/t.json", "/properties/a/$ref"),
@@ -261,10 +299,20 @@ def test_references_and_ids_that_are_not_uris_are_findings(write_repo: WriteRepo
 
 def test_draft_07_tuple_items_are_walked(write_repo: WriteRepo) -> None:
     draft7 = "http://json-schema.org/draft-07/schema#"
-    tool = tool_schema("t", **{"$schema": draft7, "properties": {"pair": {
-        "type": "array", "description": "x",
-        "items": [{"$ref": "#/definitions/s"}, {"$ref": "nowhere.json"}],
-    }}, "definitions": {"s": {"type": "string"}}})  # fmt: skip
+    tool = tool_schema(
+        "t",
+        **{
+            "$schema": draft7,
+            "properties": {
+                "pair": {
+                    "type": "array",
+                    "description": "x",
+                    "items": [{"$ref": "#/definitions/s"}, {"$ref": "nowhere.json"}],
+                }
+            },
+            "definitions": {"s": {"type": "string"}},
+        },
+    )
     repository = Repository.load(write_repo({"schemas/tools/t.json": tool}))
     assert rule_ids(repository) == [
         ("SW011", "schemas/tools/t.json", "/properties/pair/items/1/$ref")

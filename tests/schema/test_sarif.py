@@ -45,8 +45,11 @@ def test_sarif_multitool_accepts_the_log(broken_log: dict[str, Any], tmp_path: P
     report = tmp_path / "validation.sarif"
     completed = subprocess.run(
         [str(MULTITOOL / "Sarif.Multitool"), "validate", str(log), "-o", str(report)],
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert completed.returncode == 0, completed.stdout + completed.stderr
     validation: Any = load_file(report)
     problems = [r for r in validation["runs"][0]["results"] if r.get("level", "warning") == "error"]

@@ -27,8 +27,9 @@ def claimed_in_another_process(
     """Yield a process that holds ``run_id``'s claim; it exits (without releasing or closing
     the store) when its stdin is closed, or dies when killed. Killed at the end in any case."""
     command = [sys.executable, "-c", _CLAIM_AND_WAIT, url, run_id, worker]
-    with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                          text=True) as process:  # fmt: skip
+    with subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    ) as process:
         try:
             assert process.stdout is not None
             ready, _, _ = select.select([process.stdout], [], [], SECONDS)

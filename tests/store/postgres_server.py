@@ -58,8 +58,18 @@ class TemporaryPostgres:
         """Stop fast (or, if that does not finish in time, immediately) and delete the files."""
         try:
             for mode in ("fast", "immediate"):
-                done = self._run("pg_ctl", "stop", "-D", "data", "-m", mode, "-w",
-                                 "-t", str(STOP_SECONDS), check=False)  # fmt: skip
+                done = self._run(
+                    "pg_ctl",
+                    "stop",
+                    "-D",
+                    "data",
+                    "-m",
+                    mode,
+                    "-w",
+                    "-t",
+                    str(STOP_SECONDS),
+                    check=False,
+                )
                 if done.returncode == 0:
                     break
         finally:
@@ -69,9 +79,16 @@ class TemporaryPostgres:
         extra: dict[str, Any] = {}
         if self.account is not None:
             extra = {"user": self.account.pw_uid, "group": self.account.pw_gid, "extra_groups": []}
-        done = subprocess.run(command, cwd=self.root, capture_output=True, text=True,
-                              timeout=START_SECONDS + 10, check=False, env=_environment(),
-                              **extra)  # fmt: skip
+        done = subprocess.run(
+            command,
+            cwd=self.root,
+            capture_output=True,
+            text=True,
+            timeout=START_SECONDS + 10,
+            check=False,
+            env=_environment(),
+            **extra,
+        )
         if check and done.returncode != 0:
             raise PostgresStartError(f"{' '.join(command)} failed:\n{done.stderr}{self._log()}")
         return done
@@ -99,11 +116,23 @@ def start_postgres() -> TemporaryPostgres:
     try:
         if server.account is not None:
             os.chown(server.root, server.account.pw_uid, server.account.pw_gid)
-        server._run("initdb", "-D", "data", "-U", "postgres", "--auth=trust", "--no-sync",
-                    "-E", "UTF8", "--locale=C", "--no-instructions")  # fmt: skip
+        server._run(
+            "initdb",
+            "-D",
+            "data",
+            "-U",
+            "postgres",
+            "--auth=trust",
+            "--no-sync",
+            "-E",
+            "UTF8",
+            "--locale=C",
+            "--no-instructions",
+        )
         _start_on_a_free_port(server)
-        with psycopg.connect(server.url.replace("/schemawire", "/postgres"), autocommit=True,
-                             connect_timeout=10) as admin:  # fmt: skip
+        with psycopg.connect(
+            server.url.replace("/schemawire", "/postgres"), autocommit=True, connect_timeout=10
+        ) as admin:
             admin.execute("CREATE DATABASE schemawire")
     except BaseException:
         server.stop()
@@ -138,10 +167,20 @@ def _start_on_a_free_port(server: TemporaryPostgres, attempts: int = 3) -> None:
     try another."""
     for attempt in range(attempts):
         server.port = free_port()
-        done = server._run("pg_ctl", "start", "-D", "data", "-l", "server.log", "-w",
-                           "-t", str(START_SECONDS),
-                           "-o", f"-p {server.port} -k '{server.root}' {SETTINGS}",
-                           check=attempt == attempts - 1)  # fmt: skip
+        done = server._run(
+            "pg_ctl",
+            "start",
+            "-D",
+            "data",
+            "-l",
+            "server.log",
+            "-w",
+            "-t",
+            str(START_SECONDS),
+            "-o",
+            f"-p {server.port} -k '{server.root}' {SETTINGS}",
+            check=attempt == attempts - 1,
+        )
         if done.returncode == 0:
             return
         if "could not bind" not in server._log():

@@ -65,8 +65,10 @@ def _advance(store: PostgresStore, plan: Race, run_id: str, report: Report) -> b
             return False
         step = latest.step + 1
         try:
-            store.save(Checkpoint(run_id, step, {"by": report.worker, "step": step}, None, None,
-                                  "next"), expected_step=latest.step)  # fmt: skip
+            store.save(
+                Checkpoint(run_id, step, {"by": report.worker, "step": step}, None, None, "next"),
+                expected_step=latest.step,
+            )
         except StoreError:
             report.refused += 1
         else:

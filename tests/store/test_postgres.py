@@ -62,8 +62,9 @@ def test_a_claim_lapses_when_its_store_is_closed(postgres_url: str) -> None:
         second.close()
 
 
-def test_a_claim_holds_while_its_worker_process_lives(store: PostgresStore,
-                                                      postgres_url: str) -> None:  # fmt: skip
+def test_a_claim_holds_while_its_worker_process_lives(
+    store: PostgresStore, postgres_url: str
+) -> None:
     with claimed_in_another_process(postgres_url, "r1") as other:
         assert not store.claim("r1", "worker-1")
         exit_normally(other)
@@ -71,8 +72,9 @@ def test_a_claim_holds_while_its_worker_process_lives(store: PostgresStore,
         assert store.claim("r1", "worker-1")
 
 
-def test_a_claim_lapses_when_its_worker_process_is_killed(store: PostgresStore,
-                                                          postgres_url: str) -> None:  # fmt: skip
+def test_a_claim_lapses_when_its_worker_process_is_killed(
+    store: PostgresStore, postgres_url: str
+) -> None:
     with claimed_in_another_process(postgres_url, "r1") as other:
         assert not store.claim("r1", "worker-1")
         crash(other)
@@ -101,8 +103,9 @@ def test_a_closed_store_does_not_answer_for_its_claims(store: PostgresStore) -> 
         store.claim("r1", "worker-1")
 
 
-def test_the_claims_table_names_the_holder_until_release(store: PostgresStore,
-                                                         postgres_url: str) -> None:  # fmt: skip
+def test_the_claims_table_names_the_holder_until_release(
+    store: PostgresStore, postgres_url: str
+) -> None:
     assert store.claim("r1", "worker-1")
     with psycopg.connect(postgres_url, autocommit=True) as admin:
         holders = "SELECT run_id, worker, pid IN (SELECT pid FROM pg_stat_activity) FROM claims"
@@ -111,18 +114,24 @@ def test_the_claims_table_names_the_holder_until_release(store: PostgresStore,
         assert admin.execute(holders).fetchall() == []
 
 
-def test_pg_locks_shows_each_claim_under_its_run_key(store: PostgresStore,
-                                                     postgres_url: str) -> None:  # fmt: skip
+def test_pg_locks_shows_each_claim_under_its_run_key(
+    store: PostgresStore, postgres_url: str
+) -> None:
     run_ids = [f"run-{n}" for n in range(16)]
     for run_id in run_ids:
         assert store.claim(run_id, "worker-1")
     with psycopg.connect(postgres_url, autocommit=True) as admin:
-        keys: dict[int, str] = dict(admin.execute(
-            "SELECT hashtextextended(r, 'runs'::regclass::oid::bigint), r "
-            "FROM unnest(%s::text[]) r", (run_ids,)).fetchall())  # fmt: skip
+        keys: dict[int, str] = dict(
+            admin.execute(
+                "SELECT hashtextextended(r, 'runs'::regclass::oid::bigint), r "
+                "FROM unnest(%s::text[]) r",
+                (run_ids,),
+            ).fetchall()
+        )
         held = admin.execute(
             "SELECT (classid::bigint << 32) | objid::bigint FROM pg_locks "
-            "WHERE locktype = 'advisory' AND objsubid = 1").fetchall()  # fmt: skip
+            "WHERE locktype = 'advisory' AND objsubid = 1"
+        ).fetchall()
     assert sorted(keys[key] for (key,) in held) == sorted(run_ids)
     assert min(keys) < 0 < max(keys), "both signs of keys were decoded"
 
@@ -175,8 +184,7 @@ def test_claim_next_takes_the_least_recently_moved_running_run_nobody_holds(
 
 @pytest.mark.slow
 @pytest.mark.parametrize("claims", [True, False], ids=["with-claims", "saves-only"])
-def test_workers_on_one_database_never_write_the_same_step(postgres_url: str,
-                                                           claims: bool) -> None:  # fmt: skip
+def test_workers_on_one_database_never_write_the_same_step(postgres_url: str, claims: bool) -> None:
     """Four processes advance four runs to step 25. Every step of every run is written once,
     by the worker that says it wrote it; with claims, no save is ever refused."""
     plan = Race(postgres_url, [f"run-{n}" for n in range(4)], steps=25, claims=claims)
@@ -205,8 +213,10 @@ def run_workers(plan: Race, workers: int) -> list[Report]:
     SECONDS for each."""
     context = multiprocessing.get_context("spawn")
     start, reports = context.Barrier(workers, timeout=SECONDS), context.Queue()
-    processes = [context.Process(target=race, args=(plan, f"worker-{n}", start, reports))
-                 for n in range(workers)]  # fmt: skip
+    processes = [
+        context.Process(target=race, args=(plan, f"worker-{n}", start, reports))
+        for n in range(workers)
+    ]
     for process in processes:
         process.start()
     try:

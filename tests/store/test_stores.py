@@ -25,8 +25,15 @@ def checkpoint(
     node: str | None = "next",
     next_input: object = None,
 ) -> Checkpoint:
-    return Checkpoint(run_id, step, {"step": step} if state is None else state, STATE_SCHEMA,
-                      "1.0.0", node, next_input)  # fmt: skip
+    return Checkpoint(
+        run_id,
+        step,
+        {"step": step} if state is None else state,
+        STATE_SCHEMA,
+        "1.0.0",
+        node,
+        next_input,
+    )
 
 
 def started(store: Store, run_id: str, step: int, tool: str, arguments: object) -> str:
@@ -44,14 +51,25 @@ def test_a_new_run_is_running_at_its_input_checkpoint(store: Store) -> None:
     info = store.run("r1")
     assert info is not None
     assert (info.run_id, info.flow, info.status, info.step, info.node, info.error) == (
-        "r1", "refunds", "running", 0, "start", None)  # fmt: skip
+        "r1",
+        "refunds",
+        "running",
+        0,
+        "start",
+        None,
+    )
     assert info.created > 0
     assert info.updated == info.created
     latest = store.latest("r1")
     assert latest is not None
-    assert (latest.step, latest.state, latest.schema, latest.version, latest.node,
-            latest.next_input) == (0, {"order": 7}, STATE_SCHEMA, "1.0.0", "start",
-                                   "refund #7")  # fmt: skip
+    assert (
+        latest.step,
+        latest.state,
+        latest.schema,
+        latest.version,
+        latest.node,
+        latest.next_input,
+    ) == (0, {"order": 7}, STATE_SCHEMA, "1.0.0", "start", "refund #7")
     assert latest.created == info.created
     assert store.checkpoints("r1") == [latest]
 
@@ -62,8 +80,10 @@ def test_save_moves_the_run_on_and_keeps_every_checkpoint_in_order(store: Store)
     store.save(checkpoint("r1", 2, node=None), expected_step=1)
 
     assert [(c.step, c.state, c.node, c.next_input) for c in store.checkpoints("r1")] == [
-        (0, {"step": 0}, "next", None), (1, {"step": 1}, "check", {"handoff": [1]}),
-        (2, {"step": 2}, None, None)]  # fmt: skip
+        (0, {"step": 0}, "next", None),
+        (1, {"step": 1}, "check", {"handoff": [1]}),
+        (2, {"step": 2}, None, None),
+    ]
     latest = store.latest("r1")
     assert latest is not None
     assert latest.step == 2
@@ -96,7 +116,9 @@ def test_save_with_a_stale_expected_step_is_refused_and_writes_nothing(store: St
         store.save(checkpoint("r1", 2, {"by": "second"}), expected_step=0)
 
     assert [(c.step, c.state) for c in store.checkpoints("r1")] == [
-        (0, {"step": 0}), (1, {"by": "first"})]  # fmt: skip
+        (0, {"step": 0}),
+        (1, {"by": "first"}),
+    ]
     info = store.run("r1")
     assert info is not None
     assert info.step == 1
@@ -145,9 +167,15 @@ def test_runs_lists_the_newest_first_by_status_and_up_to_a_limit(store: Store) -
 
 
 def test_states_come_back_as_the_json_they_were(store: Store) -> None:
-    state = {"text": "é ☃ \u2028 \"quoted\"", "int": 2**63 - 1, "negative": -(2**63),
-             "float": 0.1, "whole float": 2.0, "flags": [True, False, None],
-             "nested": {"empty": {}, "list": [], "deep": [[{"a": [1, 2.5]}]]}}  # fmt: skip
+    state = {
+        "text": 'é ☃ \u2028 "quoted"',
+        "int": 2**63 - 1,
+        "negative": -(2**63),
+        "float": 0.1,
+        "whole float": 2.0,
+        "flags": [True, False, None],
+        "nested": {"empty": {}, "list": [], "deep": [[{"a": [1, 2.5]}]]},
+    }
     store.create_run("r1", "refunds", checkpoint("r1", 0, state))
     store.save(checkpoint("r1", 1, [1, "two", None]), expected_step=0)
     store.save(checkpoint("r1", 2, "a bare string"), expected_step=1)
@@ -217,8 +245,9 @@ def test_a_call_is_journaled_before_it_runs_and_again_when_it_ends(store: Store)
     assert call == JournalEntry(key, "r1", 1, "refund", {"order": 7, "amount": 12.5}, "started")
 
     store.call_ended(key, "completed", {"refunded": True})
-    assert store.call(key) == JournalEntry(key, "r1", 1, "refund", {"order": 7, "amount": 12.5},
-                                           "completed", {"refunded": True})  # fmt: skip
+    assert store.call(key) == JournalEntry(
+        key, "r1", 1, "refund", {"order": 7, "amount": 12.5}, "completed", {"refunded": True}
+    )
 
 
 def test_the_journal_lists_a_runs_calls_in_the_order_they_started(store: Store) -> None:
@@ -230,7 +259,9 @@ def test_the_journal_lists_a_runs_calls_in_the_order_they_started(store: Store) 
 
     journal = store.journal("r1")
     assert [(e.key, e.tool, e.status, e.result) for e in journal] == [
-        (first, "lookup", "completed", "found"), (second, "refund", "failed", None)]  # fmt: skip
+        (first, "lookup", "completed", "found"),
+        (second, "refund", "failed", None),
+    ]
     assert [e.key for e in store.journal("r2")] == [other]
 
 
@@ -242,7 +273,9 @@ def test_a_call_started_again_is_started_afresh_at_the_end_of_the_journal(store:
     assert started(store, "r1", 1, "lookup", {"order": 7}) == first
 
     assert [(e.key, e.status, e.result) for e in store.journal("r1")] == [
-        (second, "started", None), (first, "started", None)]  # fmt: skip
+        (second, "started", None),
+        (first, "started", None),
+    ]
 
 
 # --- claims ------------------------------------------------------------------------------------

@@ -168,16 +168,24 @@ def tool_use_events(pieces: list[list[str]]) -> list[dict[str, Any]]:
     started = message([], None)
     started["usage"] = {**USAGE, "output_tokens": 3}
     events: list[dict[str, Any]] = [{"type": "message_start", "message": started}]
-    events += _block(0, {"type": "thinking", "thinking": "", "signature": ""}, [
-        {"type": "thinking_delta", "thinking": THINKING["thinking"][:20]},
-        {"type": "thinking_delta", "thinking": THINKING["thinking"][20:]},
-        {"type": "signature_delta", "signature": THINKING["signature"]},
-    ])  # fmt: skip
+    events += _block(
+        0,
+        {"type": "thinking", "thinking": "", "signature": ""},
+        [
+            {"type": "thinking_delta", "thinking": THINKING["thinking"][:20]},
+            {"type": "thinking_delta", "thinking": THINKING["thinking"][20:]},
+            {"type": "signature_delta", "signature": THINKING["signature"]},
+        ],
+    )
     events.append({"type": "ping"})
-    events += _block(1, {"type": "text", "text": "", "citations": None}, [
-        {"type": "text_delta", "text": "Let me check"},
-        {"type": "text_delta", "text": " all three."},
-    ])  # fmt: skip
+    events += _block(
+        1,
+        {"type": "text", "text": "", "citations": None},
+        [
+            {"type": "text_delta", "text": "Let me check"},
+            {"type": "text_delta", "text": " all three."},
+        ],
+    )
     for index, parts in enumerate(pieces):
         deltas = [{"type": "input_json_delta", "partial_json": p} for p in ["", *parts]]
         events += _block(index + 2, tool_use(index, {}), deltas)

@@ -59,8 +59,9 @@ def eval_command(
             raise UsageError("--from-trace writes a case; give no case paths with it")
         runs_only = [o for o, v in (("--json", json), ("--junit", junit)) if v]
         if runs_only:
-            raise UsageError(f"{', '.join(runs_only)}: not with --from-trace, which writes a "
-                             "case and runs none")  # fmt: skip
+            raise UsageError(
+                f"{', '.join(runs_only)}: not with --from-trace, which writes a case and runs none"
+            )
         _write_case(from_trace, out=out, flow=flow, repo=repo, name=name)
         return
     given = [o for o, v in zip(_TRACE_ONLY, (out, flow, repo, name), strict=True) if v]
@@ -83,8 +84,9 @@ def eval_command(
         raise typer.Exit(EXIT_FINDINGS)
 
 
-def _write_case(trace: Path, *, out: Path | None, flow: Path | None, repo: Path | None,
-                name: str | None) -> None:  # fmt: skip
+def _write_case(
+    trace: Path, *, out: Path | None, flow: Path | None, repo: Path | None, name: str | None
+) -> None:
     from schemawire.evals import case_from_trace, check_case
 
     if out is not None and out.exists():
@@ -98,15 +100,22 @@ def _write_case(trace: Path, *, out: Path | None, flow: Path | None, repo: Path 
         return
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(dumps(recorded.document) + "\n", encoding="utf-8")
-    stdout.print(f"wrote {escape(str(out))}: run it with [bold]schemawire eval "
-                 f"{escape(str(out))}[/]")  # fmt: skip
+    stdout.print(
+        f"wrote {escape(str(out))}: run it with [bold]schemawire eval {escape(str(out))}[/]"
+    )
 
 
 def _results_json(results: list[Any]) -> dict[str, Any]:
-    passed, failed, errors = (sum(r.status == status for r in results)
-                              for status in ("passed", "failed", "error"))  # fmt: skip
-    return {"ok": passed == len(results), "passed": passed, "failed": failed, "errors": errors,
-            "cases": [result.to_json() for result in results]}  # fmt: skip
+    passed, failed, errors = (
+        sum(r.status == status for r in results) for status in ("passed", "failed", "error")
+    )
+    return {
+        "ok": passed == len(results),
+        "passed": passed,
+        "failed": failed,
+        "errors": errors,
+        "cases": [result.to_json() for result in results],
+    }
 
 
 def _print_table(results: list[Any]) -> None:
@@ -119,21 +128,28 @@ def _print_table(results: list[Any]) -> None:
     table.add_column("failures", overflow="fold")
     for result in results:
         style = _STYLE[result.status]
-        table.add_row(f"{escape(result.name)}\n[dim]{escape(_shown(result.path))}[/]",
-                      f"[{style}]{result.status}[/]", f"{result.seconds:.2f} s",
-                      _first_failure(result))  # fmt: skip
+        table.add_row(
+            f"{escape(result.name)}\n[dim]{escape(_shown(result.path))}[/]",
+            f"[{style}]{result.status}[/]",
+            f"{result.seconds:.2f} s",
+            _first_failure(result),
+        )
     stdout.print(table)
     for result in results:
         for failure in result.failures:
             where = f"{_shown(result.path)}:{failure.line}:{failure.column}"
-            stdout.print(f"[bold]{escape(where)}[/] [dim]#{escape(failure.pointer or '/')}[/]: "
-                         f"{escape(failure.message)}")  # fmt: skip
+            stdout.print(
+                f"[bold]{escape(where)}[/] [dim]#{escape(failure.pointer or '/')}[/]: "
+                f"{escape(failure.message)}"
+            )
         if result.error is not None:
             stdout.print(f"[bold red]cannot run:[/] {escape(result.error)}")
     counts = _results_json(results)
     total = sum(r.seconds for r in results)
-    stdout.print(f"{counts['passed']} passed, {counts['failed']} failed, {counts['errors']} "
-                 f"could not run, in {total:.2f} s")  # fmt: skip
+    stdout.print(
+        f"{counts['passed']} passed, {counts['failed']} failed, {counts['errors']} "
+        f"could not run, in {total:.2f} s"
+    )
 
 
 def _first_failure(result: Any) -> str:

@@ -238,8 +238,10 @@ def _serve_target(
             raise UsageError("give --upstream with a command, or --upstream-url, not both")
         return repo or Path("."), _address(arguments, None, None, None)
     if len(arguments) > 1:
-        raise UsageError(f"one repository to serve, not {len(arguments)} (a command after `--` "
-                         "is an upstream server: add --upstream)")  # fmt: skip
+        raise UsageError(
+            f"one repository to serve, not {len(arguments)} (a command after `--` "
+            "is an upstream server: add --upstream)"
+        )
     if arguments and repo:
         raise UsageError("give the repository as an argument or as --repo, not both")
     directory = Path(arguments[0]) if arguments else repo or Path(".")
@@ -284,8 +286,9 @@ def _server_errors() -> Iterator[None]:
         fail(f"MCP server {error.server}: {error.reason}" + (f"; {hint}" if hint else ""))
 
 
-def _address(command: list[str] | None, url: str | None, header: list[str] | None,
-             token: str | None) -> Any:  # fmt: skip
+def _address(
+    command: list[str] | None, url: str | None, header: list[str] | None, token: str | None
+) -> Any:
     from schemawire.mcp import HttpServer, StdioServer
 
     _quiet_sdk()
@@ -313,22 +316,33 @@ async def _list(address: Any, timeout: float, trace: Path | None) -> tuple[Any, 
             return await client.list_tools(), _info(client)
 
 
-async def _call(address: Any, tool: str, text: str, options: Any, repo: Path | None,
-                timeout: float, trace: Path | None) -> tuple[Any, Any]:  # fmt: skip
+async def _call(
+    address: Any,
+    tool: str,
+    text: str,
+    options: Any,
+    repo: Path | None,
+    timeout: float,
+    trace: Path | None,
+) -> tuple[Any, Any]:
     from schemawire.mcp import McpClient
     from schemawire.schema.repository import Repository
     from schemawire.trace import Trace as Recorder
 
     repository = Repository.load(repo) if repo is not None else None
     with Recorder(path=trace) as recorder:
-        async with McpClient(address, repository=repository, trace=recorder, timeout=timeout,
-                             arguments=options) as client:  # fmt: skip
+        async with McpClient(
+            address, repository=repository, trace=recorder, timeout=timeout, arguments=options
+        ) as client:
             return await client.call(tool, text), _info(client)
 
 
 def _info(client: Any) -> dict[str, Any]:
-    return {"label": client.server.label, "protocolVersion": client.protocol_version,
-            "serverInfo": client.server_info}  # fmt: skip
+    return {
+        "label": client.server.label,
+        "protocolVersion": client.protocol_version,
+        "serverInfo": client.server_info,
+    }
 
 
 def _print_tools(tools: Any, info: dict[str, Any]) -> None:
@@ -353,11 +367,17 @@ def _print_call(call: Any, info: dict[str, Any]) -> None:
         style = "green" if verdict.accepted else "bold red"
         stdout.print(f"[{style}]{verdict.gate}: {verdict.outcome}[/]")
         for change in verdict.changes:
-            stdout.print(f"  {escape(change.kind)} {escape(change.pointer or '/')}: "
-                         f"{escape(change.detail)}")  # fmt: skip
+            stdout.print(
+                f"  {escape(change.kind)} {escape(change.pointer or '/')}: {escape(change.detail)}"
+            )
     output = call.output
-    print_json({"content": output.content, "isError": output.is_error,
-                "structuredContent": output.structured})  # fmt: skip
+    print_json(
+        {
+            "content": output.content,
+            "isError": output.is_error,
+            "structuredContent": output.structured,
+        }
+    )
     if not call.sent:
         stderr.print(f"[yellow]nothing was sent to {escape(info['label'])}[/]")
 

@@ -212,8 +212,9 @@ async def _run(
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-async def _tools(stack: AsyncExitStack, repository: Any, command: list[str], url: str | None,
-                 trace: Any) -> list[Any]:  # fmt: skip
+async def _tools(
+    stack: AsyncExitStack, repository: Any, command: list[str], url: str | None, trace: Any
+) -> list[Any]:
     from schemawire.host import mcp_tools, python_tools
     from schemawire.mcp import HttpServer, McpClient, StdioServer
     from schemawire.schema.implementations import load_implementations
@@ -223,8 +224,9 @@ async def _tools(stack: AsyncExitStack, repository: Any, command: list[str], url
         runners += python_tools(repository, load_implementations(repository))
     if command or url:
         server = StdioServer.from_argv(command) if command else HttpServer(url or "")
-        client = await stack.enter_async_context(McpClient(server, repository=repository,
-                                                           trace=trace))  # fmt: skip
+        client = await stack.enter_async_context(
+            McpClient(server, repository=repository, trace=trace)
+        )
         runners += await mcp_tools(client)
     if not runners:
         raise UsageError(
@@ -298,8 +300,9 @@ async def _demo(model: Any, trace_path: Path | None) -> Path:
     printer = HopPrinter(stdout)
     async with _example_server() as root:
         repository = Repository.load(root)
-        server = StdioServer(sys.executable, ("-m", "schemawire", "serve", str(root)),
-                             name="schemawire serve")  # fmt: skip
+        server = StdioServer(
+            sys.executable, ("-m", "schemawire", "serve", str(root)), name="schemawire serve"
+        )
         with Trace(run_id, path=path, on_hop=printer) as trace:
             _step(1, "Start the example MCP server (the support desk's tools) over stdio")
             async with McpClient(server, repository=repository, trace=trace) as client:
@@ -311,8 +314,11 @@ async def _demo(model: Any, trace_path: Path | None) -> Path:
                 _print_tools(runners)
                 options = HostOptions(strict=True)
                 host = Host(model, runners, repository=repository, trace=trace, options=options)
-                _step(3, f"Project them to {host.wire.target}, strict: what the model is sent, "
-                      "and what it cannot say")  # fmt: skip
+                _step(
+                    3,
+                    f"Project them to {host.wire.target}, strict: what the model is sent, "
+                    "and what it cannot say",
+                )
                 _print_projection(host)
                 for number, question in enumerate(DEMO_QUESTIONS, 4):
                     _step(number, f"Ask: {question}")
@@ -334,12 +340,15 @@ def _print_tools(runners: Sequence[Any]) -> None:
 
 def _print_projection(host: Any) -> None:
     for projection in host.catalogue.projections:
-        stdout.print(f"   [cyan]{escape(projection.projected_name)}[/] "
-                     f"{escape(fold(projection.payload, 100))}")  # fmt: skip
+        stdout.print(
+            f"   [cyan]{escape(projection.projected_name)}[/] "
+            f"{escape(fold(projection.payload, 100))}"
+        )
         for loss in projection.losses:
             where = (loss.pointer or "/") + (f" {loss.keyword}" if loss.keyword else "")
-            stdout.print(f"     [yellow]{escape(loss.code)}[/] {escape(where)}: "
-                         f"{escape(loss.detail)}")  # fmt: skip
+            stdout.print(
+                f"     [yellow]{escape(loss.code)}[/] {escape(where)}: {escape(loss.detail)}"
+            )
         if not projection.losses:
             stdout.print("     [green]lossless[/]")
 

@@ -185,10 +185,18 @@ def _report_schema_changes(changes: RepositoryDiff, *, json: bool) -> None:
         raise typer.Exit(EXIT_FINDINGS)
 
 
-_ROLE_NAMES = {Role.INPUT: "tool input", Role.OUTPUT: "tool output", Role.HANDOFF: "handoff",
-               Role.STATE: "state", Role.SHARED: "shared definitions"}  # fmt: skip
-_SEVERITY_STYLE = {ChangeSeverity.BREAKING: "bold red", ChangeSeverity.COMPATIBLE: "yellow",
-                   ChangeSeverity.ANNOTATION: "dim"}  # fmt: skip
+_ROLE_NAMES = {
+    Role.INPUT: "tool input",
+    Role.OUTPUT: "tool output",
+    Role.HANDOFF: "handoff",
+    Role.STATE: "state",
+    Role.SHARED: "shared definitions",
+}
+_SEVERITY_STYLE = {
+    ChangeSeverity.BREAKING: "bold red",
+    ChangeSeverity.COMPATIBLE: "yellow",
+    ChangeSeverity.ANNOTATION: "dim",
+}
 
 
 def _render_schema_changes(changes: RepositoryDiff) -> None:
@@ -201,8 +209,10 @@ def _render_schema_changes(changes: RepositoryDiff) -> None:
         for change, row in zip(file.changes, rows, strict=True):
             cells = [escape(cell.ljust(width)) for cell, width in zip(row, widths, strict=False)]
             style = _SEVERITY_STYLE[change.severity]
-            stdout.print(f"  [{style}]{cells[0]}[/]  {cells[1]}  [bold]{cells[2]}[/]  "
-                         f"{cells[3]}  {escape(row[4])}".rstrip())  # fmt: skip
+            stdout.print(
+                f"  [{style}]{cells[0]}[/]  {cells[1]}  [bold]{cells[2]}[/]  "
+                f"{cells[3]}  {escape(row[4])}".rstrip()
+            )
         _render_version(file)
     stdout.print(_schema_summary(changes))
 
@@ -239,8 +249,9 @@ def _render_version(file: SchemaDiff) -> None:
         return
     rule_id, wanted = problem
     if rule_id == "SW401":
-        stdout.print(f'  [bold red]a breaking change needs a major bump:[/] set "x-version": '
-                     f'"{wanted}"')  # fmt: skip
+        stdout.print(
+            f'  [bold red]a breaking change needs a major bump:[/] set "x-version": "{wanted}"'
+        )
     else:
         stdout.print(f'  [yellow]changed without a version bump:[/] set "x-version": "{wanted}"')
 
@@ -251,9 +262,11 @@ def _schema_summary(changes: RepositoryDiff) -> str:
         return f"[green]no schema changes[/] in {_files(len(changes.files))}"
     breaking = counts[ChangeSeverity.BREAKING]
     shown = f"[bold red]{breaking} breaking[/]" if breaking else "[green]0 breaking[/]"
-    return (f"{shown}, {counts[ChangeSeverity.COMPATIBLE]} compatible, "
-            f"{counts[ChangeSeverity.ANNOTATION]} annotation-only changes in "
-            f"{len(changes.changed)} of {_files(len(changes.files))}")  # fmt: skip
+    return (
+        f"{shown}, {counts[ChangeSeverity.COMPATIBLE]} compatible, "
+        f"{counts[ChangeSeverity.ANNOTATION]} annotation-only changes in "
+        f"{len(changes.changed)} of {_files(len(changes.files))}"
+    )
 
 
 def _files(count: int) -> str:

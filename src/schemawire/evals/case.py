@@ -30,8 +30,12 @@ CASE_SCHEMA: dict[str, Any] = json.loads(
 _SHOWN_VIOLATIONS = 5
 _FLOW_ONLY = 'applies to a flow case only: name the flow with "flow"'
 # Keys only one kind of case takes: pointer -> why not in the other kind.
-_NOT_IN_SINGLE = {"/models": _FLOW_ONLY, "/expect/route": _FLOW_ONLY,
-                  "/expect/steps": _FLOW_ONLY, "/expect/state": _FLOW_ONLY}  # fmt: skip
+_NOT_IN_SINGLE = {
+    "/models": _FLOW_ONLY,
+    "/expect/route": _FLOW_ONLY,
+    "/expect/steps": _FLOW_ONLY,
+    "/expect/state": _FLOW_ONLY,
+}
 _NOT_IN_FLOW = {
     "/tools": "applies to a case without a flow: a flow's agents name their own tools",
     "/instructions": "applies to a case without a flow: a flow's agents have their own",
@@ -84,13 +88,19 @@ class Case:
         line, column = self.line_of(pointer)
         return f"{self.path}:{line}:{column}"
 
-    def error(self, pointer: str, message: str, code: ErrorCode = ErrorCode.CONFIG_INVALID) -> (
-        ConfigError
-    ):  # fmt: skip
+    def error(
+        self, pointer: str, message: str, code: ErrorCode = ErrorCode.CONFIG_INVALID
+    ) -> ConfigError:
         """A `ConfigError` about the value at ``pointer``: the case cannot be run."""
         line, column = self.line_of(pointer)
-        return ConfigError(code, f"{pointer or '/'}: {message}", source=str(self.path),
-                           pointer=pointer, line=line, column=column)  # fmt: skip
+        return ConfigError(
+            code,
+            f"{pointer or '/'}: {message}",
+            source=str(self.path),
+            pointer=pointer,
+            line=line,
+            column=column,
+        )
 
 
 def load_case(path: str | Path) -> Case:

@@ -40,8 +40,12 @@ class Failure:
     column: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        return {"message": self.message, "pointer": self.pointer, "line": self.line,
-                "column": self.column}  # fmt: skip
+        return {
+            "message": self.message,
+            "pointer": self.pointer,
+            "line": self.line,
+            "column": self.column,
+        }
 
     def __str__(self) -> str:
         return f"{self.pointer or '/'}: {self.message}"
@@ -58,8 +62,12 @@ def check_expectations(
 ) -> list[tuple[str, str]]:
     """Every failure of ``outcome`` against ``expect`` (a case's ``expect``), as (pointer,
     sentence) pairs in the order of `CHECKS`."""
-    return [found for key, check in CHECKS.items() if key in expect
-            for found in check(expect, outcome, repository)]  # fmt: skip
+    return [
+        found
+        for key, check in CHECKS.items()
+        if key in expect
+        for found in check(expect, outcome, repository)
+    ]
 
 
 # --- status, error, steps, route ----------------------------------------------------------------
@@ -75,11 +83,18 @@ def _status(expect: Mapping[str, Any], outcome: Outcome, _: Repository) -> Found
 def _error(expect: Mapping[str, Any], outcome: Outcome, _: Repository) -> Found:
     expected = expect["error"]
     if outcome.error is None:
-        yield "/expect/error", (f"expected an error containing `{expected}`, but the run has "
-                                f"none (status `{outcome.status}`)")  # fmt: skip
+        yield (
+            "/expect/error",
+            (
+                f"expected an error containing `{expected}`, but the run has "
+                f"none (status `{outcome.status}`)"
+            ),
+        )
     elif expected not in outcome.error:
-        yield "/expect/error", (f"expected an error containing `{expected}`, got "
-                                f"`{_show(outcome.error)}`")  # fmt: skip
+        yield (
+            "/expect/error",
+            (f"expected an error containing `{expected}`, got `{_show(outcome.error)}`"),
+        )
 
 
 def _steps(expect: Mapping[str, Any], outcome: Outcome, _: Repository) -> Found:
@@ -96,8 +111,11 @@ def _route(expect: Mapping[str, Any], outcome: Outcome, _: Repository) -> Found:
     if outcome.route is not None:
         got = f"route `{outcome.route}`"
     else:
-        got = ("no route: the first handoff was refused" if outcome.handoff == "refused"
-               else "no route: there was no handoff")  # fmt: skip
+        got = (
+            "no route: the first handoff was refused"
+            if outcome.handoff == "refused"
+            else "no route: there was no handoff"
+        )
     wanted = f"route `{expected}`" if expected is not None else "no routed handoff"
     yield "/expect/route", f"expected {wanted}, got {got}"
 
@@ -115,12 +133,21 @@ def _exact(expected: list[dict[str, Any]], calls: list[ObservedCall]) -> Found:
         yield from _call_mismatch(wanted, call, index)
     if len(calls) > len(expected):
         extra = ", ".join(_show_call(c) for c in calls[len(expected) :])
-        yield "/expect/calls", (f"expected {_count(len(expected), 'call')}, the run made "
-                                f"{len(calls)}; the calls after: {extra}")  # fmt: skip
+        yield (
+            "/expect/calls",
+            (
+                f"expected {_count(len(expected), 'call')}, the run made "
+                f"{len(calls)}; the calls after: {extra}"
+            ),
+        )
     for index in range(len(calls), len(expected)):
-        yield join("/expect/calls", index), (
-            f"expected call {index + 1} to be `{expected[index]['tool']}`, but the run made "
-            f"{_count(len(calls), 'call')}")  # fmt: skip
+        yield (
+            join("/expect/calls", index),
+            (
+                f"expected call {index + 1} to be `{expected[index]['tool']}`, but the run made "
+                f"{_count(len(calls), 'call')}"
+            ),
+        )
 
 
 def _set(expected: list[dict[str, Any]], calls: list[ObservedCall]) -> Found:
@@ -131,27 +158,36 @@ def _includes(expected: list[dict[str, Any]], calls: list[ObservedCall]) -> Foun
     yield from _unordered(expected, calls, extras_allowed=True)
 
 
-def _unordered(expected: list[dict[str, Any]], calls: list[ObservedCall], *,
-               extras_allowed: bool) -> Found:  # fmt: skip
+def _unordered(
+    expected: list[dict[str, Any]], calls: list[ObservedCall], *, extras_allowed: bool
+) -> Found:
     matched = _matching(expected, calls)
     made = ", ".join(_show_call(c) for c in calls) or "none"
     for index, wanted in enumerate(expected):
         if index not in matched:
-            yield join("/expect/calls", index), (
-                f"no call of the run matches {_show_wanted(wanted)}; the run's calls: "
-                f"{made}")  # fmt: skip
+            yield (
+                join("/expect/calls", index),
+                (f"no call of the run matches {_show_wanted(wanted)}; the run's calls: {made}"),
+            )
     used = set(matched.values())
     unmatched = [call for i, call in enumerate(calls) if i not in used]
     if unmatched and not extras_allowed:
-        yield "/expect/calls", ("the run made calls the case does not expect: "
-                                + ", ".join(_show_call(c) for c in unmatched))  # fmt: skip
+        yield (
+            "/expect/calls",
+            (
+                "the run made calls the case does not expect: "
+                + ", ".join(_show_call(c) for c in unmatched)
+            ),
+        )
 
 
 def _matching(expected: Sequence[dict[str, Any]], calls: Sequence[ObservedCall]) -> dict[int, int]:
     """A largest one-to-one matching of expected calls to the run's calls (expected index ->
     call index), by augmenting paths: a greedy pick could take the call another needs."""
-    fits = [[j for j, call in enumerate(calls) if not any(_call_mismatch(wanted, call, i))]
-            for i, wanted in enumerate(expected)]  # fmt: skip
+    fits = [
+        [j for j, call in enumerate(calls) if not any(_call_mismatch(wanted, call, i))]
+        for i, wanted in enumerate(expected)
+    ]
     owner: dict[int, int] = {}  # call index -> expected index
 
     def assign(i: int, seen: set[int]) -> bool:
@@ -172,8 +208,10 @@ def _call_mismatch(wanted: Mapping[str, Any], call: ObservedCall, index: int) ->
     """How ``call`` differs from the expected call at ``index`` (nothing when it matches)."""
     where = join("/expect/calls", index)
     if wanted["tool"] != call.tool:
-        yield join(where, "tool"), (f"expected call {index + 1} to be `{wanted['tool']}`, got "
-                                    f"{_show_call(call)}")  # fmt: skip
+        yield (
+            join(where, "tool"),
+            (f"expected call {index + 1} to be `{wanted['tool']}`, got {_show_call(call)}"),
+        )
         return
     agent = wanted.get("agent")
     if agent is not None and agent != call.agent:
@@ -204,8 +242,10 @@ def _subset(wanted: Any, got: Any, pointer: str) -> Found:
 
 
 _ORDERS: dict[str, Callable[[list[dict[str, Any]], list[ObservedCall]], Found]] = {
-    "exact": _exact, "set": _set, "includes": _includes,
-}  # fmt: skip
+    "exact": _exact,
+    "set": _set,
+    "includes": _includes,
+}
 
 
 # --- output and state ---------------------------------------------------------------------------
@@ -226,23 +266,29 @@ def _value_checks(key: str) -> Check:
     return check
 
 
-def _schema(what: str, base: str, reference: str, _: Any, parsed: Any,
-            repository: Repository) -> Found:  # fmt: skip
+def _schema(
+    what: str, base: str, reference: str, _: Any, parsed: Any, repository: Repository
+) -> Found:
     file = repository.find(reference)
     if file is None:  # the runner checks this before the run; a stale repository still says so
         yield f"{base}/schema", f"no schema {dumps(reference, indent=False)} in {repository.root}"
         return
     violations = repository.validator(file).violations(parsed)
     for violation in violations[:_VIOLATIONS_SHOWN]:
-        yield f"{base}/schema", (f"the {what} breaks {file.name}: {violation.pointer or '/'} "
-                                 f"{violation.message}")  # fmt: skip
+        yield (
+            f"{base}/schema",
+            (f"the {what} breaks {file.name}: {violation.pointer or '/'} {violation.message}"),
+        )
     if len(violations) > _VIOLATIONS_SHOWN:
-        yield f"{base}/schema", (f"the {what} breaks {file.name} in "
-                                 f"{len(violations) - _VIOLATIONS_SHOWN} more places")  # fmt: skip
+        yield (
+            f"{base}/schema",
+            (f"the {what} breaks {file.name} in {len(violations) - _VIOLATIONS_SHOWN} more places"),
+        )
 
 
-def _fields(what: str, base: str, fields: dict[str, Any], _: Any, parsed: Any,
-            __: Repository) -> Found:  # fmt: skip
+def _fields(
+    what: str, base: str, fields: dict[str, Any], _: Any, parsed: Any, __: Repository
+) -> Found:
     for name, wanted in fields.items():
         where = join(f"{base}/fields", name)
         try:
@@ -254,15 +300,16 @@ def _fields(what: str, base: str, fields: dict[str, Any], _: Any, parsed: Any,
             yield where, f"the {what}'s `{name}`: expected `{_show(wanted)}`, got `{_show(got)}`"
 
 
-def _absent(what: str, base: str, names: list[str], _: Any, parsed: Any,
-            __: Repository) -> Found:  # fmt: skip
+def _absent(what: str, base: str, names: list[str], _: Any, parsed: Any, __: Repository) -> Found:
     for index, name in enumerate(names):
         try:
             got = resolve(parsed, _as_pointer(name))
         except (KeyError, ValueError):
             continue
-        yield join(f"{base}/absent", index), (f"expected the {what} without `{name}`, got "
-                                              f"`{_show(got)}`")  # fmt: skip
+        yield (
+            join(f"{base}/absent", index),
+            (f"expected the {what} without `{name}`, got `{_show(got)}`"),
+        )
 
 
 def _contains(what: str, base: str, text: str, value: Any, _: Any, __: Repository) -> Found:
@@ -277,9 +324,12 @@ def _equals(what: str, base: str, wanted: Any, value: Any, parsed: Any, _: Repos
 
 
 _VALUE_CHECKS: dict[str, Callable[[str, str, Any, Any, Any, Repository], Found]] = {
-    "schema": _schema, "fields": _fields, "absent": _absent, "contains": _contains,
+    "schema": _schema,
+    "fields": _fields,
+    "absent": _absent,
+    "contains": _contains,
     "equals": _equals,
-}  # fmt: skip
+}
 
 
 def _parsed(value: Any) -> Any:

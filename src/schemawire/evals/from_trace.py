@@ -94,11 +94,14 @@ def case_from_trace(
         raise UsageError(f"{trace}: the trace holds no user input: is it a run's trace?")
     notes: list[str] = []
     if len(runs) > 1:
-        notes.append(f"the trace holds {len(runs)} runs; the case is the last (run "
-                     f"{hops[0].run_id})")  # fmt: skip
-    document: dict[str, Any] = {"$schema": CASE_SCHEMA_ID, "name": name or trace.stem,
-                                "description": f"Recorded from {trace.name} by "
-                                "schemawire eval --from-trace."}  # fmt: skip
+        notes.append(
+            f"the trace holds {len(runs)} runs; the case is the last (run {hops[0].run_id})"
+        )
+    document: dict[str, Any] = {
+        "$schema": CASE_SCHEMA_ID,
+        "name": name or trace.stem,
+        "description": f"Recorded from {trace.name} by schemawire eval --from-trace.",
+    }
     if probe.steps:
         found = _flow(flow, repo, probe, notes)
         outcome = read_outcome(hops, route_targets(found))
@@ -117,10 +120,14 @@ def case_from_trace(
         document |= _place(root, path)
         document["input"] = outcome.input
         document["model"] = _single_model(outcome)
-        notes.append("the trace does not say which script or model answered: the responses "
-                     "it recorded are written into the case")  # fmt: skip
-        notes.append("the system prompt, the options and the tools offered are not read from "
-                     "the trace: the case offers every [serve.tools] function")  # fmt: skip
+        notes.append(
+            "the trace does not say which script or model answered: the responses "
+            "it recorded are written into the case"
+        )
+        notes.append(
+            "the system prompt, the options and the tools offered are not read from "
+            "the trace: the case offers every [serve.tools] function"
+        )
     document["expect"] = _expect(outcome, notes)
     return RecordedCase(document, path, notes)
 
@@ -136,8 +143,9 @@ def _runs(hops: Iterable[Hop]) -> list[list[Hop]]:
 # --- where things are ---------------------------------------------------------------------------
 
 
-def _flow(given: str | Path | None, repo: str | Path | None, outcome: Outcome,
-          notes: list[str]) -> Flow:  # fmt: skip
+def _flow(
+    given: str | Path | None, repo: str | Path | None, outcome: Outcome, notes: list[str]
+) -> Flow:
     if given is not None:
         return load_flow(given)
     root = find_root(repo if repo is not None else ".")
@@ -151,10 +159,14 @@ def _flow(given: str | Path | None, repo: str | Path | None, outcome: Outcome,
             candidates.append(candidate)
     if len(candidates) != 1:
         which = ", ".join(str(c.path) for c in candidates) or f"none in {root / 'flows'}"
-        raise UsageError(f"the trace does not name its flow, and {len(candidates)} flows "
-                         f"could have run it ({which}): give --flow")  # fmt: skip
-    notes.append(f"the trace does not name its flow: {candidates[0].path} is the one flow of "
-                 "the repository that could have run it")  # fmt: skip
+        raise UsageError(
+            f"the trace does not name its flow, and {len(candidates)} flows "
+            f"could have run it ({which}): give --flow"
+        )
+    notes.append(
+        f"the trace does not name its flow: {candidates[0].path} is the one flow of "
+        "the repository that could have run it"
+    )
     return candidates[0]
 
 
@@ -181,8 +193,10 @@ def _flow_models(flow: Flow, outcome: Outcome, notes: list[str]) -> dict[str, An
         recorded = [r for r in outcome.responses if r.agent == agent]
         if recorded and not _own_script_plays(flow, agent, recorded):
             models[agent] = _inline(recorded)
-            notes.append(f"agent {agent}'s responses are not those of a script the flow names: "
-                         "they are written into the case")  # fmt: skip
+            notes.append(
+                f"agent {agent}'s responses are not those of a script the flow names: "
+                "they are written into the case"
+            )
     return models
 
 
@@ -229,12 +243,16 @@ def _expect(outcome: Outcome, notes: list[str]) -> dict[str, Any]:
     if outcome.status == "done":
         expect["output"] = {"equals": outcome.output}
     else:
-        notes.append("the run failed, and a trace does not say why: the case expects status "
-                     "failed (add \"error\" to expect the reason)")  # fmt: skip
+        notes.append(
+            "the run failed, and a trace does not say why: the case expects status "
+            'failed (add "error" to expect the reason)'
+        )
     if outcome.steps and outcome.state is not None:
         expect["state"] = {"equals": outcome.state}
     mcp = sorted({c.tool for c in outcome.calls if c.via == "mcp"})
     if mcp:
-        notes.append(f"the run called MCP tools ({', '.join(mcp)}): a case runs only the "
-                     "repository's [serve.tools] functions")  # fmt: skip
+        notes.append(
+            f"the run called MCP tools ({', '.join(mcp)}): a case runs only the "
+            "repository's [serve.tools] functions"
+        )
     return expect

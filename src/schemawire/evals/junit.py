@@ -25,9 +25,16 @@ def junit_xml(results: Sequence[CaseResult], suite: str = "schemawire eval") -> 
     failed = sum(r.status == "failed" for r in results)
     errors = sum(r.status == "error" for r in results)
     seconds = sum(r.seconds for r in results)
-    testsuite = ET.SubElement(root, "testsuite", name=suite, tests=str(len(results)),
-                              failures=str(failed), errors=str(errors), skipped="0",
-                              time=f"{seconds:.3f}")  # fmt: skip
+    testsuite = ET.SubElement(
+        root,
+        "testsuite",
+        name=suite,
+        tests=str(len(results)),
+        failures=str(failed),
+        errors=str(errors),
+        skipped="0",
+        time=f"{seconds:.3f}",
+    )
     for result in results:
         _testcase(testsuite, result)
     ET.indent(root)
@@ -36,9 +43,14 @@ def junit_xml(results: Sequence[CaseResult], suite: str = "schemawire eval") -> 
 
 def _testcase(suite: ET.Element, result: CaseResult) -> None:
     folder = result.path.resolve().parent
-    case = ET.SubElement(suite, "testcase", classname=_clean(f"{folder.parent.name}.{folder.name}"),
-                         name=_clean(result.name), file=_clean(str(result.path)),
-                         time=f"{result.seconds:.3f}")  # fmt: skip
+    case = ET.SubElement(
+        suite,
+        "testcase",
+        classname=_clean(f"{folder.parent.name}.{folder.name}"),
+        name=_clean(result.name),
+        file=_clean(str(result.path)),
+        time=f"{result.seconds:.3f}",
+    )
     if result.status == "failed":
         failure = ET.SubElement(
             case,
@@ -46,9 +58,12 @@ def _testcase(suite: ET.Element, result: CaseResult) -> None:
             type="EvalFailure",
             message=_clean("; ".join(str(f) for f in result.failures)),
         )
-        failure.text = _clean("\n".join(
-            f"{result.path}:{f.line}:{f.column} #{f.pointer or '/'}: {f.message}"
-            for f in result.failures))  # fmt: skip
+        failure.text = _clean(
+            "\n".join(
+                f"{result.path}:{f.line}:{f.column} #{f.pointer or '/'}: {f.message}"
+                for f in result.failures
+            )
+        )
     elif result.status == "error":
         error = ET.SubElement(
             case,

@@ -110,9 +110,15 @@ class Outcome:
 
     def to_json(self) -> dict[str, Any]:
         """The outcome as JSON (without the model responses), for ``--json`` and reports."""
-        return {"status": self.status, "error": self.error, "steps": self.steps,
-                "route": self.route, "calls": [c.to_json() for c in self.calls],
-                "output": self.output, "state": self.state}  # fmt: skip
+        return {
+            "status": self.status,
+            "error": self.error,
+            "steps": self.steps,
+            "route": self.route,
+            "calls": [c.to_json() for c in self.calls],
+            "output": self.output,
+            "state": self.state,
+        }
 
 
 class _Reader:
@@ -144,8 +150,9 @@ class _Reader:
         if hop.target.startswith("model:") and hop.direction == "send":
             self.model = payload.get("model") if isinstance(payload.get("model"), str) else None
         elif hop.source.startswith("model:") and hop.direction == "receive":
-            self.outcome.responses.append(ModelResponse(self.agent, hop.protocol, self.model,
-                                                        hop.payload))  # fmt: skip
+            self.outcome.responses.append(
+                ModelResponse(self.agent, hop.protocol, self.model, hop.payload)
+            )
         else:
             read = self.table.get(hop.protocol)
             if read is not None:
@@ -282,5 +289,8 @@ def read_outcome(
 
 def route_targets(flow: Flow) -> dict[tuple[str, str], str]:
     """``(agent, route label) -> target`` of every route of ``flow``, for `read_outcome`."""
-    return {(agent.name, route.label): route.to for agent in flow.agents.values()
-            for route in agent.routes}  # fmt: skip
+    return {
+        (agent.name, route.label): route.to
+        for agent in flow.agents.values()
+        for route in agent.routes
+    }

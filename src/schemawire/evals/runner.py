@@ -72,10 +72,15 @@ class CaseResult:
 
     def to_json(self) -> dict[str, Any]:
         """The result as JSON, for ``schemawire eval --json``."""
-        return {"name": self.name, "path": str(self.path), "status": self.status,
-                "seconds": round(self.seconds, 3),
-                "failures": [f.to_json() for f in self.failures], "error": self.error,
-                "outcome": self.outcome.to_json() if self.outcome else None}  # fmt: skip
+        return {
+            "name": self.name,
+            "path": str(self.path),
+            "status": self.status,
+            "seconds": round(self.seconds, 3),
+            "failures": [f.to_json() for f in self.failures],
+            "error": self.error,
+            "outcome": self.outcome.to_json() if self.outcome else None,
+        }
 
 
 def run_case(case: str | Path | Case) -> CaseResult:
@@ -99,8 +104,14 @@ async def run_case_async(case: str | Path | Case) -> CaseResult:
     outcome = await run()
     found = check_expectations(loaded.expect, outcome, repository)
     failures = [Failure(message, pointer, *loaded.line_of(pointer)) for pointer, message in found]
-    return CaseResult(loaded.path, loaded.name, "failed" if failures else "passed", failures,
-                      time.perf_counter() - started, outcome)  # fmt: skip
+    return CaseResult(
+        loaded.path,
+        loaded.name,
+        "failed" if failures else "passed",
+        failures,
+        time.perf_counter() - started,
+        outcome,
+    )
 
 
 def run_cases(paths: Iterable[str | Path]) -> list[CaseResult]:
@@ -113,8 +124,15 @@ def run_cases(paths: Iterable[str | Path]) -> list[CaseResult]:
             results.append(run_case(path))
         except (InputError, UsageError, OSError) as error:
             message = str(error) if not isinstance(error, OSError) else _os_error(error)
-            results.append(CaseResult(Path(path), Path(path).stem, "error", error=message,
-                                      seconds=time.perf_counter() - started))  # fmt: skip
+            results.append(
+                CaseResult(
+                    Path(path),
+                    Path(path).stem,
+                    "error",
+                    error=message,
+                    seconds=time.perf_counter() - started,
+                )
+            )
     return results
 
 
@@ -137,14 +155,20 @@ def _prepare(case: Case, repository: Repository) -> Run:
 
 def _prepare_flow(case: Case, repository: Repository, flow_path: Path) -> Run:
     if not flow_path.is_file():
-        raise case.error("/flow", f"no flow file {flow_path} (a case's paths are relative to "
-                         f"the repository root, {case.root})")  # fmt: skip
+        raise case.error(
+            "/flow",
+            f"no flow file {flow_path} (a case's paths are relative to "
+            f"the repository root, {case.root})",
+        )
     flow = load_flow(flow_path)
     tools = {runner.spec.name: runner for runner in _python_tools(case, repository, None)}
     missing = sorted({t for a in flow.agents.values() for t in a.tools} - set(tools))
     if missing:
-        raise case.error("/flow", f"flow {flow.name} calls tools the repository implements "
-                         f"nowhere under [serve.tools]: {', '.join(missing)}")  # fmt: skip
+        raise case.error(
+            "/flow",
+            f"flow {flow.name} calls tools the repository implements "
+            f"nowhere under [serve.tools]: {', '.join(missing)}",
+        )
     models = _agent_models(case, flow)
     _check_flow_expectations(case, flow)
     _check_schemas(case, repository)
@@ -154,8 +178,15 @@ def _prepare_flow(case: Case, repository: Repository, flow_path: Path) -> Run:
             store = SqliteStore(Path(folder) / "runs.db")
             trace = Trace()
             try:
-                runner = _flow_runner(case, flow, repository=repository, store=store,
-                                      tools=tools, models=models, trace=trace)  # fmt: skip
+                runner = _flow_runner(
+                    case,
+                    flow,
+                    repository=repository,
+                    store=store,
+                    tools=tools,
+                    models=models,
+                    trace=trace,
+                )
                 try:
                     result = await runner.start(case.input)
                 except SchemawireError as error:  # the model could not answer, for one
@@ -170,9 +201,16 @@ def _prepare_flow(case: Case, repository: Repository, flow_path: Path) -> Run:
     return run
 
 
-def _flow_runner(case: Case, flow: Flow, *, repository: Repository, store: SqliteStore,
-                 tools: Mapping[str, ToolRunner], models: Mapping[str, Callable[[], Model]],
-                 trace: Trace) -> FlowRunner:  # fmt: skip
+def _flow_runner(
+    case: Case,
+    flow: Flow,
+    *,
+    repository: Repository,
+    store: SqliteStore,
+    tools: Mapping[str, ToolRunner],
+    models: Mapping[str, Callable[[], Model]],
+    trace: Trace,
+) -> FlowRunner:
     """The flow's runner. A flow it cannot run (a schema that is not there, a tool without an
     implementation) makes the case unusable, not its run failed.
 
@@ -180,9 +218,15 @@ def _flow_runner(case: Case, flow: Flow, *, repository: Repository, store: Sqlit
         ConfigError: the flow names what the repository does not hold.
     """
     try:
-        return FlowRunner(flow, repository, store, tools=tools,
-                          model=lambda agent: models[agent.name](), trace=trace,
-                          options=_options(case))  # fmt: skip
+        return FlowRunner(
+            flow,
+            repository,
+            store,
+            tools=tools,
+            model=lambda agent: models[agent.name](),
+            trace=trace,
+            options=_options(case),
+        )
     except (InputError, UsageError) as error:
         raise case.error("/flow", f"flow {flow.name} cannot run: {error}") from None
 
@@ -191,8 +235,11 @@ def _prepare_single(case: Case, repository: Repository) -> Run:
     runners = _python_tools(case, repository, case.document.get("tools"))
     if not runners:
         where = "/repo" if "repo" in case.document else ""
-        raise case.error(where, f"the repository {repository.root} names no tool functions "
-                         "under [serve.tools]: a case without a flow runs them")  # fmt: skip
+        raise case.error(
+            where,
+            f"the repository {repository.root} names no tool functions "
+            "under [serve.tools]: a case without a flow runs them",
+        )
     if "model" not in case.document:
         raise case.error("", 'a case without a flow needs a "model"')
     make_model = _model(case, case.document["model"], "/model")
@@ -210,8 +257,9 @@ def _prepare_single(case: Case, repository: Repository) -> Run:
             return _broken(read_outcome(trace.hops), error)
         outcome = read_outcome(trace.hops)
         outcome.status = "done" if result.stopped == "answer" else "failed"
-        outcome.error = None if result.stopped == "answer" else (
-            f"{result.stopped} after {result.turns} turns")  # fmt: skip
+        outcome.error = (
+            None if result.stopped == "answer" else (f"{result.stopped} after {result.turns} turns")
+        )
         outcome.output = result.output if result.output is not None else result.answer
         return outcome
 
@@ -229,9 +277,7 @@ def _options(case: Case, system: str | None = None) -> HostOptions:
     return HostOptions(max_turns=case.document.get("max_turns", _DEFAULT_TURNS), system=system)
 
 
-def _python_tools(case: Case, repository: Repository, chosen: list[str] | None) -> (
-    list[PythonTool]
-):  # fmt: skip
+def _python_tools(case: Case, repository: Repository, chosen: list[str] | None) -> list[PythonTool]:
     """The repository's ``[serve.tools]`` functions as tools: those ``chosen``, or all."""
     functions = load_implementations(repository)
     if chosen is not None:
@@ -261,8 +307,11 @@ def _model(case: Case, value: Any, pointer: str) -> Callable[[], Model]:
     if spec.startswith("script:"):
         path = case.root / spec.removeprefix("script:")
         if not path.is_file():
-            raise case.error(pointer, f"no script {path} (a case's paths are relative to the "
-                             f"repository root, {case.root})")  # fmt: skip
+            raise case.error(
+                pointer,
+                f"no script {path} (a case's paths are relative to the "
+                f"repository root, {case.root})",
+            )
         spec = f"script:{path}"
     try:
         first = model_from_spec(spec)
@@ -307,8 +356,11 @@ def _agent_model(
         return lambda: model_from_spec(spec)
     if "model" in case.document:
         return _model(case, case.document["model"], "/model")
-    raise case.error("", f'agent {agent.name} names no model: give the case a "model", or '
-                     f'"models": {{"{agent.name}": ...}}')  # fmt: skip
+    raise case.error(
+        "",
+        f'agent {agent.name} names no model: give the case a "model", or '
+        f'"models": {{"{agent.name}": ...}}',
+    )
 
 
 # --- what the expectations name -----------------------------------------------------------------

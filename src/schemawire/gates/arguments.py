@@ -255,8 +255,13 @@ class ArgumentGate:
             return value  # a plain string: the schema will say it is not an object
         if not isinstance(inner, dict | list):
             return value
-        changes.append(Change("double_encoded", "", "the arguments were a JSON string holding "
-                              "JSON text; decoded once"))  # fmt: skip
+        changes.append(
+            Change(
+                "double_encoded",
+                "",
+                "the arguments were a JSON string holding JSON text; decoded once",
+            )
+        )
         return inner
 
     def _decode_and_validate(
@@ -280,8 +285,10 @@ class ArgumentGate:
                 break
             value = candidate if len(fixed) == len(pointers) else _only(value, candidate, fixed)
             decoded_any = True
-            changes.extend(Change("string_decoded", p, "an object or array sent as a JSON string; "
-                                  "decoded") for p in fixed)  # fmt: skip
+            changes.extend(
+                Change("string_decoded", p, "an object or array sent as a JSON string; decoded")
+                for p in fixed
+            )
             violations = self.validator.violations(value)
             if not violations:
                 break
@@ -332,8 +339,9 @@ class ArgumentGate:
             if code == "arguments_invalid"
             else f"Call {spec.name} again with one JSON object as its arguments."
         )
-        rejection = Rejection("arguments", code, spec.name, spec.schema_id, spec.version,
-                              tuple(violations), hint)  # fmt: skip
+        rejection = Rejection(
+            "arguments", code, spec.name, spec.schema_id, spec.version, tuple(violations), hint
+        )
         return Verdict("arguments", spec.name, False, None, rejection, tuple(changes), False)
 
 

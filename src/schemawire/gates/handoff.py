@@ -104,11 +104,21 @@ class HandoffGate:
     def _unrouted(self, verdict: Verdict) -> Verdict:
         spec = self.spec
         tried = ", ".join(route.label for route in self.routes) or "none"
-        violation = Violation("", "routes", f"no route takes this handoff (routes: {tried}) "
-                              "and the flow declares no fallback", got=verdict.value)  # fmt: skip
-        rejection = Rejection("handoff", "handoff_unrouted", spec.name, spec.schema_id,
-                              spec.version, (violation,),
-                              "Hand off something a route takes, or ask a person.")  # fmt: skip
+        violation = Violation(
+            "",
+            "routes",
+            f"no route takes this handoff (routes: {tried}) and the flow declares no fallback",
+            got=verdict.value,
+        )
+        rejection = Rejection(
+            "handoff",
+            "handoff_unrouted",
+            spec.name,
+            spec.schema_id,
+            spec.version,
+            (violation,),
+            "Hand off something a route takes, or ask a person.",
+        )
         return Verdict("handoff", spec.name, False, None, rejection, verdict.changes, True)
 
 
@@ -118,6 +128,13 @@ def _as_handoff(verdict: Verdict) -> Verdict:
     if rejection is not None:
         code = rejection.code.replace("arguments_", "handoff_")
         hint = "Hand off one JSON object that satisfies the handoff schema."
-        rejection = Rejection("handoff", code, rejection.tool, rejection.schema_id,
-                              rejection.version, rejection.violations, hint)  # fmt: skip
+        rejection = Rejection(
+            "handoff",
+            code,
+            rejection.tool,
+            rejection.schema_id,
+            rejection.version,
+            rejection.violations,
+            hint,
+        )
     return verdict._replace(gate="handoff", rejection=rejection)

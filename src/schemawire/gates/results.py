@@ -67,8 +67,9 @@ _ONE_LINE = 300  # characters of a failure's message shown to the model
 _MARKER = "[REDACTED:"
 _TEXT_LIMITS = Limits(max_bytes=64 * 1024 * 1024, big_integers="exact")
 # What a result may be before it is cut to budget: large, but JSON, and not nested without end.
-_RESULT_LIMITS = ValueLimits(max_bytes=64 * 1024 * 1024, max_depth=128, max_string=64 * 1024 * 1024,
-                             max_items=10_000_000)  # fmt: skip
+_RESULT_LIMITS = ValueLimits(
+    max_bytes=64 * 1024 * 1024, max_depth=128, max_string=64 * 1024 * 1024, max_items=10_000_000
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,8 +184,9 @@ class ResultGate:
             return self._check(_received(result, call_id), call_id)
         except (SchemawireError, ValueError, TypeError, RecursionError) as error:
             # Not reached by any input we know of; if it is, the model still reads one line.
-            return self._failed(ToolResult(call_id, None, True), f"{type(error).__name__}",
-                                code="gate_error")  # fmt: skip
+            return self._failed(
+                ToolResult(call_id, None, True), f"{type(error).__name__}", code="gate_error"
+            )
 
     # --- the steps -------------------------------------------------------------------------
 
@@ -374,8 +376,10 @@ class ResultGate:
         return self._refused(result, code, (violation,), hint)
 
     def _invalid(self, result: ToolResult, violations: tuple[Violation, ...]) -> Verdict:
-        hint = (f"The result of {self.spec.name} does not match its output schema: do not rely "
-                "on it; tell the user, or call the tool again.")  # fmt: skip
+        hint = (
+            f"The result of {self.spec.name} does not match its output schema: do not rely "
+            "on it; tell the user, or call the tool again."
+        )
         return self._refused(result, "result_invalid", self._quoted(violations), hint)
 
     def _quoted(self, violations: tuple[Violation, ...]) -> tuple[Violation, ...]:

@@ -101,8 +101,15 @@ class _Cutter:
                 low = middle
             else:
                 high = middle - 1
-        self.changes.append(Change("truncated", pointer, f"string cut: kept {low} of {len(text)} "
-                                   "characters", before=len(text), after=low))  # fmt: skip
+        self.changes.append(
+            Change(
+                "truncated",
+                pointer,
+                f"string cut: kept {low} of {len(text)} characters",
+                before=len(text),
+                after=low,
+            )
+        )
         return _cut_text(text, low)
 
     # --- arrays ----------------------------------------------------------------------------

@@ -62,8 +62,13 @@ class Change:
 
     def to_json(self) -> dict[str, Any]:
         """The change as a JSON object."""
-        return {"kind": self.kind, "pointer": self.pointer, "detail": self.detail,
-                "before": self.before, "after": self.after}  # fmt: skip
+        return {
+            "kind": self.kind,
+            "pointer": self.pointer,
+            "detail": self.detail,
+            "before": self.before,
+            "after": self.after,
+        }
 
 
 class Verdict(NamedTuple):

@@ -90,8 +90,9 @@ class Flow:
         if agent.handoff is None:
             return None
         file = self.schema(repository, agent.handoff)
-        return HandoffGate(self.spec(repository, agent.handoff), agent.routes,
-                           repository.validator(file))  # fmt: skip
+        return HandoffGate(
+            self.spec(repository, agent.handoff), agent.routes, repository.validator(file)
+        )
 
 
 def load_flow(path: str | Path) -> Flow:
@@ -106,12 +107,22 @@ def load_flow(path: str | Path) -> Flow:
     violations = _flow_validator().violations(document)
     if violations:
         first = violations[0]
-        raise ConfigError(ErrorCode.CONFIG_INVALID, f"{first.pointer or '/'}: {first.message}",
-                          source=str(path), pointer=first.pointer)  # fmt: skip
+        raise ConfigError(
+            ErrorCode.CONFIG_INVALID,
+            f"{first.pointer or '/'}: {first.message}",
+            source=str(path),
+            pointer=first.pointer,
+        )
     assert isinstance(document, dict)
     agents = {name: _agent(name, body) for name, body in document["agents"].items()}
-    flow = Flow(document["name"], path, document["start"], agents, document.get("state"),
-                document.get("description", ""))  # fmt: skip
+    flow = Flow(
+        document["name"],
+        path,
+        document["start"],
+        agents,
+        document.get("state"),
+        document.get("description", ""),
+    )
     _check_names(flow)
     return flow
 
@@ -123,9 +134,15 @@ def _flow_validator() -> CompiledSchema:
 
 def _agent(name: str, body: dict[str, Any]) -> AgentSpec:
     routes = tuple(Route(r["to"], r.get("when"), r.get("name")) for r in body.get("routes", ()))
-    return AgentSpec(name, body.get("instructions"), body.get("model"),
-                     tuple(body.get("tools", ())), body.get("handoff"), routes,
-                     body.get("output"))  # fmt: skip
+    return AgentSpec(
+        name,
+        body.get("instructions"),
+        body.get("model"),
+        tuple(body.get("tools", ())),
+        body.get("handoff"),
+        routes,
+        body.get("output"),
+    )
 
 
 def _check_names(flow: Flow) -> None:
@@ -135,9 +152,12 @@ def _check_names(flow: Flow) -> None:
         for index, route in enumerate(agent.routes[:-1]):
             if route.fallback:
                 pointer = f"/agents/{agent.name}/routes/{index}"
-                raise ConfigError(ErrorCode.CONFIG_INVALID, f"{pointer}: a fallback route must "
-                                  "be the last route: move it last", source=str(flow.path),
-                                  pointer=pointer)  # fmt: skip
+                raise ConfigError(
+                    ErrorCode.CONFIG_INVALID,
+                    f"{pointer}: a fallback route must be the last route: move it last",
+                    source=str(flow.path),
+                    pointer=pointer,
+                )
     targets = [("/start", flow.start)] + [
         (f"/agents/{agent.name}/routes/{i}/to", route.to)
         for agent in flow.agents.values()

@@ -56,8 +56,10 @@ if TYPE_CHECKING:
 __all__ = ["CallRecord", "Host", "HostOptions", "RunResult"]
 
 # Structured Outputs: the target each API takes a final-answer schema as.
-_OUTPUT_TARGETS = {"openai.chat": "openai.response_format",
-                   "openai.responses": "openai.text_format"}  # fmt: skip
+_OUTPUT_TARGETS = {
+    "openai.chat": "openai.response_format",
+    "openai.responses": "openai.text_format",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -330,8 +332,9 @@ class _Run:
                 output = verdict.value if verdict is not None else None
                 return RunResult(turn.text, output, "answer", turn_number, conversation, calls)
             if output_retries == 0:
-                return RunResult(turn.text, None, "output_invalid", turn_number, conversation,
-                                 calls)  # fmt: skip
+                return RunResult(
+                    turn.text, None, "output_invalid", turn_number, conversation, calls
+                )
             output_retries -= 1
             assert verdict.rejection is not None
             conversation.append(UserText(_answer_again(verdict.rejection)))
@@ -410,12 +413,19 @@ class _Run:
         """The argument gate's verdict on one call (unknown tools and spent budgets refused)."""
         if tool is None:
             known = ", ".join(self.toolset.tools)
-            return _refused(call, "arguments_invalid", f"there is no tool {quoted(call.name)}; the "
-                            f"tools are: {known}", "Call one of the tools.")  # fmt: skip
+            return _refused(
+                call,
+                "arguments_invalid",
+                f"there is no tool {quoted(call.name)}; the tools are: {known}",
+                "Call one of the tools.",
+            )
         if refusals[call.name] >= self.options.retries_per_tool:
-            return _refused(call, "arguments_invalid", f"{call.name} was refused "
-                            f"{refusals[call.name]} times in this run",
-                            f"Stop calling {call.name}; answer with what you have.")  # fmt: skip
+            return _refused(
+                call,
+                "arguments_invalid",
+                f"{call.name} was refused {refusals[call.name]} times in this run",
+                f"Stop calling {call.name}; answer with what you have.",
+            )
         verdict = tool.gate.check(call.arguments)
         if not verdict.accepted:
             refusals[call.name] += 1
@@ -511,13 +521,16 @@ def _failure(error: ModelError | InputError) -> dict[str, Any]:
 
 
 def _refused(call: ToolCall, code: str, line: str, hint: str) -> Verdict:
-    rejection = Rejection("arguments", code, call.name, None, None, (Violation("", "tool", line),),
-                          hint)  # fmt: skip
+    rejection = Rejection(
+        "arguments", code, call.name, None, None, (Violation("", "tool", line),), hint
+    )
     return Verdict("arguments", call.name, False, None, rejection)
 
 
 def _answer_again(rejection: Rejection) -> str:
     from schemawire._json import dumps
 
-    return ("Your answer does not match the required output schema. Answer again, as one JSON "
-            f"value that does:\n{dumps(rejection.to_json(), indent=False)}")  # fmt: skip
+    return (
+        "Your answer does not match the required output schema. Answer again, as one JSON "
+        f"value that does:\n{dumps(rejection.to_json(), indent=False)}"
+    )

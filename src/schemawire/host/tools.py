@@ -159,9 +159,15 @@ class McpTool:
 
 
 def _gone(name: str) -> Rejection:
-    return Rejection("results", "tool_failed", name, None, None,
-                     (Violation("", "tool", "the MCP server is not reachable"),),
-                     f"{name} could not be reached; tell the user.")  # fmt: skip
+    return Rejection(
+        "results",
+        "tool_failed",
+        name,
+        None,
+        None,
+        (Violation("", "tool", "the MCP server is not reachable"),),
+        f"{name} could not be reached; tell the user.",
+    )
 
 
 def python_tools(

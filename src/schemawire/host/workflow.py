@@ -123,8 +123,9 @@ class FlowRunner:
         if missing:
             raise UsageError(f"flow {flow.name}: no implementation for tools {', '.join(missing)}")
         # Every schema the flow names, resolved now: a missing one fails before any tool runs.
-        self._gates = {name: flow.handoff_gate(repository, agent)
-                       for name, agent in flow.agents.items()}  # fmt: skip
+        self._gates = {
+            name: flow.handoff_gate(repository, agent) for name, agent in flow.agents.items()
+        }
         self._contracts = {name: self._contract(agent) for name, agent in flow.agents.items()}
 
     def _contract(self, agent: AgentSpec) -> tuple[ToolSpec, CompiledSchema] | None:
@@ -240,16 +241,23 @@ class FlowRunner:
         assert checkpoint.node is not None
         agent = self.flow.agents[checkpoint.node]
         step = checkpoint.step + 1
-        journaled = [JournaledTool(self.tools[name], self.store, checkpoint.run_id, step)
-                     for name in agent.tools]  # fmt: skip
+        journaled = [
+            JournaledTool(self.tools[name], self.store, checkpoint.run_id, step)
+            for name in agent.tools
+        ]
         answer = await self._run_agent(agent, journaled, checkpoint.next_input)
         node, handed = self._hand_on(agent, answer)
         state = self._next_state(checkpoint.state, journaled, answer)
         spec = self._state[0] if self._state else None
-        next_checkpoint = Checkpoint(checkpoint.run_id, step, state,
-                                     spec.schema_id if spec else None,
-                                     spec.version if spec else None,
-                                     None if node == END else node, handed)  # fmt: skip
+        next_checkpoint = Checkpoint(
+            checkpoint.run_id,
+            step,
+            state,
+            spec.schema_id if spec else None,
+            spec.version if spec else None,
+            None if node == END else node,
+            handed,
+        )
         written = self.store.save(next_checkpoint, expected_step=checkpoint.step)
         self.trace.record("host", "store", "checkpoint", "send", written.to_json())
         return written, answer.output if answer.output is not None else answer.answer
@@ -271,8 +279,9 @@ class FlowRunner:
         self.trace.record("host", f"agent:{agent.name}", "flow", "send", {"input": given})
         result = await host.run(given if isinstance(given, str) else _handed(given))
         if result.stopped != "answer":
-            raise FlowError(f"agent {agent.name} gave no answer ({result.stopped} after "
-                            f"{result.turns} turns)")  # fmt: skip
+            raise FlowError(
+                f"agent {agent.name} gave no answer ({result.stopped} after {result.turns} turns)"
+            )
         return result
 
     def _hand_on(self, agent: AgentSpec, answer: RunResult) -> tuple[str, Any]:
@@ -281,10 +290,14 @@ class FlowRunner:
         if gate is None:
             return END, answer.output if answer.output is not None else answer.answer
         decision = gate.check(answer.output)
-        self.trace.record(f"agent:{agent.name}", "host", "handoff", "check",
-                          {"handoff": answer.output,
-                           "route": decision.route.label if decision.route else None},
-                          verdict=decision.verdict.to_json())  # fmt: skip
+        self.trace.record(
+            f"agent:{agent.name}",
+            "host",
+            "handoff",
+            "check",
+            {"handoff": answer.output, "route": decision.route.label if decision.route else None},
+            verdict=decision.verdict.to_json(),
+        )
         if decision.route is None:
             rejection = decision.verdict.rejection
             line = rejection.violations[0].message if rejection else "refused"
@@ -308,12 +321,21 @@ class FlowRunner:
                 updated.update({k: v for k, v in value.items() if k in names})
         violations = validator.violations(updated)
         if violations:
-            rejection = Rejection("state", "state_invalid", spec.name, spec.schema_id,
-                                  spec.version, violations, "Fix the flow or its tools: the "
-                                  "state must satisfy its schema after every step.")  # fmt: skip
+            rejection = Rejection(
+                "state",
+                "state_invalid",
+                spec.name,
+                spec.schema_id,
+                spec.version,
+                violations,
+                "Fix the flow or its tools: the state must satisfy its schema after every step.",
+            )
             first = violations[0]
-            raise FlowError(f"the state after this step breaks {spec.name}: "
-                            f"{first.pointer or '/'} {first.message}", rejection)  # fmt: skip
+            raise FlowError(
+                f"the state after this step breaks {spec.name}: "
+                f"{first.pointer or '/'} {first.message}",
+                rejection,
+            )
         return updated
 
 
@@ -340,8 +362,9 @@ class JournaledTool:
         if key in self._running:  # the same call twice in one turn: the second waits for the first
             await self._running[key].wait()
         entry = self.store.call(key)
-        if entry is not None and (entry.status == "completed" or
-                                  (entry.status == "failed" and not self._idempotent)):  # fmt: skip
+        if entry is not None and (
+            entry.status == "completed" or (entry.status == "failed" and not self._idempotent)
+        ):
             replayed = {
                 "key": key,
                 "replayed": True,
@@ -361,15 +384,17 @@ class JournaledTool:
 
     async def _call(self, key: str, call_id: str, accepted: Verdict, trace: Trace) -> Verdict:
         """Run the call, journaled before and after."""
-        self.store.call_started(JournalEntry(key, self.run_id, self.step, self.spec.name,
-                                             accepted.value, "started"))  # fmt: skip
+        self.store.call_started(
+            JournalEntry(key, self.run_id, self.step, self.spec.name, accepted.value, "started")
+        )
         token = current_idempotency_key.set(key)
         try:
             verdict = await self.inner.run(call_id, accepted, trace)
         finally:
             current_idempotency_key.reset(token)
-        self.store.call_ended(key, "completed" if verdict.accepted else "failed",
-                              _stored(verdict.value))  # fmt: skip
+        self.store.call_ended(
+            key, "completed" if verdict.accepted else "failed", _stored(verdict.value)
+        )
         return verdict
 
     def _keep(self, verdict: Verdict) -> Verdict:
@@ -380,14 +405,18 @@ class JournaledTool:
 
 
 def _stored(result: ToolResult) -> dict[str, Any]:
-    return {"content": result.content, "isError": result.is_error,
-            "structuredContent": result.structured}  # fmt: skip
+    return {
+        "content": result.content,
+        "isError": result.is_error,
+        "structuredContent": result.structured,
+    }
 
 
 def _replayed(tool: str, call_id: str, entry: JournalEntry) -> Verdict:
     stored = entry.result if isinstance(entry.result, dict) else {}
-    result = ToolResult(call_id, stored.get("content"), bool(stored.get("isError")),
-                        stored.get("structuredContent"))  # fmt: skip
+    result = ToolResult(
+        call_id, stored.get("content"), bool(stored.get("isError")), stored.get("structuredContent")
+    )
     return Verdict("results", tool, entry.status == "completed", result)
 
 
@@ -397,7 +426,9 @@ def _interrupted(tool: str, call_id: str, key: str) -> Verdict:
         f"took effect is unknown, and {tool} is not marked idempotent, so it is not repeated"
     )
     hint = "Tell the user the outcome is unknown; do not call it again."
-    rejection = Rejection("results", "tool_interrupted", tool, None, None,
-                          (Violation("", "tool", line),), hint)  # fmt: skip
-    return Verdict("results", tool, False, ToolResult(call_id, rejection.to_json(), True),
-                   rejection, (), False)  # fmt: skip
+    rejection = Rejection(
+        "results", "tool_interrupted", tool, None, None, (Violation("", "tool", line),), hint
+    )
+    return Verdict(
+        "results", tool, False, ToolResult(call_id, rejection.to_json(), True), rejection, (), False
+    )

@@ -114,14 +114,20 @@ def _security(options: HttpOptions) -> TransportSecuritySettings:
     """Allowed ``Host`` and ``Origin`` values: the loopback names (bare and with any port),
     the bound host, and what the options add."""
     hosts = ["127.0.0.1", "127.0.0.1:*", "localhost", "localhost:*", "[::1]", "[::1]:*"]
-    origins = ["http://127.0.0.1", "http://127.0.0.1:*", "http://localhost",
-               "http://localhost:*", "http://[::1]:*"]  # fmt: skip
+    origins = [
+        "http://127.0.0.1",
+        "http://127.0.0.1:*",
+        "http://localhost",
+        "http://localhost:*",
+        "http://[::1]:*",
+    ]
     if not is_loopback(options.host):
         hosts += [options.host, f"{options.host}:*"]
     hosts += list(options.allowed_hosts)
     origins += list(options.allowed_origins)
-    return TransportSecuritySettings(enable_dns_rebinding_protection=True,
-                                     allowed_hosts=hosts, allowed_origins=origins)  # fmt: skip
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
+    )
 
 
 class _BearerToken:
@@ -143,9 +149,13 @@ class _BearerToken:
 
 async def _unauthorized(send: Send) -> None:
     body = b'{"error": "unauthorized", "hint": "send Authorization: Bearer <token>"}'
-    await send({"type": "http.response.start", "status": 401,
-                "headers": [(b"content-type", b"application/json"),
-                            (b"www-authenticate", b"Bearer")]})  # fmt: skip
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 401,
+            "headers": [(b"content-type", b"application/json"), (b"www-authenticate", b"Bearer")],
+        }
+    )
     await send({"type": "http.response.body", "body": body})
 
 

@@ -97,8 +97,10 @@ def gates_for(
     """
     assert tool.spec is not None
     if tool.canonical and repository is not None:
-        return (ArgumentGate.from_repository(repository, tool.name, arguments),
-                ResultGate.from_repository(repository, tool.name, results))  # fmt: skip
+        return (
+            ArgumentGate.from_repository(repository, tool.name, arguments),
+            ResultGate.from_repository(repository, tool.name, results),
+        )
     return ArgumentGate(tool.spec, options=arguments), ResultGate(tool.spec, options=results)
 
 

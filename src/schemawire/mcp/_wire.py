@@ -117,9 +117,11 @@ class _TappedRead(Generic[_T]):
         return self
 
     async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None,
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
         tb: TracebackType | None,
-    ) -> bool | None:  # fmt: skip
+    ) -> bool | None:
         await self.aclose()
         return None
 
@@ -140,9 +142,11 @@ class _TappedWrite(Generic[_T]):
         return self
 
     async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None,
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
         tb: TracebackType | None,
-    ) -> bool | None:  # fmt: skip
+    ) -> bool | None:
         await self.aclose()
         return None
 

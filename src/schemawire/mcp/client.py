@@ -284,9 +284,11 @@ class McpClient:
         return self
 
     async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None,
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
         tb: TracebackType | None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         await self._disconnect()
         group, self._group = self._group, None
         if group is not None:
@@ -410,8 +412,9 @@ class McpClient:
         verdict = await self._gate(argument_gate.check, arguments)
         if not verdict.accepted:
             return McpCall(name, call_id, verdict)
-        return await self._call_accepted(name, call_id, verdict, result_gate, timeout=timeout,
-                                         on_progress=on_progress)  # fmt: skip
+        return await self._call_accepted(
+            name, call_id, verdict, result_gate, timeout=timeout, on_progress=on_progress
+        )
 
     async def call_accepted(
         self,
@@ -428,13 +431,20 @@ class McpClient:
         gates = await self._gates_for_call(name, call_id)
         if isinstance(gates, McpCall):
             return gates
-        return await self._call_accepted(name, call_id, verdict, gates[1], timeout=timeout,
-                                         on_progress=on_progress)  # fmt: skip
+        return await self._call_accepted(
+            name, call_id, verdict, gates[1], timeout=timeout, on_progress=on_progress
+        )
 
     async def _call_accepted(
-        self, name: str, call_id: str, verdict: Verdict, result_gate: ResultGate, *,
-        timeout: float | None, on_progress: ProgressCallback | None,
-    ) -> McpCall:  # fmt: skip
+        self,
+        name: str,
+        call_id: str,
+        verdict: Verdict,
+        result_gate: ResultGate,
+        *,
+        timeout: float | None,
+        on_progress: ProgressCallback | None,
+    ) -> McpCall:
         if not self.connected:  # gone since the tools were listed: say so, send nothing
             lost = _failure(self._lost_line())
             return await self._checked(name, call_id, verdict, result_gate, lost)
@@ -448,9 +458,16 @@ class McpClient:
         )
 
     async def _checked(
-        self, name: str, call_id: str, arguments: Verdict, gate: ResultGate,
-        result: dict[str, Any], *, sent: bool = False, received: bool = False,
-    ) -> McpCall:  # fmt: skip
+        self,
+        name: str,
+        call_id: str,
+        arguments: Verdict,
+        gate: ResultGate,
+        result: dict[str, Any],
+        *,
+        sent: bool = False,
+        received: bool = False,
+    ) -> McpCall:
         """The call, once its ``result`` (as the server sent it, or the failure in its place)
         has passed the result gate."""
         tool = (self._tools or {}).get(name)
@@ -530,8 +547,7 @@ class McpClient:
         gates = self._gates.get(name)
         if gates is None:
             try:
-                gates = gates_for(tool, self.repository, self.argument_options,
-                                  self.result_options)  # fmt: skip
+                gates = gates_for(tool, self.repository, self.argument_options, self.result_options)
             except SchemawireError as error:  # the server's schema does not compile
                 return _unknown(name, call_id, tools, replace(tool, spec=None, problem=str(error)))
             self._gates[name] = gates
@@ -539,9 +555,15 @@ class McpClient:
 
     def _failed(self, name: str, call_id: str, reason: str) -> McpCall:
         """A call that could not be made at all: the server is gone."""
-        rejection = Rejection("arguments", "tool_failed", name, None, None,
-                              (Violation("", "tool", reason),),
-                              f"{name} could not be reached; tell the user.")  # fmt: skip
+        rejection = Rejection(
+            "arguments",
+            "tool_failed",
+            name,
+            None,
+            None,
+            (Violation("", "tool", reason),),
+            f"{name} could not be reached; tell the user.",
+        )
         return McpCall(name, call_id, Verdict("arguments", name, False, None, rejection))
 
     # --- the session ---------------------------------------------------------------------------
@@ -719,8 +741,9 @@ class McpClient:
 
     def _unavailable(self, reason: str) -> ServerError:
         connection = self._connection
-        return ServerError(self.server.label, reason,
-                                 connection.stderr_tail() if connection else "")  # fmt: skip
+        return ServerError(
+            self.server.label, reason, connection.stderr_tail() if connection else ""
+        )
 
 
 async def _sent(
@@ -810,8 +833,9 @@ def _unknown(
         known = ", ".join(sorted(tools)) or "none"
         line = f"the server has no tool {quoted(name)} (its tools: {known})"
         hint = "Call one of the server's tools."
-    rejection = Rejection("arguments", "arguments_invalid", name, None, None,
-                          (Violation("", "tool", line),), hint)  # fmt: skip
+    rejection = Rejection(
+        "arguments", "arguments_invalid", name, None, None, (Violation("", "tool", line),), hint
+    )
     return McpCall(name, call_id, Verdict("arguments", name, False, None, rejection))
 
 

@@ -79,9 +79,14 @@ class UpstreamTools:
         return {**tool.listed, "outputSchema": wrapped_output(output)}, True
 
     async def call_tool(
-        self, name: str, arguments: dict[str, Any] | str | None, *, version: str, trace: Trace,
+        self,
+        name: str,
+        arguments: dict[str, Any] | str | None,
+        *,
+        version: str,
+        trace: Trace,
         label: str,
-    ) -> dict[str, Any]:  # fmt: skip
+    ) -> dict[str, Any]:
         try:
             await self._ensure_connected()
             tools = {tool.name: tool for tool in await self.client.list_tools()}

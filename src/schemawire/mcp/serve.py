@@ -79,8 +79,10 @@ async def gated_server(
     if options.upstream is None:
         implementations = load_implementations(repository)
         if not implementations:
-            raise UsageError(f"nothing to serve: {repository.root} names no tool under "
-                             "[serve.tools] (or pass --upstream)")  # fmt: skip
+            raise UsageError(
+                f"nothing to serve: {repository.root} names no tool under "
+                "[serve.tools] (or pass --upstream)"
+            )
         timeout = options.timeout or repository.config.serve.timeout
         tools = LocalTools(repository, implementations, timeout=timeout)
         yield build_server(tools, name=name, version=__version__, trace=trace, lines=lines)

@@ -58,9 +58,14 @@ class ToolBackend(Protocol):
         ...
 
     async def call_tool(
-        self, name: str, arguments: dict[str, Any] | str | None, *, version: str, trace: Trace,
+        self,
+        name: str,
+        arguments: dict[str, Any] | str | None,
+        *,
+        version: str,
+        trace: Trace,
         label: str,
-    ) -> dict[str, Any]:  # fmt: skip
+    ) -> dict[str, Any]:
         """The ``CallToolResult`` (as JSON) of one gated call from a client of protocol
         ``version``: ``arguments`` as parsed, or the JSON text sent where the parse would hide
         a problem (a repeated key); the gates' verdicts go to ``trace`` as hops of ``label``."""
@@ -138,8 +143,13 @@ def build_server(
         )
         return await off_loop(types.CallToolResult.model_validate, result, weight=result)
 
-    server = _ListChangedServer(name, version=version, instructions=instructions,
-                                on_list_tools=list_tools, on_call_tool=call_tool)  # fmt: skip
+    server = _ListChangedServer(
+        name,
+        version=version,
+        instructions=instructions,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
     server.middleware.insert(0, _TraceMiddleware(trace, label))
     return server
 
@@ -235,9 +245,11 @@ def _refusal(rejection: Rejection) -> ToolResult:
 
 
 def _is_blocks(content: Any) -> bool:
-    return isinstance(content, list) and all(
-        isinstance(block, dict) and isinstance(block.get("type"), str) for block in content
-    ) and bool(content)  # fmt: skip
+    return (
+        isinstance(content, list)
+        and all(isinstance(block, dict) and isinstance(block.get("type"), str) for block in content)
+        and bool(content)
+    )
 
 
 # --- Python functions as tools ------------------------------------------------------------------

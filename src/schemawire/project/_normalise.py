@@ -39,11 +39,24 @@ _KNOWN_DIALECT = re.compile(
 
 # --- keywords that hold subschemas (drafts 04 to 2020-12 together) ----------------------------
 
-SINGLE = frozenset({"additionalProperties", "propertyNames", "contains", "not", "if", "then",
-                     "else", "unevaluatedItems", "unevaluatedProperties", "contentSchema",
-                     "additionalItems"})  # fmt: skip
-MAPPING = frozenset({"patternProperties", "$defs", "definitions", "dependentSchemas",
-                      "dependencies"})  # fmt: skip
+SINGLE = frozenset(
+    {
+        "additionalProperties",
+        "propertyNames",
+        "contains",
+        "not",
+        "if",
+        "then",
+        "else",
+        "unevaluatedItems",
+        "unevaluatedProperties",
+        "contentSchema",
+        "additionalItems",
+    }
+)
+MAPPING = frozenset(
+    {"patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"}
+)
 LISTING = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
 # Keys that make a dict a schema rather than xLAM's flat map of parameter names to schemas.
 SCHEMA_SHAPES = SINGLE | MAPPING | LISTING | {"properties", "items", "$ref", "$schema", "$id"}
@@ -156,8 +169,11 @@ class SchemaNormaliser:
             raise self.fail(join(at.source, "$schema"), f"unsupported dialect {quoted(declared)}")
         if declared.removesuffix("#").replace("http:", "https:", 1) != DRAFT_2020_12:
             result["$schema"] = DRAFT_2020_12
-            self.note("/$schema", NormalisationCode.DIALECT_CHANGED,
-                      f"{declared} is read as draft 2020-12")  # fmt: skip
+            self.note(
+                "/$schema",
+                NormalisationCode.DIALECT_CHANGED,
+                f"{declared} is read as draft 2020-12",
+            )
         return result
 
     def object_root(self, body: dict[str, Any], at: At) -> dict[str, Any]:
@@ -172,9 +188,12 @@ class SchemaNormaliser:
     def wrap_parameter_map(self, parameters: dict[str, Any], at: At) -> dict[str, Any]:
         """xLAM's ``{name: schema}``: an object whose unflagged properties are required."""
         self._origins[""] = at.source
-        self.note("", NormalisationCode.PARAMETERS_WRAPPED,
-                  "a map of parameter names to schemas became an object schema; parameters "
-                  "not marked optional are required")  # fmt: skip
+        self.note(
+            "",
+            NormalisationCode.PARAMETERS_WRAPPED,
+            "a map of parameter names to schemas became an object schema; parameters "
+            "not marked optional are required",
+        )
         properties = {
             name: self.property(value, At(join(at.source, name), join("/properties", name)))
             for name, value in parameters.items()
@@ -200,8 +219,11 @@ class SchemaNormaliser:
         added = [example for example in examples if example not in kept]
         if added:
             schema["examples"] = [*kept, *added]
-            self.note("/examples", NormalisationCode.EXAMPLES_MOVED,
-                      f"{len(added)} input_examples became examples")  # fmt: skip
+            self.note(
+                "/examples",
+                NormalisationCode.EXAMPLES_MOVED,
+                f"{len(added)} input_examples became examples",
+            )
 
     def add_annotations(self, schema: dict[str, Any], annotations: dict[str, bool]) -> None:
         for key, value in annotations.items():
@@ -268,9 +290,11 @@ class SchemaNormaliser:
         return _Property(normalised, required, flag)
 
     def optional_list(self, names: list[str], at: At) -> list[str]:
-        self.note(at.target, NormalisationCode.OPTIONAL_FLAG_MOVED,
-                  f'"optional": {quoted(names)} removed; those properties are left out of '
-                  "required")  # fmt: skip
+        self.note(
+            at.target,
+            NormalisationCode.OPTIONAL_FLAG_MOVED,
+            f'"optional": {quoted(names)} removed; those properties are left out of required',
+        )
         return names
 
     def fold_presence(
@@ -308,10 +332,11 @@ class SchemaNormaliser:
     def tuple_items(self, schema: dict[str, Any], at: At) -> dict[str, Any]:
         """A list-form ``items`` (drafts before 2020-12) as ``prefixItems``."""
         prefix = [
-            self.subschema(item, At(join(at.source, "items", index),
-                                     join(at.target, "prefixItems", index)))
+            self.subschema(
+                item, At(join(at.source, "items", index), join(at.target, "prefixItems", index))
+            )
             for index, item in enumerate(schema["items"])
-        ]  # fmt: skip
+        ]
         result: dict[str, Any] = {"prefixItems": prefix}
         detail = '"items": [...] became "prefixItems"'
         if "additionalItems" in schema:
@@ -333,8 +358,9 @@ class SchemaNormaliser:
             else:
                 result = {k: v for k, v in result.items() if k != exclusive}
                 detail = f'"{exclusive}": {quoted(flag)} bounded nothing and was removed'
-            self.note(join(at.target, exclusive),
-                      NormalisationCode.EXCLUSIVE_BOUND_CONVERTED, detail)  # fmt: skip
+            self.note(
+                join(at.target, exclusive), NormalisationCode.EXCLUSIVE_BOUND_CONVERTED, detail
+            )
         return result
 
     def type_keyword(

@@ -63,8 +63,21 @@ MAPS = frozenset({"properties", "patternProperties", "dependentSchemas", "$defs"
 LISTS = frozenset({"anyOf", "allOf", "oneOf", "prefixItems"})
 DEFINITIONS = ("$defs", "definitions")
 # Keywords holding subschemas that a policy keeping them may pass on as they are.
-_AS_IS_HOLDERS = frozenset({"items", "additionalProperties", "anyOf", "allOf", "oneOf",
-                            "prefixItems", "not", "contains", "if", "then", "else"})  # fmt: skip
+_AS_IS_HOLDERS = frozenset(
+    {
+        "items",
+        "additionalProperties",
+        "anyOf",
+        "allOf",
+        "oneOf",
+        "prefixItems",
+        "not",
+        "contains",
+        "if",
+        "then",
+        "else",
+    }
+)
 NULL = {"type": "null"}
 ANNOTATIONS_KEPT_ON_PAIRS = ("description", "title")
 # What an untyped subschema becomes where a target needs a type: any JSON scalar.

@@ -30,17 +30,44 @@ JSON_TYPES = frozenset({"object", "array", "string", "number", "integer", "boole
 # Mirrors schema.lint._TYPE_FIXES, plus the Java and Python spellings found in BFCL and xLAM.
 SCALAR_TYPES = {
     **{name: name for name in JSON_TYPES},
-    "str": "string", "text": "string", "char": "string", "character": "string",
-    "date": "string", "datetime": "string",
-    "int": "integer", "long": "integer", "short": "integer", "byte": "integer",
-    "int32": "integer", "int64": "integer",
-    "float": "number", "double": "number", "decimal": "number", "numeric": "number",
-    "bool": "boolean", "none": "null", "nonetype": "null", "nil": "null",
-}  # fmt: skip
-ARRAY_TYPES = frozenset({"list", "tuple", "set", "frozenset", "sequence", "iterable", "array",
-                          "arraylist", "linkedlist", "vector"})  # fmt: skip
-OBJECT_TYPES = frozenset({"dict", "map", "mapping", "hashmap", "hash", "struct", "record",
-                           "dictionary", "object"})  # fmt: skip
+    "str": "string",
+    "text": "string",
+    "char": "string",
+    "character": "string",
+    "date": "string",
+    "datetime": "string",
+    "int": "integer",
+    "long": "integer",
+    "short": "integer",
+    "byte": "integer",
+    "int32": "integer",
+    "int64": "integer",
+    "float": "number",
+    "double": "number",
+    "decimal": "number",
+    "numeric": "number",
+    "bool": "boolean",
+    "none": "null",
+    "nonetype": "null",
+    "nil": "null",
+}
+ARRAY_TYPES = frozenset(
+    {
+        "list",
+        "tuple",
+        "set",
+        "frozenset",
+        "sequence",
+        "iterable",
+        "array",
+        "arraylist",
+        "linkedlist",
+        "vector",
+    }
+)
+OBJECT_TYPES = frozenset(
+    {"dict", "map", "mapping", "hashmap", "hash", "struct", "record", "dictionary", "object"}
+)
 ANY_TYPES = frozenset({"any", "mixed", "unknown"})
 TRUTHY = frozenset({"true", "yes"})
 FALSY = frozenset({"false", "no"})

@@ -427,8 +427,11 @@ def _parameter_schema(found: _ToolSource, normaliser: SchemaNormaliser) -> dict[
     parameters, at = found.parameters, At(found.parameters_at, "")
     normaliser.node_origin(at)
     if parameters is None:
-        normaliser.note("", NormalisationCode.PARAMETERS_MISSING,
-                        "the tool had no parameter schema: it takes no arguments")  # fmt: skip
+        normaliser.note(
+            "",
+            NormalisationCode.PARAMETERS_MISSING,
+            "the tool had no parameter schema: it takes no arguments",
+        )
         return dict(_NO_PARAMETERS, properties={})
     if not isinstance(parameters, dict):
         raise normaliser.fail(at.source, f"parameters must be an object, got {_kind(parameters)}")
@@ -482,9 +485,11 @@ def _dropped_field_notes(dropped: list[tuple[str, Any]]) -> Iterator[Normalisati
     for key, value in dropped:
         if value is None or value is False:
             continue  # the field's default: nothing is lost
-        yield Normalisation("", NormalisationCode.FIELD_DROPPED,
-                            f"envelope field {quoted(key)} ({quoted(value)}) has no place in the "
-                            "canonical schema")  # fmt: skip
+        yield Normalisation(
+            "",
+            NormalisationCode.FIELD_DROPPED,
+            f"envelope field {quoted(key)} ({quoted(value)}) has no place in the canonical schema",
+        )
 
 
 def _check_metaschema(schema: dict[str, Any], normaliser: SchemaNormaliser, source: str) -> None:

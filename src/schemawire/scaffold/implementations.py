@@ -21,7 +21,12 @@ def get_weather(city: str, unit: str = "celsius") -> dict[str, Any]:
 
 def create_refund(order_id: str, amount: float, reason: str) -> dict[str, Any]:
     """Files a refund and returns it, pending approval."""
-    refund = {"refund_id": f"R-{2001 + len(_REFUNDS)}", "order_id": order_id,
-              "amount": amount, "status": "pending", "metadata": {"reason": reason}}  # fmt: skip
+    refund = {
+        "refund_id": f"R-{2001 + len(_REFUNDS)}",
+        "order_id": order_id,
+        "amount": amount,
+        "status": "pending",
+        "metadata": {"reason": reason},
+    }
     _REFUNDS.append(refund)
     return refund

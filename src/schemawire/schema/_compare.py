@@ -46,9 +46,12 @@ Found = tuple[str, str, Any, Any]
 
 
 def differences(
-    old: At, new: At, old_documents: Mapping[str, Any], new_documents: Mapping[str, Any],
+    old: At,
+    new: At,
+    old_documents: Mapping[str, Any],
+    new_documents: Mapping[str, Any],
     is_annotation: Callable[[str], bool],
-) -> tuple[Found, ...]:  # fmt: skip
+) -> tuple[Found, ...]:
     """Every difference from ``old`` to ``new``, in document order.
 
     ``old_documents`` and ``new_documents`` map URIs to the documents a ``$ref`` on each side
@@ -56,8 +59,11 @@ def differences(
     which codes change only annotations: a ``not`` or ``if``/``then``/``else`` whose
     subschemas differ only by those is not a change of what it accepts.
     """
-    walk = _Walk(_Resolver({**old_documents, old.base: old.schema}),
-                 _Resolver({**new_documents, new.base: new.schema}), is_annotation)  # fmt: skip
+    walk = _Walk(
+        _Resolver({**old_documents, old.base: old.schema}),
+        _Resolver({**new_documents, new.base: new.schema}),
+        is_annotation,
+    )
     walk.compare(old, new, "")
     walk.compare_definitions(old, new)
     return tuple(walk.found)
@@ -266,9 +272,25 @@ def _as_union(at: At, keyword: str) -> At:
     return At({**rest, keyword: [validating]}, at.base)
 
 
-_INERT = frozenset({"title", "description", "default", "examples", "$comment", "deprecated",
-                    "readOnly", "writeOnly", "$id", "$schema", "$anchor", "$dynamicAnchor",
-                    "$defs", "definitions", "x-version"})  # fmt: skip
+_INERT = frozenset(
+    {
+        "title",
+        "description",
+        "default",
+        "examples",
+        "$comment",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+        "$id",
+        "$schema",
+        "$anchor",
+        "$dynamicAnchor",
+        "$defs",
+        "definitions",
+        "x-version",
+    }
+)
 
 
 # --- the comparers: one per group of keywords -----------------------------------------------------
@@ -461,11 +483,13 @@ def _members_comparer(keyword: str) -> _Comparer:
             if name in before and name in after:
                 walk.compare(old.sub(before[name]), new.sub(after[name]), where)
             elif name in after:
-                _member_added(walk, old.sub(_fallback(old, keyword, name)), new.sub(after[name]),
-                              where)  # fmt: skip
+                _member_added(
+                    walk, old.sub(_fallback(old, keyword, name)), new.sub(after[name]), where
+                )
             else:
-                _member_removed(walk, old.sub(before[name]),
-                                new.sub(_fallback(new, keyword, name)), where)  # fmt: skip
+                _member_removed(
+                    walk, old.sub(before[name]), new.sub(_fallback(new, keyword, name)), where
+                )
 
     return compare
 
@@ -583,9 +607,12 @@ def _compare_all_of(walk: _Walk, old: At, new: At, pointer: str) -> None:
 
 
 def _compare_branches(
-    walk: _Walk, sides: tuple[At, At], where: str, branches: tuple[list[Any], list[Any]],
+    walk: _Walk,
+    sides: tuple[At, At],
+    where: str,
+    branches: tuple[list[Any], list[Any]],
     codes: tuple[str, str],
-) -> None:  # fmt: skip
+) -> None:
     (old, new), (before, after) = sides, branches
     pairs, removed, added = _matched(before, after)
     for i, j in pairs:
@@ -625,8 +652,11 @@ def _without_annotations(value: Any) -> Any:
     if value is True:
         return {}
     if isinstance(value, dict):
-        return {k: _without_annotations(v) for k, v in value.items()
-                if k not in _INERT and not k.startswith("x-")}  # fmt: skip
+        return {
+            k: _without_annotations(v)
+            for k, v in value.items()
+            if k not in _INERT and not k.startswith("x-")
+        }
     if isinstance(value, list):
         return [_without_annotations(item) for item in value]
     return value
@@ -649,8 +679,10 @@ def _compare_not(walk: _Walk, old: At, new: At, pointer: str) -> None:
 def _compare_conditional(walk: _Walk, old: At, new: At, pointer: str) -> None:
     before = {k: v for k, v in old.schema.items() if k in _CONDITIONAL}
     after = {k: v for k, v in new.schema.items() if k in _CONDITIONAL}
-    pairs = [(old.sub(before.get(k, True)), new.sub(after.get(k, True)), join(pointer, k))
-             for k in _union(before, after)]  # fmt: skip
+    pairs = [
+        (old.sub(before.get(k, True)), new.sub(after.get(k, True)), join(pointer, k))
+        for k in _union(before, after)
+    ]
     if before.keys() != after.keys() or not walk.annotations_only(pairs):
         walk.emit("CONDITIONAL_CHANGED", join(pointer, "if"), before or ABSENT, after or ABSENT)
 
@@ -705,10 +737,14 @@ _COMPARERS: tuple[tuple[frozenset[str], _Comparer], ...] = tuple(
         (("type",), _compare_type),
         (("enum",), _compare_enum),
         (("const",), _value_comparer("const", ("CONST_ADDED", "CONST_REMOVED", "CONST_CHANGED"))),
-        (("pattern",), _value_comparer("pattern", ("PATTERN_ADDED", "PATTERN_REMOVED",
-                                                   "PATTERN_CHANGED"))),
-        (("format",), _value_comparer("format", ("FORMAT_ADDED", "FORMAT_REMOVED",
-                                                 "FORMAT_CHANGED"))),
+        (
+            ("pattern",),
+            _value_comparer("pattern", ("PATTERN_ADDED", "PATTERN_REMOVED", "PATTERN_CHANGED")),
+        ),
+        (
+            ("format",),
+            _value_comparer("format", ("FORMAT_ADDED", "FORMAT_REMOVED", "FORMAT_CHANGED")),
+        ),
         (tuple(k for keywords, _ in _BOUNDS for k in keywords), _compare_bounds),
         (("multipleOf",), _compare_multiple_of),
         (("required",), _compare_required),
@@ -727,12 +763,15 @@ _COMPARERS: tuple[tuple[frozenset[str], _Comparer], ...] = tuple(
         (tuple(_CONDITIONAL), _compare_conditional),
         (("dependentRequired", "dependentSchemas", "dependencies"), _compare_dependencies),
     )
-)  # fmt: skip
+)
 # Keywords that are no change to the schema itself: the version is checked apart, definitions
 # are compared where they are used (or by `compare_definitions`), references are followed.
 _HANDLED = frozenset().union(*(keywords for keywords, _ in _COMPARERS)) | {
-    "x-version", "$defs", "definitions", "$ref",
-}  # fmt: skip
+    "x-version",
+    "$defs",
+    "definitions",
+    "$ref",
+}
 
 
 def _mapping(at: At, keyword: str) -> dict[str, Any]:

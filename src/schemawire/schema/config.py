@@ -282,12 +282,18 @@ def _check_settings(table: dict[str, Any], root: Path, source: Path) -> None:
         for key in keys:
             value = table.get(section, {}).get(key)
             if value is not None and not _stays_inside(root, value):
-                _refuse("must be a path inside the repository, relative to its root",
-                        f"/{section}/{key}", source)  # fmt: skip
+                _refuse(
+                    "must be a path inside the repository, relative to its root",
+                    f"/{section}/{key}",
+                    source,
+                )
     for index, value in enumerate(table.get("serve", {}).get("python-path", ())):
         if not _stays_inside(root, value):
-            _refuse("must be a path inside the repository, relative to its root",
-                    f"/serve/python-path/{index}", source)  # fmt: skip
+            _refuse(
+                "must be a path inside the repository, relative to its root",
+                f"/serve/python-path/{index}",
+                source,
+            )
     _check_rule_ids(table.get("lint", {}), source)
 
 

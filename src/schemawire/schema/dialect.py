@@ -27,12 +27,28 @@ _ANNOTATIONS = frozenset(
 )
 _VALIDATION = frozenset(
     {
-        "type", "const", "enum", "multipleOf", "maximum", "exclusiveMaximum", "minimum",
-        "exclusiveMinimum", "maxLength", "minLength", "pattern", "maxItems", "minItems",
-        "uniqueItems", "maxProperties", "minProperties", "required", "format",
-        "contentEncoding", "contentMediaType",
+        "type",
+        "const",
+        "enum",
+        "multipleOf",
+        "maximum",
+        "exclusiveMaximum",
+        "minimum",
+        "exclusiveMinimum",
+        "maxLength",
+        "minLength",
+        "pattern",
+        "maxItems",
+        "minItems",
+        "uniqueItems",
+        "maxProperties",
+        "minProperties",
+        "required",
+        "format",
+        "contentEncoding",
+        "contentMediaType",
     }
-)  # fmt: skip
+)
 _SHARED_SINGLE = frozenset(
     {"additionalProperties", "propertyNames", "contains", "not", "if", "then", "else"}
 )
@@ -43,11 +59,27 @@ _SHARED_LIST = frozenset({"allOf", "anyOf", "oneOf"})
 # validators (jsonschema-rs, ajv-formats) accept there too.
 KNOWN_FORMATS = frozenset(
     {
-        "date-time", "date", "time", "duration", "email", "idn-email", "hostname",
-        "idn-hostname", "ipv4", "ipv6", "uri", "uri-reference", "iri", "iri-reference", "uuid",
-        "uri-template", "json-pointer", "relative-json-pointer", "regex",
+        "date-time",
+        "date",
+        "time",
+        "duration",
+        "email",
+        "idn-email",
+        "hostname",
+        "idn-hostname",
+        "ipv4",
+        "ipv6",
+        "uri",
+        "uri-reference",
+        "iri",
+        "iri-reference",
+        "uuid",
+        "uri-template",
+        "json-pointer",
+        "relative-json-pointer",
+        "regex",
     }
-)  # fmt: skip
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,13 +130,28 @@ DRAFT_2020_12 = Dialect(
     name="2020-12",
     uri="https://json-schema.org/draft/2020-12/schema",
     draft=jsonschema_rs.Draft202012,
-    keywords=_ANNOTATIONS | _VALIDATION | _2020_SINGLE | _2020_MAP | _2020_LIST
-    | {"$schema", "$id", "$ref", "$anchor", "$dynamicRef", "$dynamicAnchor", "$vocabulary",
-       "deprecated", "maxContains", "minContains", "dependentRequired"},
+    keywords=_ANNOTATIONS
+    | _VALIDATION
+    | _2020_SINGLE
+    | _2020_MAP
+    | _2020_LIST
+    | {
+        "$schema",
+        "$id",
+        "$ref",
+        "$anchor",
+        "$dynamicRef",
+        "$dynamicAnchor",
+        "$vocabulary",
+        "deprecated",
+        "maxContains",
+        "minContains",
+        "dependentRequired",
+    },
     single=_2020_SINGLE,
     mapping=_2020_MAP,
     listing=_2020_LIST,
-)  # fmt: skip
+)
 
 # draft-07 "items" is a subschema or a list of them; "dependencies" maps to subschemas or arrays.
 _07_SINGLE = _SHARED_SINGLE | {"items", "additionalItems"}
@@ -115,12 +162,16 @@ DRAFT_07 = Dialect(
     name="draft-07",
     uri="http://json-schema.org/draft-07/schema#",
     draft=jsonschema_rs.Draft7,
-    keywords=_ANNOTATIONS | _VALIDATION | _07_SINGLE | _07_MAP | _07_LIST
+    keywords=_ANNOTATIONS
+    | _VALIDATION
+    | _07_SINGLE
+    | _07_MAP
+    | _07_LIST
     | {"$schema", "$id", "$ref"},
     single=_07_SINGLE,
     mapping=_07_MAP,
     listing=_07_LIST,
-)  # fmt: skip
+)
 
 DEFAULT_DIALECT = DRAFT_2020_12
 DIALECTS = (DRAFT_2020_12, DRAFT_07)

@@ -146,10 +146,16 @@ CHANGE_KINDS: dict[str, ChangeKind] = {
     for kind in (
         ChangeKind("SCHEMA_ADDED", _0, "A new schema file."),
         ChangeKind("SCHEMA_REMOVED", _B, "A schema file is gone: nothing may send or read it."),
-        ChangeKind("DIALECT_CHANGED", _B, "$schema names another dialect, which reads keywords "
-                   "differently."),
-        ChangeKind("ID_CHANGED", _B, "An $id or anchor changed: references to the old one no "
-                   "longer resolve."),
+        ChangeKind(
+            "DIALECT_CHANGED",
+            _B,
+            "$schema names another dialect, which reads keywords differently.",
+        ),
+        ChangeKind(
+            "ID_CHANGED",
+            _B,
+            "An $id or anchor changed: references to the old one no longer resolve.",
+        ),
         ChangeKind("REF_CHANGED", _B, "A $ref that does not resolve here names something else."),
         ChangeKind("TYPE_NARROWED", _P, "The type accepts fewer kinds of value."),
         ChangeKind("TYPE_WIDENED", _C, "The type accepts more kinds of value."),
@@ -164,14 +170,17 @@ CHANGE_KINDS: dict[str, ChangeKind] = {
         ChangeKind("PATTERN_ADDED", _P, "Strings must match a pattern now."),
         ChangeKind("PATTERN_REMOVED", _C, "Strings no longer need to match a pattern."),
         ChangeKind("PATTERN_CHANGED", _B, "Strings must match another pattern."),
-        ChangeKind("FORMAT_ADDED", _P, "Strings must have a format now (schemawire asserts "
-                   "formats)."),
+        ChangeKind(
+            "FORMAT_ADDED", _P, "Strings must have a format now (schemawire asserts formats)."
+        ),
         ChangeKind("FORMAT_REMOVED", _C, "Strings no longer need a format."),
         ChangeKind("FORMAT_CHANGED", _B, "Strings must have another format."),
-        ChangeKind("BOUND_TIGHTENED", _P, "A minimum, maximum, length, count or multipleOf "
-                   "accepts less."),
-        ChangeKind("BOUND_LOOSENED", _C, "A minimum, maximum, length, count or multipleOf "
-                   "accepts more."),
+        ChangeKind(
+            "BOUND_TIGHTENED", _P, "A minimum, maximum, length, count or multipleOf accepts less."
+        ),
+        ChangeKind(
+            "BOUND_LOOSENED", _C, "A minimum, maximum, length, count or multipleOf accepts more."
+        ),
         ChangeKind("BOUND_CHANGED", _B, "A multipleOf accepts other numbers."),
         ChangeKind("UNIQUE_ITEMS_ADDED", _P, "Array items must be unique now."),
         ChangeKind("UNIQUE_ITEMS_REMOVED", _C, "Array items may repeat now."),
@@ -179,16 +188,28 @@ CHANGE_KINDS: dict[str, ChangeKind] = {
         ChangeKind("REQUIRED_REMOVED", _C, "A property may be missing now."),
         ChangeKind("PROPERTY_ADDED", _C, "A closed object accepts a new property."),
         ChangeKind("PROPERTY_REMOVED", _P, "A closed object no longer accepts a property."),
-        ChangeKind("PROPERTY_DECLARED", _0, "An open object describes a property it accepted "
-                   "anyway; what that asks of its value is listed beside it."),
-        ChangeKind("PROPERTY_UNDECLARED", _0, "An open object no longer describes a property; "
-                   "what that frees is listed beside it."),
-        ChangeKind("ADDITIONAL_PROPERTIES_CLOSED", _P, "An object no longer accepts properties "
-                   "it does not name."),
-        ChangeKind("ADDITIONAL_PROPERTIES_OPENED", _C, "An object accepts properties it does "
-                   "not name."),
-        ChangeKind("FALSE_SCHEMA_ADDED", _P, "A subschema became false: nothing is accepted "
-                   "there."),
+        ChangeKind(
+            "PROPERTY_DECLARED",
+            _0,
+            "An open object describes a property it accepted "
+            "anyway; what that asks of its value is listed beside it.",
+        ),
+        ChangeKind(
+            "PROPERTY_UNDECLARED",
+            _0,
+            "An open object no longer describes a property; what that frees is listed beside it.",
+        ),
+        ChangeKind(
+            "ADDITIONAL_PROPERTIES_CLOSED",
+            _P,
+            "An object no longer accepts properties it does not name.",
+        ),
+        ChangeKind(
+            "ADDITIONAL_PROPERTIES_OPENED", _C, "An object accepts properties it does not name."
+        ),
+        ChangeKind(
+            "FALSE_SCHEMA_ADDED", _P, "A subschema became false: nothing is accepted there."
+        ),
         ChangeKind("FALSE_SCHEMA_REMOVED", _C, "A subschema was false and accepts values now."),
         ChangeKind("CONTAINS_ADDED", _P, "An array must contain a matching item now."),
         ChangeKind("CONTAINS_REMOVED", _C, "An array no longer needs a matching item."),
@@ -202,17 +223,24 @@ CHANGE_KINDS: dict[str, ChangeKind] = {
         ChangeKind("NOT_REMOVED", _C, "Values may match a schema they could not before."),
         ChangeKind("NOT_CHANGED", _B, "Values must not match another schema."),
         ChangeKind("CONDITIONAL_CHANGED", _B, "An if/then/else changed."),
-        ChangeKind("DEPENDENCY_ADDED", _P, "A property asks for another property or schema "
-                   "now."),
-        ChangeKind("DEPENDENCY_REMOVED", _C, "A property no longer asks for another property or "
-                   "schema."),
+        ChangeKind("DEPENDENCY_ADDED", _P, "A property asks for another property or schema now."),
+        ChangeKind(
+            "DEPENDENCY_REMOVED", _C, "A property no longer asks for another property or schema."
+        ),
         ChangeKind("DEFINITION_ADDED", _0, "A new $defs entry."),
-        ChangeKind("DEFINITION_REMOVED", _0, "A $defs entry nothing here uses is gone (a file "
-                   "still referencing it fails SW011)."),
-        ChangeKind("ANNOTATION_CHANGED", _0, "A title, description, example, default, comment or "
-                   "other keyword validators ignore.", annotation=True),
+        ChangeKind(
+            "DEFINITION_REMOVED",
+            _0,
+            "A $defs entry nothing here uses is gone (a file still referencing it fails SW011).",
+        ),
+        ChangeKind(
+            "ANNOTATION_CHANGED",
+            _0,
+            "A title, description, example, default, comment or other keyword validators ignore.",
+            annotation=True,
+        ),
     )
-}  # fmt: skip
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,8 +271,14 @@ class SchemaChange:
 
     def to_json(self) -> dict[str, Any]:
         """The change as a JSON object; ``old`` or ``new`` is left out when absent."""
-        fields = {"code": self.code, "pointer": self.pointer, "old": self.old, "new": self.new,
-                  "breaks": str(self.breaks), "severity": str(self.severity)}  # fmt: skip
+        fields = {
+            "code": self.code,
+            "pointer": self.pointer,
+            "old": self.old,
+            "new": self.new,
+            "breaks": str(self.breaks),
+            "severity": str(self.severity),
+        }
         return {key: value for key, value in fields.items() if value is not ABSENT}
 
 
@@ -261,8 +295,13 @@ def diff_schemas(
     ``old_documents`` and ``new_documents`` map URIs to the documents a ``$ref`` may name (a
     repository's `Repository.documents`); references within each schema always resolve.
     """
-    return _changes(document_root(old, _PLACEHOLDER_OLD), document_root(new, _PLACEHOLDER_NEW),
-                    role, old_documents or {}, new_documents or {})  # fmt: skip
+    return _changes(
+        document_root(old, _PLACEHOLDER_OLD),
+        document_root(new, _PLACEHOLDER_NEW),
+        role,
+        old_documents or {},
+        new_documents or {},
+    )
 
 
 _PLACEHOLDER_OLD = "https://schemawire.invalid/old.json"
@@ -270,12 +309,16 @@ _PLACEHOLDER_NEW = "https://schemawire.invalid/new.json"
 
 
 def _changes(
-    old: At, new: At, role: Role, old_documents: Mapping[str, Any],
+    old: At,
+    new: At,
+    role: Role,
+    old_documents: Mapping[str, Any],
     new_documents: Mapping[str, Any],
-) -> tuple[SchemaChange, ...]:  # fmt: skip
+) -> tuple[SchemaChange, ...]:
     found = differences(old, new, old_documents, new_documents, _is_annotation)
-    return tuple(_classified(code, pointer, before, after, role)
-                 for code, pointer, before, after in found)  # fmt: skip
+    return tuple(
+        _classified(code, pointer, before, after, role) for code, pointer, before, after in found
+    )
 
 
 def _is_annotation(code: str) -> bool:
@@ -369,8 +412,12 @@ class SchemaDiff:
     def to_json(self) -> dict[str, Any]:
         """The file's changes as a JSON object (the ``--json`` shape)."""
         problem = self.version_problem
-        version = {"old": self.old_version, "new": self.new_version, "bump": self.bump,
-                   "wanted": problem[1] if problem else None}  # fmt: skip
+        version = {
+            "old": self.old_version,
+            "new": self.new_version,
+            "bump": self.bump,
+            "wanted": problem[1] if problem else None,
+        }
         return {
             "file": self.file,
             "role": str(self.role),
@@ -443,15 +490,19 @@ def diff_repositories(
     """Every schema file of ``old`` and ``new``, matched by path and compared; references
     resolve within each repository."""
     before, after = {f.relpath: f for f in old.files}, {f.relpath: f for f in new.files}
-    files = tuple(_diff_file(before.get(path), after.get(path), old.documents, new.documents)
-                  for path in sorted(before.keys() | after.keys()))  # fmt: skip
+    files = tuple(
+        _diff_file(before.get(path), after.get(path), old.documents, new.documents)
+        for path in sorted(before.keys() | after.keys())
+    )
     return RepositoryDiff(files, since)
 
 
 def _diff_file(
-    old: SchemaFile | None, new: SchemaFile | None, old_documents: Mapping[str, Any],
+    old: SchemaFile | None,
+    new: SchemaFile | None,
+    old_documents: Mapping[str, Any],
     new_documents: Mapping[str, Any],
-) -> SchemaDiff:  # fmt: skip
+) -> SchemaDiff:
     present = new or old
     if present is None:
         raise UsageError("a file to compare is needed on at least one side")
@@ -464,8 +515,9 @@ def _diff_file(
         return SchemaDiff(present.relpath, role, status, (change,), *versions)
     if not (old.usable and new.usable):
         return SchemaDiff(new.relpath, role, FileStatus.UNREADABLE, (), *versions)
-    changes = _changes(At(old.document, old.uri), At(new.document, new.uri), role,
-                       old_documents, new_documents)  # fmt: skip
+    changes = _changes(
+        At(old.document, old.uri), At(new.document, new.uri), role, old_documents, new_documents
+    )
     status = FileStatus.CHANGED if changes else FileStatus.UNCHANGED
     return SchemaDiff(new.relpath, role, status, changes, *versions)
 
@@ -485,8 +537,13 @@ def diff_files(old: str | Path, new: str | Path, *, role: Role | None = None) ->
     old_document, old_documents, old_uri, _ = _in_repository(old_path)
     new_document, new_documents, new_uri, new_role = _in_repository(new_path)
     role = role or new_role or _role_from_name(new_path)
-    changes = _changes(At(old_document, old_uri), At(new_document, new_uri), role,
-                       {**new_documents, **old_documents}, new_documents)  # fmt: skip
+    changes = _changes(
+        At(old_document, old_uri),
+        At(new_document, new_uri),
+        role,
+        {**new_documents, **old_documents},
+        new_documents,
+    )
     status = FileStatus.CHANGED if changes else FileStatus.UNCHANGED
     versions = (_version_of(old_document), _version_of(new_document))
     return RepositoryDiff((SchemaDiff(str(new), role, status, changes, *versions),))
@@ -498,8 +555,11 @@ def _in_repository(path: Path) -> tuple[Any, dict[str, Any], str, Role | None]:
     document = load_file(path)
     repository = Repository.load(path.parent)
     absolute = path.resolve()
-    found = repository.find(relpath(repository.root, absolute)) if absolute.is_relative_to(
-        repository.root) else None  # fmt: skip
+    found = (
+        repository.find(relpath(repository.root, absolute))
+        if absolute.is_relative_to(repository.root)
+        else None
+    )
     if found is not None and found.usable:
         return found.document, repository.documents, found.uri, role_of(found)
     uri = document_root(document, absolute.as_uri()).base
@@ -545,8 +605,10 @@ def _repository_at(repository: Repository, rev: str, scratch: Path) -> Repositor
         prefix = repository.root.resolve().relative_to(top.resolve()).as_posix()
     except ValueError:
         raise UsageError(f"{repository.root} is not inside the git work tree {top}") from None
-    folders = [posixpath.normpath(posixpath.join(prefix, folder))
-               for folder in repository.config.kind_dirs().values()]  # fmt: skip
+    folders = [
+        posixpath.normpath(posixpath.join(prefix, folder))
+        for folder in repository.config.kind_dirs().values()
+    ]
     for path, object_id in _blobs(_git(top, "ls-tree", "-r", "-z", rev, "--", *folders)):
         target = scratch / posixpath.relpath(path, prefix)
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -604,8 +666,10 @@ def version_findings(diff: RepositoryDiff) -> Iterator[Finding]:
         rule_id, wanted = problem
         hint = f'set "x-version": "{wanted}"'
         if rule_id == "SW401":
-            message = (f"breaking{since} for {file.role.parties(_broken_side(file))}: "
-                       f"{_listed(file)}; x-version {_moved(file)}")  # fmt: skip
+            message = (
+                f"breaking{since} for {file.role.parties(_broken_side(file))}: "
+                f"{_listed(file)}; x-version {_moved(file)}"
+            )
             hint += ", or undo the change"
             yield Finding(rule(rule_id), file.file, "/x-version", message, hint=hint)
         else:

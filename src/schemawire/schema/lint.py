@@ -31,13 +31,32 @@ PORTABLE_PROPERTY_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 
 # Type names found in public function-calling collections, and what they mean in JSON Schema.
 _TYPE_FIXES = {
-    "dict": "object", "map": "object", "hash": "object", "struct": "object", "record": "object",
-    "list": "array", "tuple": "array", "set": "array", "sequence": "array",
-    "str": "string", "text": "string", "char": "string", "date": "string", "datetime": "string",
-    "int": "integer", "long": "integer", "int32": "integer", "int64": "integer",
-    "float": "number", "double": "number", "decimal": "number", "numeric": "number",
-    "bool": "boolean", "none": "null", "nil": "null",
-}  # fmt: skip
+    "dict": "object",
+    "map": "object",
+    "hash": "object",
+    "struct": "object",
+    "record": "object",
+    "list": "array",
+    "tuple": "array",
+    "set": "array",
+    "sequence": "array",
+    "str": "string",
+    "text": "string",
+    "char": "string",
+    "date": "string",
+    "datetime": "string",
+    "int": "integer",
+    "long": "integer",
+    "int32": "integer",
+    "int64": "integer",
+    "float": "number",
+    "double": "number",
+    "decimal": "number",
+    "numeric": "number",
+    "bool": "boolean",
+    "none": "null",
+    "nil": "null",
+}
 # Keywords from other schema languages, and the JSON Schema way to say the same.
 _FOREIGN_KEYWORDS = {
     "nullable": 'nullable is OpenAPI 3.0; write "type": [T, "null"]',
@@ -47,8 +66,17 @@ _FOREIGN_KEYWORDS = {
     "item": 'did you mean "items"?',
 }
 _SHAPE_KEYWORDS = ("type", "enum", "const", "$ref", "$dynamicRef", "anyOf", "oneOf", "allOf")
-_VALUE_SHAPES = ("properties", "patternProperties", "propertyNames", "$ref", "$dynamicRef",
-                 "allOf", "anyOf", "oneOf", "if")  # fmt: skip
+_VALUE_SHAPES = (
+    "properties",
+    "patternProperties",
+    "propertyNames",
+    "$ref",
+    "$dynamicRef",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "if",
+)
 _ROOT_COMBINATORS = ("anyOf", "oneOf", "allOf", "not", "if")
 # Subschemas under these keywords add conditions to a value that another schema shapes.
 _CONSTRAINT_KEYWORDS = frozenset(
@@ -56,8 +84,7 @@ _CONSTRAINT_KEYWORDS = frozenset(
 )
 _BRANCH_KEYWORDS = frozenset({"allOf", "anyOf", "oneOf"})
 # Keywords through which properties may be defined somewhere else than in "properties".
-_COMPOSITION_KEYWORDS = ("$ref", "$dynamicRef", "allOf", "anyOf", "oneOf", "if",
-                         "dependentSchemas")  # fmt: skip
+_COMPOSITION_KEYWORDS = ("$ref", "$dynamicRef", "allOf", "anyOf", "oneOf", "if", "dependentSchemas")
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,9 +192,11 @@ def check_open_object(context: LintContext, site: Site) -> Iterator[Finding]:
     if isinstance(parent, dict) and parent.get("unevaluatedProperties") is False:
         return  # a branch of a composition closed by its parent
     yield context.finding(
-        "SW101", site.pointer, "object accepts any extra property",
+        "SW101",
+        site.pointer,
+        "object accepts any extra property",
         hint='add "additionalProperties": false; keep extensions in a "metadata" property',
-    )  # fmt: skip
+    )
 
 
 def check_untyped_property(context: LintContext, site: Site) -> Iterator[Finding]:

@@ -162,15 +162,20 @@ class Repository:
         """
         config = config if config is not None else load_config(start)
         findings: list[Finding] = []
-        files = tuple(_read(config, kind, path, may_read, findings)
-                      for kind, path, may_read in _discover(config))  # fmt: skip
+        files = tuple(
+            _read(config, kind, path, may_read, findings)
+            for kind, path, may_read in _discover(config)
+        )
         for file in files:
             findings.extend(_check_file(file, config))
         findings.extend(_check_ids(files))
         findings.extend(_check_names(files))
         registry, missing = _build_registry(files)
-        sites = {f.relpath: tuple(iter_sites(f.document, f.dialect, f.uri))
-                 for f in files if f.usable and f.dialect is not None}  # fmt: skip
+        sites = {
+            f.relpath: tuple(iter_sites(f.document, f.dialect, f.uri))
+            for f in files
+            if f.usable and f.dialect is not None
+        }
         references = tuple(r for f in files for r in _references(f, sites.get(f.relpath, ())))
         index = _FileIndex(files, config.id_base)
         findings.extend(_check_references(references, registry, missing, index))
@@ -224,8 +229,9 @@ class Repository:
         compiled = self._validators.get(file.relpath)
         if compiled is None:
             if not file.usable:
-                raise SchemaError(ErrorCode.SCHEMA_INVALID, "not a usable schema",
-                                  source=file.relpath)  # fmt: skip
+                raise SchemaError(
+                    ErrorCode.SCHEMA_INVALID, "not a usable schema", source=file.relpath
+                )
             compiled = compile_schema(
                 file.document,
                 registry=self.registry,
@@ -318,8 +324,13 @@ def _check_file(file: SchemaFile, config: Config) -> Iterator[Finding]:
     if not file.readable:
         return  # already reported
     if not isinstance(document, dict):
-        yield Finding(rule("SW002"), file.relpath, "", "the file holds no JSON object",
-                      hint="wrap the schema in { ... }")  # fmt: skip
+        yield Finding(
+            rule("SW002"),
+            file.relpath,
+            "",
+            "the file holds no JSON object",
+            hint="wrap the schema in { ... }",
+        )
         return
     if file.dialect is None:
         yield Finding(
@@ -365,8 +376,9 @@ def _check_id(file: SchemaFile, config: Config) -> Iterator[Finding]:
 def _check_version(file: SchemaFile) -> Iterator[Finding]:
     version = file.document.get("x-version")
     if version is None:
-        yield Finding(rule("SW009"), file.relpath, "", "no x-version",
-                      hint='add "x-version": "1.0.0"')  # fmt: skip
+        yield Finding(
+            rule("SW009"), file.relpath, "", "no x-version", hint='add "x-version": "1.0.0"'
+        )
     elif not isinstance(version, str) or not _SEMVER.match(version):
         yield Finding(
             rule("SW010"),

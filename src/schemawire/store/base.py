@@ -84,9 +84,16 @@ class Checkpoint:
     created: float | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"run_id": self.run_id, "step": self.step, "state": self.state,
-                "schema": self.schema, "version": self.version, "node": self.node,
-                "next_input": self.next_input, "created": self.created}  # fmt: skip
+        return {
+            "run_id": self.run_id,
+            "step": self.step,
+            "state": self.state,
+            "schema": self.schema,
+            "version": self.version,
+            "node": self.node,
+            "next_input": self.next_input,
+            "created": self.created,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,9 +134,16 @@ class RunInfo:
     error: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"run_id": self.run_id, "flow": self.flow, "status": self.status,
-                "step": self.step, "node": self.node, "created": self.created,
-                "updated": self.updated, "error": self.error}  # fmt: skip
+        return {
+            "run_id": self.run_id,
+            "flow": self.flow,
+            "status": self.status,
+            "step": self.step,
+            "node": self.node,
+            "created": self.created,
+            "updated": self.updated,
+            "error": self.error,
+        }
 
 
 class Store(Protocol):
@@ -243,15 +257,13 @@ def check_next(checkpoint: Checkpoint, expected_step: int) -> None:
         StoreError: its step is not ``expected_step + 1``.
     """
     if checkpoint.step != expected_step + 1:
-        raise StoreError(f"checkpoint of step {checkpoint.step} cannot follow step "
-                         f"{expected_step}")  # fmt: skip
+        raise StoreError(f"checkpoint of step {checkpoint.step} cannot follow step {expected_step}")
 
 
 def idempotency_key(run_id: str, step: int, tool: str, arguments: Any) -> str:
     """The key of a call: the same run, step, tool and arguments make the same key, so a
     resumed run recognises a call it has already made, whatever id the model gave it."""
-    text = orjson.dumps([run_id, step, tool, _same_numbers(arguments)],
-                        option=orjson.OPT_SORT_KEYS)  # fmt: skip
+    text = orjson.dumps([run_id, step, tool, _same_numbers(arguments)], option=orjson.OPT_SORT_KEYS)
     return hashlib.sha256(text).hexdigest()[:32]
 
 

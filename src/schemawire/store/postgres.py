@@ -143,8 +143,13 @@ _SESSION_OPTIONS = (
     "-c tcp_keepalives_idle=10 -c tcp_keepalives_interval=5 -c tcp_keepalives_count=3 "
     "-c tcp_user_timeout=25000 -c statement_timeout=30000"
 )
-_CLIENT_KEEPALIVES = {"keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 5,
-                      "keepalives_count": 3, "tcp_user_timeout": 25000}  # fmt: skip
+_CLIENT_KEEPALIVES = {
+    "keepalives": 1,
+    "keepalives_idle": 10,
+    "keepalives_interval": 5,
+    "keepalives_count": 3,
+    "tcp_user_timeout": 25000,
+}
 
 
 class PostgresStore:
@@ -207,8 +212,9 @@ class PostgresStore:
         return replace(checkpoint, created=written[0])
 
     def latest(self, run_id: str) -> Checkpoint | None:
-        found = self._read(Checkpoint, f"{_CHECKPOINTS} WHERE run_id = %s ORDER BY step DESC "
-                           "LIMIT 1", (run_id,))  # fmt: skip
+        found = self._read(
+            Checkpoint, f"{_CHECKPOINTS} WHERE run_id = %s ORDER BY step DESC LIMIT 1", (run_id,)
+        )
         return found[0] if found else None
 
     def checkpoints(self, run_id: str) -> list[Checkpoint]:
@@ -216,8 +222,10 @@ class PostgresStore:
 
     def finish(self, run_id: str, status: RunStatus, error: str | None = None) -> None:
         with self._translated():
-            self._db.execute(f"UPDATE runs SET status = %s, error = %s, updated = {_NOW} "
-                             "WHERE run_id = %s", (status, error, run_id))  # fmt: skip
+            self._db.execute(
+                f"UPDATE runs SET status = %s, error = %s, updated = {_NOW} WHERE run_id = %s",
+                (status, error, run_id),
+            )
 
     def run(self, run_id: str) -> RunInfo | None:
         found = self._read(RunInfo, f"{_RUNS} WHERE run_id = %s", (run_id,))
@@ -226,8 +234,9 @@ class PostgresStore:
     def runs(self, status: RunStatus | None = None, limit: int = 100) -> list[RunInfo]:
         if status is None:
             return self._read(RunInfo, f"{_RUNS} ORDER BY created DESC LIMIT %s", (limit,))
-        return self._read(RunInfo, f"{_RUNS} WHERE status = %s ORDER BY created DESC LIMIT %s",
-                          (status, limit))  # fmt: skip
+        return self._read(
+            RunInfo, f"{_RUNS} WHERE status = %s ORDER BY created DESC LIMIT %s", (status, limit)
+        )
 
     def runs_starting(self, prefix: str, limit: int = 10) -> list[RunInfo]:
         # left(), not LIKE: an id may hold _ or %, which LIKE would take as wildcards.
@@ -278,8 +287,9 @@ class PostgresStore:
             return
         with self._translated():
             try:
-                self._db.execute("DELETE FROM claims WHERE run_id = %s AND pid = "
-                                 "pg_backend_pid()", (run_id,))  # fmt: skip
+                self._db.execute(
+                    "DELETE FROM claims WHERE run_id = %s AND pid = pg_backend_pid()", (run_id,)
+                )
             finally:  # the lock is the claim: give it up even if the bookkeeping failed
                 self._db.execute(f"SELECT pg_advisory_unlock({_KEY})", self._key(run_id))
                 del self._held[run_id]
@@ -291,13 +301,17 @@ class PostgresStore:
 
     def call_started(self, entry: JournalEntry) -> None:
         with self._translated():
-            self._db.execute(_CALL_STARTED, (entry.key, entry.run_id, entry.step, entry.tool,
-                                             _jsonb(entry.arguments)))  # fmt: skip
+            self._db.execute(
+                _CALL_STARTED,
+                (entry.key, entry.run_id, entry.step, entry.tool, _jsonb(entry.arguments)),
+            )
 
     def call_ended(self, key: str, status: CallStatus, result: Any) -> None:
         with self._translated():
-            self._db.execute("UPDATE journal SET status = %s, result = %s WHERE key = %s",
-                             (status, _jsonb(result), key))  # fmt: skip
+            self._db.execute(
+                "UPDATE journal SET status = %s, result = %s WHERE key = %s",
+                (status, _jsonb(result), key),
+            )
 
     def journal(self, run_id: str) -> list[JournalEntry]:
         return self._read(JournalEntry, f"{_JOURNAL} WHERE run_id = %s ORDER BY seq", (run_id,))
@@ -334,9 +348,15 @@ class PostgresStore:
 
 
 def _row(checkpoint: Checkpoint) -> dict[str, Any]:
-    return {"run_id": checkpoint.run_id, "step": checkpoint.step, "node": checkpoint.node,
-            "state": _jsonb(checkpoint.state), "schema": checkpoint.schema,
-            "version": checkpoint.version, "next_input": _jsonb(checkpoint.next_input)}  # fmt: skip
+    return {
+        "run_id": checkpoint.run_id,
+        "step": checkpoint.step,
+        "node": checkpoint.node,
+        "state": _jsonb(checkpoint.state),
+        "schema": checkpoint.schema,
+        "version": checkpoint.version,
+        "next_input": _jsonb(checkpoint.next_input),
+    }
 
 
 def _jsonb(value: Any) -> Jsonb:

@@ -128,8 +128,10 @@ class SqliteStore:
 
     def finish(self, run_id: str, status: RunStatus, error: str | None = None) -> None:
         with self._write():
-            self._db.execute("UPDATE runs SET status = ?, error = ?, updated = ? "
-                             "WHERE run_id = ?", (status, error, time.time(), run_id))  # fmt: skip
+            self._db.execute(
+                "UPDATE runs SET status = ?, error = ?, updated = ? WHERE run_id = ?",
+                (status, error, time.time(), run_id),
+            )
 
     def run(self, run_id: str) -> RunInfo | None:
         row = self._db.execute("SELECT * FROM runs WHERE run_id = ?", (run_id,)).fetchone()
@@ -139,8 +141,9 @@ class SqliteStore:
         if status is None:
             rows = self._db.execute("SELECT * FROM runs ORDER BY created DESC LIMIT ?", (limit,))
         else:
-            rows = self._db.execute("SELECT * FROM runs WHERE status = ? ORDER BY created DESC "
-                                    "LIMIT ?", (status, limit))  # fmt: skip
+            rows = self._db.execute(
+                "SELECT * FROM runs WHERE status = ? ORDER BY created DESC LIMIT ?", (status, limit)
+            )
         return [RunInfo(*row) for row in rows.fetchall()]
 
     def runs_starting(self, prefix: str, limit: int = 10) -> list[RunInfo]:
@@ -156,25 +159,28 @@ class SqliteStore:
 
     def claim(self, run_id: str, worker: str) -> bool:
         with self._write():
-            row = self._db.execute("SELECT worker, pid FROM claims WHERE run_id = ?",
-                                   (run_id,)).fetchone()  # fmt: skip
+            row = self._db.execute(
+                "SELECT worker, pid FROM claims WHERE run_id = ?", (run_id,)
+            ).fetchone()
             if row is not None and (row[0], row[1]) != (worker, os.getpid()) and _alive(row[1]):
                 return False  # another live process holds it, whatever it calls itself
-            self._db.execute("INSERT OR REPLACE INTO claims VALUES (?, ?, ?, ?)",
-                             (run_id, worker, os.getpid(), time.time()))  # fmt: skip
+            self._db.execute(
+                "INSERT OR REPLACE INTO claims VALUES (?, ?, ?, ?)",
+                (run_id, worker, os.getpid(), time.time()),
+            )
             return True
 
     def release(self, run_id: str, worker: str) -> None:
         with self._write():
-            self._db.execute("DELETE FROM claims WHERE run_id = ? AND worker = ?",
-                             (run_id, worker))  # fmt: skip
+            self._db.execute("DELETE FROM claims WHERE run_id = ? AND worker = ?", (run_id, worker))
 
     # --- the journal of tool calls -------------------------------------------------------------
 
     def call_started(self, entry: JournalEntry) -> None:
         with self._write():
-            seq = self._db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM journal WHERE "
-                                   "run_id = ?", (entry.run_id,)).fetchone()[0]  # fmt: skip
+            seq = self._db.execute(
+                "SELECT COALESCE(MAX(seq), 0) + 1 FROM journal WHERE run_id = ?", (entry.run_id,)
+            ).fetchone()[0]
             self._db.execute(
                 "INSERT OR REPLACE INTO journal VALUES (?, ?, ?, ?, ?, ?, 'started', NULL)",
                 (entry.key, seq, entry.run_id, entry.step, entry.tool, dumps(entry.arguments)),
@@ -182,8 +188,10 @@ class SqliteStore:
 
     def call_ended(self, key: str, status: CallStatus, result: Any) -> None:
         with self._write():
-            self._db.execute("UPDATE journal SET status = ?, result = ? WHERE key = ?",
-                             (status, dumps(result), key))  # fmt: skip
+            self._db.execute(
+                "UPDATE journal SET status = ?, result = ? WHERE key = ?",
+                (status, dumps(result), key),
+            )
 
     def journal(self, run_id: str) -> list[JournalEntry]:
         rows = self._db.execute(f"{_JOURNAL} WHERE run_id = ? ORDER BY seq", (run_id,))
@@ -214,8 +222,9 @@ class _Transaction:
         except sqlite3.Error as error:
             raise StoreError(f"{self.path}: {error}") from None
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 *rest: object) -> None:  # fmt: skip
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, *rest: object
+    ) -> None:
         try:
             self.db.execute("ROLLBACK" if kind is not None else "COMMIT")
         except sqlite3.Error as failed:
@@ -228,8 +237,7 @@ class _Transaction:
 
 def _checkpoint(row: tuple[Any, ...]) -> Checkpoint:
     run_id, step, state, schema, version, node, next_input, created = row
-    return Checkpoint(run_id, step, loads(state), schema, version, node, loads(next_input),
-                      created)  # fmt: skip
+    return Checkpoint(run_id, step, loads(state), schema, version, node, loads(next_input), created)
 
 
 def _entry(row: tuple[Any, ...]) -> JournalEntry:

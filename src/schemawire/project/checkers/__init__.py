@@ -49,8 +49,16 @@ __all__ = [
     "walk_stopped",
 ]
 
-TARGETS = ("openai.chat", "openai.responses", "openai.response_format", "openai.text_format",
-           "anthropic", "gemini", "mcp", "a2a")  # fmt: skip
+TARGETS = (
+    "openai.chat",
+    "openai.responses",
+    "openai.response_format",
+    "openai.text_format",
+    "anthropic",
+    "gemini",
+    "mcp",
+    "a2a",
+)
 JSON_TYPES = frozenset({"object", "array", "string", "number", "integer", "boolean", "null"})
 
 _OPTIONS: dict[str, frozenset[str]] = {"mcp": frozenset({"version"})}
@@ -60,9 +68,20 @@ _MAX_DEPTH = 128
 _MAX_NODES = 100_000
 _MAP_KEYWORDS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 _LIST_KEYWORDS = ("allOf", "anyOf", "oneOf", "prefixItems", "items")
-_ONE_KEYWORDS = ("items", "additionalProperties", "unevaluatedProperties", "unevaluatedItems",
-                 "additionalItems", "contains", "propertyNames", "not", "if", "then", "else",
-                 "contentSchema")  # fmt: skip
+_ONE_KEYWORDS = (
+    "items",
+    "additionalProperties",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "additionalItems",
+    "contains",
+    "propertyNames",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contentSchema",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,11 +264,15 @@ _KINDS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "string": (lambda v: isinstance(v, str), "a string"),
     "boolean": (lambda v: isinstance(v, bool), "true or false"),
     "object": (lambda v: isinstance(v, dict), "an object"),
-    "strings": (lambda v: isinstance(v, list) and all(isinstance(i, str) for i in v),
-                "an array of strings"),
-    "objects": (lambda v: isinstance(v, list) and all(isinstance(i, dict) for i in v),
-                "an array of objects"),
-}  # fmt: skip
+    "strings": (
+        lambda v: isinstance(v, list) and all(isinstance(i, str) for i in v),
+        "an array of strings",
+    ),
+    "objects": (
+        lambda v: isinstance(v, list) and all(isinstance(i, dict) for i in v),
+        "an array of objects",
+    ),
+}
 
 
 def member_flaws(
@@ -378,16 +401,29 @@ _KEYWORD_SHAPES: dict[str, tuple[Callable[[Any], bool], str]] = {
     **dict.fromkeys(("allOf", "anyOf", "oneOf", "prefixItems"), _SCHEMA_LIST),
     # A non-schema under items, not, if... is reported where it sits, as a subschema.
     "items": (lambda v: not isinstance(v, list), "one schema (the array form is pre-2020-12)"),
-    **dict.fromkeys(("$ref", "$id", "$schema", "$anchor", "$comment", "description", "title",
-                     "format", "pattern"), _STRING),
+    **dict.fromkeys(
+        (
+            "$ref",
+            "$id",
+            "$schema",
+            "$anchor",
+            "$comment",
+            "description",
+            "title",
+            "format",
+            "pattern",
+        ),
+        _STRING,
+    ),
     **dict.fromkeys(("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"), _NUMBER),
-    **dict.fromkeys(("minItems", "maxItems", "minLength", "maxLength", "minProperties",
-                     "maxProperties"), _COUNT),
+    **dict.fromkeys(
+        ("minItems", "maxItems", "minLength", "maxLength", "minProperties", "maxProperties"), _COUNT
+    ),
     "multipleOf": (lambda v: _is_number(v) and v > 0, "a number above 0"),
     **dict.fromkeys(("required", "propertyOrdering"), _DISTINCT_STRINGS),
     **dict.fromkeys(("uniqueItems", "nullable"), _BOOLEAN),
     "enum": (lambda v: isinstance(v, list) and bool(v), "a non-empty array"),
-}  # fmt: skip
+}
 
 
 def malformed_keywords(node: Subschema, type_names: frozenset[str] | None) -> Iterator[Flaw]:

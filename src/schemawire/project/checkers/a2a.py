@@ -48,8 +48,12 @@ CARD = {
     "signatures": Member("objects"),
     "iconUrl": Member("string"),
 }
-INTERFACE = {"url": _REQUIRED_STRING, "protocolBinding": _REQUIRED_STRING,
-             "tenant": Member("string"), "protocolVersion": _REQUIRED_STRING}  # fmt: skip
+INTERFACE = {
+    "url": _REQUIRED_STRING,
+    "protocolBinding": _REQUIRED_STRING,
+    "tenant": Member("string"),
+    "protocolVersion": _REQUIRED_STRING,
+}
 PROVIDER = {"url": _REQUIRED_STRING, "organization": _REQUIRED_STRING}
 CAPABILITIES = {
     "streaming": Member("boolean"),
@@ -57,8 +61,12 @@ CAPABILITIES = {
     "extensions": Member("objects"),
     "extendedAgentCard": Member("boolean"),
 }
-EXTENSION = {"uri": _REQUIRED_STRING, "description": Member("string"),
-             "required": Member("boolean"), "params": Member("object")}  # fmt: skip
+EXTENSION = {
+    "uri": _REQUIRED_STRING,
+    "description": Member("string"),
+    "required": Member("boolean"),
+    "params": Member("object"),
+}
 SKILL = {
     "id": _REQUIRED_STRING,
     "name": _REQUIRED_STRING,
@@ -69,8 +77,11 @@ SKILL = {
     "outputModes": Member("strings"),
     "securityRequirements": Member("objects"),
 }
-SIGNATURE = {"protected": _REQUIRED_STRING, "signature": _REQUIRED_STRING,
-             "header": Member("object")}  # fmt: skip
+SIGNATURE = {
+    "protected": _REQUIRED_STRING,
+    "signature": _REQUIRED_STRING,
+    "header": Member("object"),
+}
 _MODES = ("defaultInputModes", "defaultOutputModes", "inputModes", "outputModes")
 
 

@@ -48,14 +48,33 @@ SHAPE = {
     "input_schema": Member("object", True),
     "strict": Member("boolean"),
 }
-STRICT_FORMATS = frozenset({"date-time", "time", "date", "duration", "email", "hostname", "uri",
-                            "ipv4", "ipv6", "uuid"})  # fmt: skip
+STRICT_FORMATS = frozenset(
+    {"date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"}
+)
 # §3.3 "Supported"; anything else (oneOf, not, prefixItems, numeric and length limits...) may
 # be refused with a 400, documented or merely observed (§11.8).
-STRICT_KEYWORDS = frozenset({"type", "properties", "required", "additionalProperties", "items",
-                             "enum", "const", "anyOf", "allOf", "$ref", "$defs", "definitions",
-                             "default", "format", "minItems", "pattern", "description",
-                             "title"})  # fmt: skip
+STRICT_KEYWORDS = frozenset(
+    {
+        "type",
+        "properties",
+        "required",
+        "additionalProperties",
+        "items",
+        "enum",
+        "const",
+        "anyOf",
+        "allOf",
+        "$ref",
+        "$defs",
+        "definitions",
+        "default",
+        "format",
+        "minItems",
+        "pattern",
+        "description",
+        "title",
+    }
+)
 _ROOT_COMBINATORS = ("anyOf", "oneOf", "allOf")
 
 
@@ -291,8 +310,9 @@ def _optional_count(schema: dict[Any, Any]) -> int:
 def _union_count(schema: dict[Any, Any]) -> int:
     # Counted on every subschema, not only on properties: over-counting cannot be refused.
     declared = schema.get("type")
-    return int(isinstance(schema.get("anyOf"), list) or (
-        isinstance(declared, list) and len(declared) > 1))  # fmt: skip
+    return int(
+        isinstance(schema.get("anyOf"), list) or (isinstance(declared, list) and len(declared) > 1)
+    )
 
 
 def check_duplicate_names(payloads: list[Any]) -> Iterator[Flaw]:
@@ -303,11 +323,18 @@ def check_duplicate_names(payloads: list[Any]) -> Iterator[Flaw]:
 REQUEST_RULES: dict[str, Callable[[list[Any]], Iterable[Flaw]]] = {
     "anthropic.request.too-many-strict-tools": check_strict_tool_count,
     "anthropic.request.too-many-optional-parameters": lambda payloads: _budget(
-        payloads, _optional_count, MAX_OPTIONAL, "optional parameters"),
+        payloads, _optional_count, MAX_OPTIONAL, "optional parameters"
+    ),
     "anthropic.request.too-many-union-parameters": lambda payloads: _budget(
-        payloads, _union_count, MAX_UNIONS, "parameters using unions"),
+        payloads, _union_count, MAX_UNIONS, "parameters using unions"
+    ),
     "anthropic.request.duplicate-name": check_duplicate_names,
-}  # fmt: skip
+}
 
-RULE_IDS = ("anthropic.envelope.not-object", *ENVELOPE_RULES, *SCHEMA_RULES, *STRICT_RULES,
-            *REQUEST_RULES)  # fmt: skip
+RULE_IDS = (
+    "anthropic.envelope.not-object",
+    *ENVELOPE_RULES,
+    *SCHEMA_RULES,
+    *STRICT_RULES,
+    *REQUEST_RULES,
+)

@@ -50,18 +50,61 @@ SHAPE = {
 }
 # §4.4: documented for responseJsonSchema and assumed the same for parameters (§11.9); whether
 # Gemini ignores or refuses other keywords is unconfirmed, so they count as refused.
-JSON_SCHEMA_KEYWORDS = frozenset({
-    "$id", "$defs", "$ref", "$anchor", "type", "format", "title", "description", "enum", "items",
-    "prefixItems", "minItems", "maxItems", "minimum", "maximum", "anyOf", "oneOf", "properties",
-    "additionalProperties", "required", "propertyOrdering",
-})  # fmt: skip
+JSON_SCHEMA_KEYWORDS = frozenset(
+    {
+        "$id",
+        "$defs",
+        "$ref",
+        "$anchor",
+        "type",
+        "format",
+        "title",
+        "description",
+        "enum",
+        "items",
+        "prefixItems",
+        "minItems",
+        "maxItems",
+        "minimum",
+        "maximum",
+        "anyOf",
+        "oneOf",
+        "properties",
+        "additionalProperties",
+        "required",
+        "propertyOrdering",
+    }
+)
 # §4.3: the fields of the current Schema class; additionalProperties has a rule of its own.
-OPENAPI_FIELDS = frozenset({
-    "type", "format", "title", "description", "nullable", "enum", "items", "minItems",
-    "maxItems", "properties", "required", "minProperties", "maxProperties", "minLength",
-    "maxLength", "pattern", "minimum", "maximum", "anyOf", "default", "example",
-    "propertyOrdering", "$defs", "$ref", "additionalProperties",
-})  # fmt: skip
+OPENAPI_FIELDS = frozenset(
+    {
+        "type",
+        "format",
+        "title",
+        "description",
+        "nullable",
+        "enum",
+        "items",
+        "minItems",
+        "maxItems",
+        "properties",
+        "required",
+        "minProperties",
+        "maxProperties",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "minimum",
+        "maximum",
+        "anyOf",
+        "default",
+        "example",
+        "propertyOrdering",
+        "$defs",
+        "$ref",
+        "additionalProperties",
+    }
+)
 OPENAPI_TYPES = frozenset({"STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT", "NULL"})
 _FORMS = {"parameters": "response", "parametersJsonSchema": "responseJsonSchema"}
 
@@ -253,12 +296,14 @@ OPENAPI_RULES: dict[str, Callable[[SchemaTree], Iterable[Flaw]]] = {
 
 # Parameters must describe an object; a response may be any schema.
 _SCHEMA_TABLES: dict[str, Mapping[str, Callable[[SchemaTree], Iterable[Flaw]]]] = {
-    "parametersJsonSchema": {"gemini.json-schema.root-type": check_json_root_type,
-                             **JSON_SCHEMA_RULES},
+    "parametersJsonSchema": {
+        "gemini.json-schema.root-type": check_json_root_type,
+        **JSON_SCHEMA_RULES,
+    },
     "responseJsonSchema": JSON_SCHEMA_RULES,
     "parameters": {"gemini.openapi.root-type": check_openapi_root_type, **OPENAPI_RULES},
     "response": OPENAPI_RULES,
-}  # fmt: skip
+}
 
 
 # --- request ----------------------------------------------------------------------------------
@@ -287,6 +332,14 @@ REQUEST_RULES: dict[str, Callable[[list[Any]], Iterable[Flaw]]] = {
     "gemini.request.duplicate-name": check_duplicate_names,
 }
 
-RULE_IDS = tuple(dict.fromkeys(("gemini.envelope.not-object", *ENVELOPE_RULES,
-                                *_SCHEMA_TABLES["parametersJsonSchema"],
-                                *_SCHEMA_TABLES["parameters"], *REQUEST_RULES)))  # fmt: skip
+RULE_IDS = tuple(
+    dict.fromkeys(
+        (
+            "gemini.envelope.not-object",
+            *ENVELOPE_RULES,
+            *_SCHEMA_TABLES["parametersJsonSchema"],
+            *_SCHEMA_TABLES["parameters"],
+            *REQUEST_RULES,
+        )
+    )
+)

@@ -54,9 +54,10 @@ SHAPES = {
 }
 ANNOTATIONS = {
     "title": Member("string"),
-    **dict.fromkeys(("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"),
-                    Member("boolean")),
-}  # fmt: skip
+    **dict.fromkeys(
+        ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"), Member("boolean")
+    ),
+}
 _SCHEMA_KEYS = ("inputSchema", "outputSchema")
 
 

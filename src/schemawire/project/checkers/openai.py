@@ -52,11 +52,30 @@ STRICT_FORMATS = frozenset(
 )
 # §1.3 rules 4-7. Everything else is refused, including keywords whose acceptance is disputed
 # or undocumented (title, default, examples, minLength, maxLength, $schema: §11.1-3).
-STRICT_KEYWORDS = frozenset({
-    "type", "properties", "required", "additionalProperties", "items", "anyOf", "enum", "const",
-    "$ref", "$defs", "description", "pattern", "format", "multipleOf", "maximum",
-    "exclusiveMaximum", "minimum", "exclusiveMinimum", "minItems", "maxItems",
-})  # fmt: skip
+STRICT_KEYWORDS = frozenset(
+    {
+        "type",
+        "properties",
+        "required",
+        "additionalProperties",
+        "items",
+        "anyOf",
+        "enum",
+        "const",
+        "$ref",
+        "$defs",
+        "description",
+        "pattern",
+        "format",
+        "multipleOf",
+        "maximum",
+        "exclusiveMaximum",
+        "minimum",
+        "exclusiveMinimum",
+        "minItems",
+        "maxItems",
+    }
+)
 _SHAPE_KEYWORDS = ("type", "anyOf", "enum", "const", "$ref")
 _ROOT_COMBINATORS = ("anyOf", "oneOf", "allOf")
 
@@ -75,26 +94,54 @@ class _Layout:
 
 
 def _members(schema_key: str, **extra: Member) -> dict[str, Member]:
-    return {"name": Member("string", True), "description": Member("string"),
-            schema_key: Member("object", True), "strict": Member("boolean", True),
-            **extra}  # fmt: skip
+    return {
+        "name": Member("string", True),
+        "description": Member("string"),
+        schema_key: Member("object", True),
+        "strict": Member("boolean", True),
+        **extra,
+    }
 
 
 _TYPE = Member("string", True)
 _LAYOUTS = {
-    "openai.chat": _Layout("a Chat Completions tool", "function",
-                           {"type": _TYPE, "function": Member("object", True)}, "function",
-                           _members("parameters"), "parameters", always_strict=False),
-    "openai.responses": _Layout("a Responses tool", "function",
-                                _members("parameters", type=_TYPE), None, {}, "parameters",
-                                always_strict=False),
-    "openai.response_format": _Layout("a response_format", "json_schema",
-                                      {"type": _TYPE, "json_schema": Member("object", True)},
-                                      "json_schema", _members("schema"), "schema",
-                                      always_strict=True),
-    "openai.text_format": _Layout("a text.format", "json_schema", _members("schema", type=_TYPE),
-                                  None, {}, "schema", always_strict=True),
-}  # fmt: skip
+    "openai.chat": _Layout(
+        "a Chat Completions tool",
+        "function",
+        {"type": _TYPE, "function": Member("object", True)},
+        "function",
+        _members("parameters"),
+        "parameters",
+        always_strict=False,
+    ),
+    "openai.responses": _Layout(
+        "a Responses tool",
+        "function",
+        _members("parameters", type=_TYPE),
+        None,
+        {},
+        "parameters",
+        always_strict=False,
+    ),
+    "openai.response_format": _Layout(
+        "a response_format",
+        "json_schema",
+        {"type": _TYPE, "json_schema": Member("object", True)},
+        "json_schema",
+        _members("schema"),
+        "schema",
+        always_strict=True,
+    ),
+    "openai.text_format": _Layout(
+        "a text.format",
+        "json_schema",
+        _members("schema", type=_TYPE),
+        None,
+        {},
+        "schema",
+        always_strict=True,
+    ),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -484,5 +531,10 @@ REQUEST_RULES: dict[str, Callable[[_Request], Iterable[Flaw]]] = {
     "openai.request.duplicate-name": check_duplicate_names,
 }
 
-RULE_IDS = ("openai.envelope.not-object", *ENVELOPE_RULES, *SCHEMA_RULES, *STRICT_RULES,
-            *REQUEST_RULES)  # fmt: skip
+RULE_IDS = (
+    "openai.envelope.not-object",
+    *ENVELOPE_RULES,
+    *SCHEMA_RULES,
+    *STRICT_RULES,
+    *REQUEST_RULES,
+)
