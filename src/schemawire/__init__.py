@@ -26,7 +26,7 @@ if _TYPE_CHECKING:
         loads,
         loads_lines,
     )
-    from schemawire.check import CheckReport, check_repository
+    from schemawire.application.check import CheckReport, check_repository
     from schemawire.errors import (
         ConfigError,
         ErrorCode,
@@ -36,6 +36,7 @@ if _TYPE_CHECKING:
         SchemawireError,
         UsageError,
     )
+    from schemawire.flows.definition import Flow, load_flow
     from schemawire.gates import (
         CODES,
         ArgumentGate,
@@ -65,10 +66,10 @@ if _TYPE_CHECKING:
         model_from_spec,
         python_tools,
     )
-    from schemawire.host.flow import Flow, load_flow
     from schemawire.host.workflow import FlowResult, FlowRunner
     from schemawire.mcp import HttpServer, McpCall, McpClient, ServerError, StdioServer
     from schemawire.project import LOSS_CODES, TARGETS, Catalogue
+    from schemawire.project.export import project_repository
     from schemawire.schema.config import Config, LintConfig, load_config
     from schemawire.schema.dialect import Dialect
     from schemawire.schema.fixtures import FixtureReport, check_fixtures
@@ -80,6 +81,7 @@ if _TYPE_CHECKING:
     from schemawire.store import Store, StoreError, open_store
     from schemawire.trace import Trace, read_trace
     from schemawire.types import (
+        ArgumentRestorer,
         Hop,
         Loss,
         Projection,
@@ -98,6 +100,7 @@ __all__ = [
     "TARGETS",
     "ArgumentGate",
     "ArgumentOptions",
+    "ArgumentRestorer",
     "CallRecord",
     "Catalogue",
     "Change",
@@ -173,6 +176,7 @@ __all__ = [
     "mcp_tools",
     "model_from_spec",
     "open_store",
+    "project_repository",
     "python_tools",
     "read_trace",
     "to_sarif",
@@ -190,7 +194,7 @@ _HOMES = {
         "loads",
         "loads_lines",
     ),
-    "schemawire.check": ("CheckReport", "check_repository"),
+    "schemawire.application.check": ("CheckReport", "check_repository"),
     "schemawire.errors": (
         "ConfigError",
         "ErrorCode",
@@ -229,11 +233,12 @@ _HOMES = {
         "model_from_spec",
         "python_tools",
     ),
-    "schemawire.host.flow": ("Flow", "load_flow"),
+    "schemawire.flows.definition": ("Flow", "load_flow"),
     "schemawire.host.workflow": ("FlowResult", "FlowRunner"),
     "schemawire.mcp": ("HttpServer", "McpCall", "McpClient", "ServerError", "StdioServer"),
     # Not `project` itself: the name is the subpackage's (importing it rebinds the attribute).
     "schemawire.project": ("LOSS_CODES", "TARGETS", "Catalogue"),
+    "schemawire.project.export": ("project_repository",),
     "schemawire.schema.config": ("Config", "LintConfig", "load_config"),
     "schemawire.schema.dialect": ("Dialect",),
     "schemawire.schema.fixtures": ("FixtureReport", "check_fixtures"),
@@ -245,6 +250,7 @@ _HOMES = {
     "schemawire.store": ("Store", "StoreError", "open_store"),
     "schemawire.trace": ("Trace", "read_trace"),
     "schemawire.types": (
+        "ArgumentRestorer",
         "Hop",
         "Loss",
         "Projection",

@@ -7,9 +7,10 @@
   reads ``--model``.
 - Tools: `PythonTool` (a function) and `McpTool` (a tool of an MCP server).
 
-The names load on first use: `schemawire check` reads flows (`schemawire.host.flow`) without
-importing the loop, the model clients and the MCP SDK, and a run of a scripted model never
-imports the HTTP client.
+The names load on first use, so that a run of a scripted model never imports the HTTP client
+(`HttpModel` brings it), and importing one part (``schemawire.host.models`` for
+`model_from_spec`, say) does not import the loop. Flow files are `schemawire.flows`, below the
+host; `schemawire.host.workflow` runs them.
 """
 
 from __future__ import annotations

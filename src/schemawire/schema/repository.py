@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import unquote, urldefrag, urljoin, urlsplit
 
 import jsonschema_rs
@@ -34,9 +34,6 @@ from schemawire.schema.rules import Finding, rule
 from schemawire.schema.validator import CompiledSchema, compile_schema, metaschema_violations
 from schemawire.schema.walk import Site, iter_sites
 from schemawire.types import ToolSpec
-
-if TYPE_CHECKING:
-    from schemawire.project import Catalogue
 
 __all__ = ["KINDS", "Reference", "Repository", "SchemaFile", "unreadable"]
 
@@ -245,17 +242,6 @@ class Repository:
     def tools(self) -> tuple[ToolSpec, ...]:
         """Every tool, from its input schema and its output schema when there is one."""
         return self.specs("tools")
-
-    def export(self, target: str, **options: Any) -> Catalogue:
-        """Every schema a target takes (tools, or handoffs and state), projected as one request:
-        ``catalogue.payload`` is what to send, each projection lists its losses.
-
-        Raises:
-            UsageError: an unknown target or option.
-        """
-        from schemawire.project.export import export  # the projections build on this module
-
-        return export(self, target, **options).catalogue
 
     def specs(self, *kinds: str) -> tuple[ToolSpec, ...]:
         """Every usable schema of ``kinds`` as a spec to project; for ``tools``, one per tool
