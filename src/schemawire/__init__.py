@@ -74,9 +74,11 @@ if _TYPE_CHECKING:
     from schemawire.schema.dialect import Dialect
     from schemawire.schema.fixtures import FixtureReport, check_fixtures
     from schemawire.schema.lint import lint_repository
-    from schemawire.schema.repository import Reference, Repository, SchemaFile
+    from schemawire.schema.references import Reference
+    from schemawire.schema.repository import Repository
     from schemawire.schema.rules import RULES, Finding, Rule, Severity
     from schemawire.schema.sarif import to_sarif
+    from schemawire.schema.schema_file import SchemaFile
     from schemawire.schema.validator import CompiledSchema, compile_schema
     from schemawire.store import Store, StoreError, open_store
     from schemawire.trace import Trace, read_trace
@@ -243,7 +245,9 @@ _HOMES = {
     "schemawire.schema.dialect": ("Dialect",),
     "schemawire.schema.fixtures": ("FixtureReport", "check_fixtures"),
     "schemawire.schema.lint": ("lint_repository",),
-    "schemawire.schema.repository": ("Reference", "Repository", "SchemaFile"),
+    "schemawire.schema.references": ("Reference",),
+    "schemawire.schema.repository": ("Repository",),
+    "schemawire.schema.schema_file": ("SchemaFile",),
     "schemawire.schema.rules": ("RULES", "Finding", "Rule", "Severity"),
     "schemawire.schema.sarif": ("to_sarif",),
     "schemawire.schema.validator": ("CompiledSchema", "compile_schema"),

@@ -16,7 +16,8 @@ from schemawire._json import DEFAULT_LIMITS, JSONValue, Limits, dumps, load_file
 from schemawire.errors import ErrorCode, InputError, JSONError, SchemaError
 from schemawire.schema.breakage import Unusable, diagnose
 from schemawire.schema.positions import locate
-from schemawire.schema.repository import Repository, SchemaFile
+from schemawire.schema.repository import Repository
+from schemawire.schema.schema_file import SchemaFile
 from schemawire.schema.validator import CompiledSchema, compile_schema
 from schemawire.types import Violation
 

@@ -17,7 +17,8 @@ from typing import Any
 from schemawire._json import load_file, quoted
 from schemawire.errors import ConfigError, ErrorCode
 from schemawire.gates import HandoffGate, Route
-from schemawire.schema.repository import Repository, SchemaFile
+from schemawire.schema.repository import Repository
+from schemawire.schema.schema_file import SchemaFile
 from schemawire.schema.validator import CompiledSchema, compile_schema
 from schemawire.types import ToolSpec
 

@@ -41,9 +41,10 @@ from schemawire._json import load_file
 from schemawire.errors import UsageError
 from schemawire.schema._compare import ABSENT, At, differences, document_root
 from schemawire.schema.files import relpath
-from schemawire.schema.repository import Repository, SchemaFile
+from schemawire.schema.repository import Repository
 from schemawire.schema.revision import repository_at
 from schemawire.schema.rules import Finding, rule
+from schemawire.schema.schema_file import SchemaFile
 
 __all__ = [
     "ABSENT",
