@@ -4,6 +4,8 @@ package's modules import each other in a cycle (the contracts in pyproject.toml,
 
 from __future__ import annotations
 
+import pkgutil
+import re
 import shutil
 import subprocess
 import sys
@@ -71,3 +73,23 @@ def test_a_cycle_inside_a_package_breaks_the_acyclic_contract(tmp_path: Path) ->
     checked = lint_imports(tmp_path)
     assert checked.returncode == 1
     assert "No cycles are allowed in schemawire.schema" in checked.stdout
+
+
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+
+
+def test_the_architecture_page_quotes_the_layers_contract_as_it_is() -> None:
+    page = ARCHITECTURE.read_text(encoding="utf-8")
+    (quoted,) = re.findall(r"```toml\n(.*?)```", page, flags=re.DOTALL)
+    assert 'id = "layers"' in quoted
+    assert quoted in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+
+
+def test_the_architecture_page_names_every_top_level_module() -> None:
+    page = ARCHITECTURE.read_text(encoding="utf-8")
+    layers, layout = page.split("## The layers")[1].split("## Package layout")
+    in_layers = set(re.findall(r"`([\w.]+)`", layers))
+    rows = set(re.findall(r"^\| `(\w+)(?:\.py|/)` \|", layout, flags=re.MULTILINE))
+    modules = {info.name for info in pkgutil.iter_modules([str(PACKAGE)])}
+    assert modules - in_layers == set()
+    assert modules - rows == {"__main__", "_version"}
