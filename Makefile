@@ -42,6 +42,8 @@ check: $(INSTALLED)
 	$(BIN)/ruff check src tests bench examples
 	$(BIN)/ruff format --check src tests bench examples
 	$(BIN)/mypy
+	# The layers of docs/architecture.md: no upward import, no cycle (contracts in pyproject.toml).
+	$(BIN)/lint-imports --no-cache --no-logo
 
 test: check $(PEERS)
 	$(BIN)/pytest

@@ -28,7 +28,7 @@ def loaded_by(code: str, packages: tuple[str, ...]) -> list[str]:
 @pytest.mark.parametrize(
     "module",
     [
-        "schemawire.check",
+        "schemawire.application.check",
         "schemawire.evals",
         "schemawire.host.loop",
         "schemawire.host.workflow",

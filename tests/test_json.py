@@ -14,19 +14,7 @@ from hypothesis import strategies as st
 
 from schemawire._json import Limits, dumps, load_file, loads, loads_lines
 from schemawire.errors import ErrorCode, JSONError
-
-# JSON values as the standard library produces them: no NaN, any integer size, any text.
-json_values = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers()
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(),
-    lambda children: (
-        st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=8), children, max_size=5)
-    ),
-    max_leaves=30,
-)
+from tests.strategies import json_values
 
 
 def refusal(data: bytes | str, **limits: Any) -> JSONError:

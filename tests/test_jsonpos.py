@@ -11,18 +11,7 @@ from hypothesis import strategies as st
 
 from schemawire._jsonpos import ScanError, excerpt, iter_nodes, pointer_offsets, position
 from schemawire._pointer import resolve
-
-documents = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers()
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(),
-    lambda children: (
-        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=6), children, max_size=4)
-    ),
-    max_leaves=25,
-)
+from tests.strategies import json_values
 
 
 def test_offsets_point_at_keys_of_members_and_at_array_items() -> None:
@@ -35,7 +24,7 @@ def test_offsets_point_at_keys_of_members_and_at_array_items() -> None:
     assert position(text, offsets["/~0x"]) == (3, 3)
 
 
-@given(documents, st.booleans())
+@given(json_values, st.booleans())
 @settings(max_examples=300)
 def test_every_pointer_of_a_document_is_found(document: Any, indent: bool) -> None:
     text = json.dumps(document, ensure_ascii=False, indent=2 if indent else None)

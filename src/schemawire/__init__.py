@@ -26,7 +26,7 @@ if _TYPE_CHECKING:
         loads,
         loads_lines,
     )
-    from schemawire.check import CheckReport, check_repository
+    from schemawire.application.check import CheckReport, check_repository
     from schemawire.errors import (
         ConfigError,
         ErrorCode,
@@ -36,6 +36,7 @@ if _TYPE_CHECKING:
         SchemawireError,
         UsageError,
     )
+    from schemawire.flows.definition import Flow, load_flow
     from schemawire.gates import (
         CODES,
         ArgumentGate,
@@ -65,21 +66,24 @@ if _TYPE_CHECKING:
         model_from_spec,
         python_tools,
     )
-    from schemawire.host.flow import Flow, load_flow
     from schemawire.host.workflow import FlowResult, FlowRunner
     from schemawire.mcp import HttpServer, McpCall, McpClient, ServerError, StdioServer
     from schemawire.project import LOSS_CODES, TARGETS, Catalogue
+    from schemawire.project.export import project_repository
     from schemawire.schema.config import Config, LintConfig, load_config
     from schemawire.schema.dialect import Dialect
     from schemawire.schema.fixtures import FixtureReport, check_fixtures
     from schemawire.schema.lint import lint_repository
-    from schemawire.schema.repository import Reference, Repository, SchemaFile
+    from schemawire.schema.references import Reference
+    from schemawire.schema.repository import Repository
     from schemawire.schema.rules import RULES, Finding, Rule, Severity
     from schemawire.schema.sarif import to_sarif
+    from schemawire.schema.schema_file import SchemaFile
     from schemawire.schema.validator import CompiledSchema, compile_schema
     from schemawire.store import Store, StoreError, open_store
     from schemawire.trace import Trace, read_trace
     from schemawire.types import (
+        ArgumentRestorer,
         Hop,
         Loss,
         Projection,
@@ -98,6 +102,7 @@ __all__ = [
     "TARGETS",
     "ArgumentGate",
     "ArgumentOptions",
+    "ArgumentRestorer",
     "CallRecord",
     "Catalogue",
     "Change",
@@ -173,6 +178,7 @@ __all__ = [
     "mcp_tools",
     "model_from_spec",
     "open_store",
+    "project_repository",
     "python_tools",
     "read_trace",
     "to_sarif",
@@ -190,7 +196,7 @@ _HOMES = {
         "loads",
         "loads_lines",
     ),
-    "schemawire.check": ("CheckReport", "check_repository"),
+    "schemawire.application.check": ("CheckReport", "check_repository"),
     "schemawire.errors": (
         "ConfigError",
         "ErrorCode",
@@ -229,22 +235,26 @@ _HOMES = {
         "model_from_spec",
         "python_tools",
     ),
-    "schemawire.host.flow": ("Flow", "load_flow"),
+    "schemawire.flows.definition": ("Flow", "load_flow"),
     "schemawire.host.workflow": ("FlowResult", "FlowRunner"),
     "schemawire.mcp": ("HttpServer", "McpCall", "McpClient", "ServerError", "StdioServer"),
     # Not `project` itself: the name is the subpackage's (importing it rebinds the attribute).
     "schemawire.project": ("LOSS_CODES", "TARGETS", "Catalogue"),
+    "schemawire.project.export": ("project_repository",),
     "schemawire.schema.config": ("Config", "LintConfig", "load_config"),
     "schemawire.schema.dialect": ("Dialect",),
     "schemawire.schema.fixtures": ("FixtureReport", "check_fixtures"),
     "schemawire.schema.lint": ("lint_repository",),
-    "schemawire.schema.repository": ("Reference", "Repository", "SchemaFile"),
+    "schemawire.schema.references": ("Reference",),
+    "schemawire.schema.repository": ("Repository",),
+    "schemawire.schema.schema_file": ("SchemaFile",),
     "schemawire.schema.rules": ("RULES", "Finding", "Rule", "Severity"),
     "schemawire.schema.sarif": ("to_sarif",),
     "schemawire.schema.validator": ("CompiledSchema", "compile_schema"),
     "schemawire.store": ("Store", "StoreError", "open_store"),
     "schemawire.trace": ("Trace", "read_trace"),
     "schemawire.types": (
+        "ArgumentRestorer",
         "Hop",
         "Loss",
         "Projection",

@@ -7,12 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from schemawire.project._arguments import ArgumentMap
+from typing import Any, Protocol
 
 __all__ = [
+    "ArgumentRestorer",
     "Hop",
     "Loss",
     "Projection",
@@ -150,6 +148,23 @@ class Loss:
         return fields
 
 
+class ArgumentRestorer(Protocol):
+    """Turns arguments sent under a projected schema back into the canonical shape.
+
+    The projections make one (`schemawire.project`); the argument gate uses it. Declared here so
+    that the type of `Projection.arguments` names nothing above this module.
+    """
+
+    @property
+    def is_identity(self) -> bool:
+        """Whether restoring changes nothing (the gate then skips it)."""
+        ...
+
+    def restore(self, value: Any) -> Any:
+        """``value``, as sent under the projection, in the canonical shape."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class Projection:
     """One canonical schema as one target takes it: the exact payload and what it lost.
@@ -172,7 +187,7 @@ class Projection:
     payload: dict[str, Any]
     losses: tuple[Loss, ...]
     projected_name: str
-    arguments: ArgumentMap
+    arguments: ArgumentRestorer
     origins: Mapping[str, tuple[str, ...]] = field(default_factory=dict[str, tuple[str, ...]])
 
     @property

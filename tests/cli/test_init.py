@@ -11,7 +11,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from schemawire.cli.app import app
-from schemawire.host.flow import load_flow
+from schemawire.flows.definition import load_flow
 from schemawire.schema.repository import Repository
 
 runner = CliRunner()

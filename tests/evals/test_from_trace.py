@@ -11,8 +11,8 @@ import pytest
 
 from schemawire.errors import UsageError
 from schemawire.evals import case_from_trace, load_case, run_case
+from schemawire.flows.definition import AgentSpec, load_flow
 from schemawire.host import model_from_spec, python_tools
-from schemawire.host.flow import AgentSpec, load_flow
 from schemawire.host.workflow import FlowRunner
 from schemawire.mcp.serve import load_implementations
 from schemawire.schema.repository import Repository

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from schemawire import Repository
+from schemawire import Repository, project_repository
 from schemawire.errors import UsageError
 from schemawire.gates import ArgumentGate, ArgumentOptions, ValueLimits, Verdict
 from schemawire.project import project_catalogue
@@ -432,7 +432,7 @@ def test_verdicts_are_json_for_the_trace() -> None:
 
 def test_a_gate_that_knows_the_strict_projection_reads_null_as_absent() -> None:
     repository = Repository.load(EXAMPLES / "support-desk")
-    served = repository.export("openai.chat", strict=True)
+    served = project_repository(repository, "openai.chat", strict=True)
     projection = served.find("get_weather")
     gate = ArgumentGate.from_repository(repository, "get_weather", projection=projection)
     verdict = gate.check('{"city": "Paris", "unit": null}')
@@ -451,7 +451,7 @@ def test_a_gate_without_the_projection_refuses_a_strict_models_null() -> None:
 
 def test_a_gate_refuses_the_projection_of_another_tool() -> None:
     repository = Repository.load(EXAMPLES / "support-desk")
-    other = repository.export("openai.chat", strict=True).find("create_refund")
+    other = project_repository(repository, "openai.chat", strict=True).find("create_refund")
     with pytest.raises(UsageError, match="create_refund"):
         ArgumentGate.from_repository(repository, "get_weather", projection=other)
 

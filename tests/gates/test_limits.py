@@ -270,7 +270,9 @@ def test_the_walk_of_a_part_counts_depth_from_where_the_part_sits(value: Any, at
     for _ in range(depth):
         nested = [nested]
     deep = first_problem(nested, TIGHT)
-    assert (problem is None) == (deep is None or deep.keyword == "maxBytes")
+    # Each level of nesting adds two bytes, so past maxBytes the two walks may differ either way.
+    if deep is None or deep.keyword != "maxBytes":
+        assert (problem is None) == (deep is None)
 
 
 # --- cutting a result is linear ---------------------------------------------------------------

@@ -7,8 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from schemawire.flows.definition import AgentSpec, Flow, load_flow
 from schemawire.host import HostOptions, model_from_spec, python_tools
-from schemawire.host.flow import AgentSpec, Flow, load_flow
 from schemawire.host.workflow import FlowRunner
 from schemawire.mcp.serve import load_implementations
 from schemawire.schema.repository import Repository

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from schemawire._json import dumps
-from schemawire.check import check_repository
+from schemawire.application.check import check_repository
 from schemawire.cli.app import app
 from schemawire.errors import ConfigError, ErrorCode
 from schemawire.mcp.serve import load_implementations as served
@@ -156,7 +156,7 @@ def test_modules_are_imported_only_for_a_repository_that_names_them(
 def test_check_reads_implementations_without_the_mcp_sdk(tmp_path: Path) -> None:
     code = f"""
 import sys
-from schemawire.check import check_repository
+from schemawire.application.check import check_repository
 from schemawire.cli.app import app
 report = check_repository({str(ROOT / "examples/support-desk")!r})
 assert report.findings == (), report.findings

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from schemawire._json import dumps, load_file
-from schemawire.check import check_repository
+from schemawire.application.check import check_repository
 from schemawire.schema.rules import RULES, Finding
 from schemawire.schema.sarif import to_sarif
 from schemawire.schema.validator import compile_schema

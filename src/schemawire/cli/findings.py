@@ -14,7 +14,7 @@ from schemawire.cli.output import print_json, stdout
 from schemawire.schema.rules import Finding, Severity
 
 if TYPE_CHECKING:
-    from schemawire.check import CheckReport
+    from schemawire.application.check import CheckReport
 
 __all__ = ["ReportFormat", "render_check", "render_findings"]
 

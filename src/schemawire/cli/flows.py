@@ -89,7 +89,7 @@ def _runner(
     stream: bool = True,
 ) -> Iterator[Any]:
     """A `FlowRunner` for a flow file, with its store, tools, models and trace, closed after."""
-    from schemawire.host.flow import load_flow
+    from schemawire.flows.definition import load_flow
     from schemawire.host.workflow import FlowRunner
     from schemawire.schema.repository import Repository
     from schemawire.store import open_store

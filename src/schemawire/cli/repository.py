@@ -17,7 +17,7 @@ from schemawire.cli.output import EXIT_FINDINGS, fail, guarded, stdout
 from schemawire.schema.rules import Severity
 
 if TYPE_CHECKING:  # `init` never checks: it does not import the checker
-    from schemawire.check import CheckReport
+    from schemawire.application.check import CheckReport
 
 __all__ = ["check", "init", "lint"]
 
@@ -190,7 +190,7 @@ def _run_check(
 
 
 def _checked(directory: Path, options: _CheckOptions) -> CheckReport:
-    from schemawire.check import check_repository
+    from schemawire.application.check import check_repository
 
     return check_repository(
         directory,

@@ -12,6 +12,15 @@ import typer
 from rich.markup import escape
 
 from schemawire._json import DEFAULT_LIMITS, JSONValue, Limits, dumps, load_file, loads
+from schemawire._patch import PatchEdit, diff_json, summarise_patch
+from schemawire.application.json_toolbox import (
+    InstanceResult,
+    format_json,
+    format_json_lines,
+    load_schema,
+    validate_file,
+    validate_text,
+)
 from schemawire.cli.output import (
     EXIT_FINDINGS,
     EXIT_INPUT,
@@ -36,17 +45,6 @@ from schemawire.schema.diff import (
 )
 from schemawire.schema.repository import Repository
 from schemawire.schema.validator import CompiledSchema
-from schemawire.toolbox import (
-    Change,
-    InstanceResult,
-    diff_json,
-    format_json,
-    format_json_lines,
-    load_schema,
-    summarise_patch,
-    validate_file,
-    validate_text,
-)
 
 __all__ = ["diff", "fmt", "validate"]
 
@@ -164,8 +162,8 @@ def _report_json_changes(old: str, new: str, *, json: bool) -> None:
     elif not operations:
         stdout.print("[green]no differences[/]")
     else:
-        for change in summarise_patch(before, operations):
-            stdout.print(_render_change(change))
+        for edit in summarise_patch(before, operations):
+            stdout.print(_render_edit(edit))
     if operations:
         raise typer.Exit(EXIT_FINDINGS)
 
@@ -282,16 +280,16 @@ def _read_json(name: str) -> JSONValue:
         raise typer.BadParameter(f"{name}: cannot read: {error.strerror}") from None
 
 
-def _render_change(change: Change) -> str:
-    where = escape(change.path or "/")
-    old, new = escape(_short(change.old)), escape(_short(change.new))
-    if change.op == "add":
+def _render_edit(edit: PatchEdit) -> str:
+    where = escape(edit.path or "/")
+    old, new = escape(_short(edit.old)), escape(_short(edit.new))
+    if edit.op == "add":
         return f"[green]+ {where}: {new}[/]"
-    if change.op == "remove":
+    if edit.op == "remove":
         return f"[red]- {where}: {old}[/]"
-    if change.op == "replace":
+    if edit.op == "replace":
         return f"[yellow]~ {where}: {old} → {new}[/]"
-    return f"[cyan]{change.op} {escape(change.source or '')} → {where}[/]"  # move, copy
+    return f"[cyan]{edit.op} {escape(edit.source or '')} → {where}[/]"  # move, copy
 
 
 def _short(value: Any, width: int = 100) -> str:

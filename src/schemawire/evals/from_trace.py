@@ -36,8 +36,8 @@ from schemawire.errors import InputError, UsageError
 from schemawire.evals.discover import CASES_FOLDER
 from schemawire.evals.expect import same_json
 from schemawire.evals.outcome import ModelResponse, Outcome, read_outcome, route_targets
+from schemawire.flows.definition import Flow, load_flow
 from schemawire.host import ScriptedModel
-from schemawire.host.flow import Flow, load_flow
 from schemawire.schema.config import find_root
 from schemawire.trace import read_trace
 from schemawire.types import Hop

@@ -33,7 +33,7 @@ from schemawire.types import Hop
 from schemawire.wire import wire_format
 
 if TYPE_CHECKING:
-    from schemawire.host.flow import Flow
+    from schemawire.flows.definition import Flow
 
 __all__ = ["ModelResponse", "ObservedCall", "Outcome", "read_outcome", "route_targets"]
 

@@ -22,8 +22,8 @@ from schemawire.errors import InputError, SchemawireError, UsageError
 from schemawire.evals.case import Case, load_case
 from schemawire.evals.expect import Failure, check_expectations
 from schemawire.evals.outcome import Outcome, read_outcome, route_targets
+from schemawire.flows.definition import AgentSpec, Flow, load_flow
 from schemawire.host import Host, HostOptions, Model, ScriptedModel, model_from_spec, python_tools
-from schemawire.host.flow import AgentSpec, Flow, load_flow
 from schemawire.host.tools import PythonTool, ToolRunner
 from schemawire.host.workflow import FlowRunner
 from schemawire.schema.implementations import load_implementations

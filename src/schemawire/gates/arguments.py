@@ -145,7 +145,7 @@ class ArgumentGate:
             tool: the tool's canonical name (or its ``$id``).
             options: how to read arguments.
             projection: the projection the model was sent (see `ArgumentGate`); from
-                ``repository.export(target, ...).find(name)``.
+                ``project_repository(repository, target, ...).find(name)``.
 
         Raises:
             UsageError: no such tool, or ``projection`` is of another tool.

@@ -7,9 +7,10 @@
   reads ``--model``.
 - Tools: `PythonTool` (a function) and `McpTool` (a tool of an MCP server).
 
-The names load on first use: `schemawire check` reads flows (`schemawire.host.flow`) without
-importing the loop, the model clients and the MCP SDK, and a run of a scripted model never
-imports the HTTP client.
+The names load on first use, so that a run of a scripted model never imports the HTTP client
+(`HttpModel` brings it), and importing one part (``schemawire.host.model_spec`` for
+`model_from_spec`, say) does not import the loop. Flow files are `schemawire.flows`, below the
+host; `schemawire.host.workflow` runs them.
 """
 
 from __future__ import annotations
@@ -19,13 +20,13 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from schemawire.host.loop import CallRecord, Host, HostOptions, RunResult
+    from schemawire.host.model_spec import model_from_spec
     from schemawire.host.models import (
         DeltaSink,
         Model,
         ModelError,
         ScriptedModel,
         StreamingModel,
-        model_from_spec,
     )
     from schemawire.host.providers import HttpModel
     from schemawire.host.tools import McpTool, PythonTool, ToolRunner, mcp_tools, python_tools
@@ -57,8 +58,8 @@ _HOMES = {
         "ModelError",
         "ScriptedModel",
         "StreamingModel",
-        "model_from_spec",
     ),
+    "model_spec": ("model_from_spec",),
     "providers": ("HttpModel",),
     "tools": ("McpTool", "PythonTool", "ToolRunner", "mcp_tools", "python_tools"),
 }

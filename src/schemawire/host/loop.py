@@ -33,7 +33,8 @@ from schemawire._json import quoted
 from schemawire.errors import InputError, SchemawireError, UsageError
 from schemawire.gates import ArgumentGate, ArgumentOptions, Verdict
 from schemawire.host._toolset import OfferedTool, Toolset, documents_of
-from schemawire.host.models import DeltaSink, Model, ModelError, StreamingModel, model_from_spec
+from schemawire.host.model_spec import model_from_spec
+from schemawire.host.models import DeltaSink, Model, ModelError, StreamingModel
 from schemawire.host.tools import ToolRunner
 from schemawire.project import Catalogue, project
 from schemawire.schema.repository import Repository

@@ -1,21 +1,18 @@
-"""Models: what the host asks, `ScriptedModel` offline, and `model_from_spec` for ``--model``.
+"""Models: what the host asks, and `ScriptedModel` offline.
 
 A model takes the JSON body its API wants (built by `schemawire.wire`) and gives back the JSON
 body of the response. `ScriptedModel` plays a JSON script of recorded responses and keeps every
-request it received, for demos, tests and evals. The models of the providers' HTTP APIs
-(`schemawire.host.providers.HttpModel`) load with their HTTP client only when one is named, so
-a run of a scripted model never imports it.
+request it received, for demos, tests and evals. The models of the providers' HTTP APIs are
+`schemawire.host.providers.HttpModel`; `schemawire.host.model_spec` reads ``--model``.
 """
 
 from __future__ import annotations
 
-import os
-import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from schemawire._json import load_file, quoted
+from schemawire._json import load_file
 from schemawire.errors import SchemawireError, UsageError
 from schemawire.wire import StreamDelta
 
@@ -25,7 +22,6 @@ __all__ = [
     "ModelError",
     "ScriptedModel",
     "StreamingModel",
-    "model_from_spec",
 ]
 
 DeltaSink = Callable[[StreamDelta], None]
@@ -161,50 +157,3 @@ class ScriptedModel:
             )
             raise ModelError(message, code=ModelError.OUT_OF_SCRIPT)
         return self.responses[index]
-
-
-# --- MODEL strings ------------------------------------------------------------------------------
-
-# A URL (no colon in its path) and a model name, which may hold colons (Ollama's "qwen3:8b").
-_URL_AND_NAME = re.compile(r"^(https?://[^/:]+(?::\d+)?(?:/[^:]*)?):(.+)$")
-_PREFIXES = {
-    "openai": "openai.chat",
-    "openai-responses": "openai.responses",
-    "anthropic": "anthropic",
-    "gemini": "gemini",
-}
-
-
-def model_from_spec(spec: str, *, stream: bool = True) -> Model:
-    """The model a ``--model`` value names.
-
-    ``openai:NAME``, ``openai-responses:NAME``, ``anthropic:NAME``, ``gemini:NAME``,
-    ``openai-compatible:URL:NAME`` (a server speaking Chat Completions at URL, such as
-    ``http://127.0.0.1:11434/v1``) or ``script:FILE``. ``stream`` says whether an HTTP model
-    streams its answers.
-
-    Raises:
-        UsageError: the value names no model this way, or the provider's key variable (such
-            as ``OPENAI_API_KEY``) is not set; an OpenAI-compatible server needs none.
-    """
-    kind, colon, rest = spec.partition(":")
-    if not colon or not rest:
-        raise UsageError(
-            f"--model {quoted(spec)}: write PROVIDER:NAME, such as openai:gpt-4.1-mini"
-        )
-    if kind == "script":
-        return ScriptedModel.from_file(rest)
-    from schemawire.host.providers import HttpModel  # with its HTTP client: not for a script
-
-    if kind == "openai-compatible":
-        found = _URL_AND_NAME.match(rest)
-        if found is None:
-            raise UsageError(f"--model {quoted(spec)}: write openai-compatible:URL:NAME")
-        url, name = found.groups()
-        key = os.environ.get("OPENAI_API_KEY", "")
-        return HttpModel("openai.chat", name, base_url=url, api_key=key, stream=stream)
-    api = _PREFIXES.get(kind)
-    if api is None:
-        known = ", ".join([*_PREFIXES, "openai-compatible", "script"])
-        raise UsageError(f"--model {quoted(spec)}: unknown provider {quoted(kind)}; known: {known}")
-    return HttpModel(api, rest, stream=stream)

@@ -31,8 +31,8 @@ import anyio
 
 from schemawire._json import dumps
 from schemawire.errors import SchemawireError, UsageError
+from schemawire.flows.definition import END, AgentSpec, Flow
 from schemawire.gates import Verdict
-from schemawire.host.flow import END, AgentSpec, Flow
 from schemawire.host.loop import Host, HostOptions, RunResult
 from schemawire.host.models import Model
 from schemawire.host.tools import ToolRunner, current_idempotency_key

@@ -5,7 +5,8 @@ property required and nullable (strict modes require every property), or turn a 
 of key and value pairs (strict modes close every object). A model then answers in the projected
 shape. `ArgumentMap.restore` undoes each of those changes, so that the argument gate checks the
 canonical shape against the canonical schema; anything it cannot undo it leaves as it is, for
-the gate to reject.
+the gate to reject. It is the projections' `schemawire.types.ArgumentRestorer`, the type of
+`Projection.arguments`.
 """
 
 from __future__ import annotations

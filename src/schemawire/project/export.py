@@ -9,6 +9,8 @@ export after changing a schema. An adapter made from a schema that cannot be use
 read or compiled) is not compared: the schema's own finding says what to fix. `refresh` exports
 every adapter that exists again, each with the target and options it was written with
 (`exports_to_refresh`).
+
+`project_repository` is the same projection without the file: what a host or a test sends.
 """
 
 from __future__ import annotations
@@ -19,11 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from schemawire._json import JSONValue, dumps, load_file, quoted
+from schemawire._patch import diff_json
 from schemawire.errors import JSONError, UsageError
 from schemawire.project import TARGETS, Catalogue, project_catalogue
 from schemawire.project.a2a import Agent
 from schemawire.schema.repository import Repository
-from schemawire.toolbox import diff_json
 from schemawire.types import Loss
 
 __all__ = [
@@ -35,6 +37,7 @@ __all__ = [
     "export_all",
     "export_command",
     "exports_to_refresh",
+    "project_repository",
     "write",
     "write_adapter",
 ]
@@ -126,8 +129,10 @@ class AdapterStatus:
         return bool(self.detail)
 
 
-def export(repository: Repository, target: str, **options: Any) -> Export:
-    """``target``'s catalogue of the repository's schemas (tools, or handoffs and state).
+def project_repository(repository: Repository, target: str, **options: Any) -> Catalogue:
+    """Every schema of ``repository`` that ``target`` takes (tools, or handoffs and state),
+    projected as one request: ``catalogue.payload`` is what to send, each projection lists its
+    losses.
 
     Raises:
         UsageError: an unknown target or option.
@@ -137,8 +142,17 @@ def export(repository: Repository, target: str, **options: Any) -> Export:
     specs = repository.specs(*TARGETS[target].kinds)
     extra: dict[str, Any] = {"agent": _agent(repository)} if target == "a2a" else {}
     documents = repository.documents
-    catalogue = project_catalogue(specs, target, documents=documents, **extra, **options)
-    return Export(target, dict(options), catalogue)
+    return project_catalogue(specs, target, documents=documents, **extra, **options)
+
+
+def export(repository: Repository, target: str, **options: Any) -> Export:
+    """``target``'s adapter of the repository's schemas: `project_repository`, with the target
+    and options that name its file.
+
+    Raises:
+        UsageError: an unknown target or option.
+    """
+    return Export(target, dict(options), project_repository(repository, target, **options))
 
 
 def export_all(repository: Repository) -> list[Export]:

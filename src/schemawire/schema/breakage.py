@@ -15,8 +15,10 @@ from dataclasses import dataclass
 from urllib.parse import quote
 
 from schemawire.errors import SchemaError
-from schemawire.schema.repository import Reference, Repository, SchemaFile
+from schemawire.schema.references import Reference
+from schemawire.schema.repository import Repository
 from schemawire.schema.rules import Finding, rule
+from schemawire.schema.schema_file import SchemaFile
 from schemawire.schema.validator import compile_schema
 
 __all__ = [

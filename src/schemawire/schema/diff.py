@@ -12,12 +12,13 @@ readers; a handoff or state schema has a party on each side, so either direction
 
 This module owns the public surface: the results (`SchemaChange`, `SchemaDiff`,
 `RepositoryDiff`), the stable codes of `CHANGE_KINDS` with the side each breaks, roles and the
-severity they give a change, the ``x-version`` checks, reading an older state of a repository
-from git, and the entry points below. The structural comparison (two schemas walked side by
-side, keyword by keyword, through ``$ref`` within a document and into the repository's other
-files) lives in `schemawire.schema._compare`, which reports each difference by code and pointer;
-here it becomes a `SchemaChange`. A ``pattern``, ``not`` or ``if``/``then``/``else`` that
-differs counts as a change both ways, since which one accepts more cannot be decided in general.
+severity they give a change, the ``x-version`` checks, and the entry points below; an older
+state of a repository is read from git by `schemawire.schema.revision`. The structural
+comparison (two schemas walked side by side, keyword by keyword, through ``$ref`` within a
+document and into the repository's other files) lives in `schemawire.schema._compare`, which
+reports each difference by code and pointer; here it becomes a `SchemaChange`. A ``pattern``,
+``not`` or ``if``/``then``/``else`` that differs counts as a change both ways, since which one
+accepts more cannot be decided in general.
 
     diff_schemas(old, new, role=...)     two schema documents: their changes
     diff_files(old_path, new_path)       two schema files, references resolved in their repository
@@ -28,22 +29,22 @@ differs counts as a change both ways, since which one accepts more cannot be dec
 
 from __future__ import annotations
 
-import posixpath
 import re
-import subprocess
 import tempfile
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from schemawire._json import load_file, quoted
+from schemawire._json import load_file
 from schemawire.errors import UsageError
 from schemawire.schema._compare import ABSENT, At, differences, document_root
 from schemawire.schema.files import relpath
-from schemawire.schema.repository import Repository, SchemaFile
+from schemawire.schema.repository import Repository
+from schemawire.schema.revision import repository_at
 from schemawire.schema.rules import Finding, rule
+from schemawire.schema.schema_file import SchemaFile
 
 __all__ = [
     "ABSENT",
@@ -577,11 +578,6 @@ def _version_of(document: Any) -> str | None:
     return version if isinstance(version, str) else None
 
 
-# --- git ------------------------------------------------------------------------------------------
-
-_GIT_TIMEOUT = 60.0
-
-
 def diff_since(repository: Repository, rev: str) -> RepositoryDiff:
     """Every schema file of ``repository`` compared with the same path at git revision ``rev``
     (the working tree against the commit, as ``git diff rev`` does); files added or removed
@@ -592,62 +588,8 @@ def diff_since(repository: Repository, rev: str) -> RepositoryDiff:
             no commit.
     """
     with tempfile.TemporaryDirectory(prefix="schemawire-since-") as scratch:
-        old = _repository_at(repository, rev, Path(scratch))
+        old = repository_at(repository, rev, Path(scratch))
         return diff_repositories(old, repository, since=rev)
-
-
-def _repository_at(repository: Repository, rev: str, scratch: Path) -> Repository:
-    """The repository's schema files as they were at ``rev``, written under ``scratch`` and
-    loaded with today's settings."""
-    top = Path(_git(repository.root, "rev-parse", "--show-toplevel").decode().strip())
-    _check_revision(top, rev)
-    try:
-        prefix = repository.root.resolve().relative_to(top.resolve()).as_posix()
-    except ValueError:
-        raise UsageError(f"{repository.root} is not inside the git work tree {top}") from None
-    folders = [
-        posixpath.normpath(posixpath.join(prefix, folder))
-        for folder in repository.config.kind_dirs().values()
-    ]
-    for path, object_id in _blobs(_git(top, "ls-tree", "-r", "-z", rev, "--", *folders)):
-        target = scratch / posixpath.relpath(path, prefix)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(_git(top, "cat-file", "blob", object_id))
-    return Repository.load(scratch, config=replace(repository.config, root=scratch))
-
-
-def _check_revision(top: Path, rev: str) -> None:
-    if rev.startswith("-"):
-        raise UsageError(f"{quoted(rev)} is not a git revision")
-    try:
-        _git(top, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")
-    except UsageError:
-        raise UsageError(f"{quoted(rev)} names no commit in {top}") from None
-
-
-def _blobs(listing: bytes) -> Iterator[tuple[str, str]]:
-    """``(path, object id)`` of each JSON file in ``git ls-tree -r -z`` output; links and
-    submodules are left out."""
-    for entry in listing.decode("utf-8", "surrogateescape").split("\0"):
-        meta, _, path = entry.partition("\t")
-        mode, _, rest = meta.partition(" ")
-        kind, _, object_id = rest.partition(" ")
-        if kind == "blob" and mode in ("100644", "100755") and path.endswith(".json"):
-            yield path, object_id
-
-
-def _git(cwd: Path, *args: str) -> bytes:
-    command = ["git", "-C", str(cwd), *args]
-    try:
-        done = subprocess.run(command, capture_output=True, timeout=_GIT_TIMEOUT, check=False)
-    except FileNotFoundError:
-        raise UsageError("git is not installed; --since reads the older schemas with it") from None
-    except subprocess.TimeoutExpired:
-        raise UsageError(f"git {args[0]} did not finish in {_GIT_TIMEOUT:.0f} s") from None
-    if done.returncode != 0:
-        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise UsageError(f"git {args[0]} failed: {said[-1] if said else done.returncode}")
-    return done.stdout
 
 
 # --- findings for `schemawire check --since` -----------------------------------------------------

@@ -32,8 +32,9 @@ from typing import Any
 from schemawire._pointer import join
 from schemawire.errors import ConfigError, ErrorCode, one_line
 from schemawire.schema.files import relpath
-from schemawire.schema.repository import Repository, SchemaFile
+from schemawire.schema.repository import Repository
 from schemawire.schema.rules import Finding, rule
+from schemawire.schema.schema_file import SchemaFile
 
 __all__ = ["implementation_findings", "load_implementations", "signature_mismatches"]
 

@@ -36,7 +36,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 from mcp.types import JSONRPCRequest, JSONRPCResponse, PaginatedRequestParams, RequestId
 
-from schemawire.toolbox import format_json
+from schemawire.application.json_toolbox import format_json
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]

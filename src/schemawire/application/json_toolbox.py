@@ -1,7 +1,8 @@
-"""The local JSON toolbox: format, structural diff, and validation of instance files.
+"""The local JSON toolbox: format JSON and JSON Lines, and validate instance files.
 
 Everything runs on the machine; nothing is uploaded. The command line (``schemawire fmt``,
-``diff``, ``validate``) and the local web page call these functions.
+``validate``) and the local web page call these functions; ``schemawire diff`` of two JSON
+documents is `schemawire._patch`.
 """
 
 from __future__ import annotations
@@ -11,24 +12,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import jsonpatch
-
 from schemawire._json import DEFAULT_LIMITS, JSONValue, Limits, dumps, load_file, loads, loads_lines
 from schemawire.errors import ErrorCode, InputError, JSONError, SchemaError
 from schemawire.schema.breakage import Unusable, diagnose
 from schemawire.schema.positions import locate
-from schemawire.schema.repository import Repository, SchemaFile
+from schemawire.schema.repository import Repository
+from schemawire.schema.schema_file import SchemaFile
 from schemawire.schema.validator import CompiledSchema, compile_schema
 from schemawire.types import Violation
 
 __all__ = [
-    "Change",
     "InstanceResult",
-    "diff_json",
     "format_json",
     "format_json_lines",
     "load_schema",
-    "summarise_patch",
     "validate_file",
     "validate_text",
 ]
@@ -61,39 +58,6 @@ def format_json_lines(
             raise line.error
         lines.append(dumps(line.value, indent=False))
     return "".join(line + "\n" for line in lines)
-
-
-def diff_json(old: JSONValue, new: JSONValue) -> list[dict[str, Any]]:
-    """The RFC 6902 patch that turns ``old`` into ``new`` (empty when they are equal)."""
-    operations: list[dict[str, Any]] = jsonpatch.make_patch(old, new).patch
-    return operations
-
-
-@dataclass(frozen=True, slots=True)
-class Change:
-    """One change of a patch, for people: where, what kind, and the values before and after."""
-
-    op: str
-    path: str
-    old: Any = None
-    new: Any = None
-    source: str | None = None  # for a move or copy, where the value came from
-
-
-def summarise_patch(old: JSONValue, operations: list[dict[str, Any]]) -> list[Change]:
-    """Each operation of ``operations`` (made by `diff_json` from ``old``) with its old value."""
-    document = old
-    changes: list[Change] = []
-    for operation in operations:
-        op, path = operation["op"], operation["path"]
-        before = _value_at(document, path) if op in ("replace", "remove") else None
-        changes.append(Change(op, path, before, operation.get("value"), operation.get("from")))
-        document = jsonpatch.apply_patch(document, [operation])
-    return changes
-
-
-def _value_at(document: Any, pointer: str) -> Any:
-    return jsonpatch.JsonPointer(pointer).resolve(document)
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from schemawire.check import check_repository
+from schemawire.application.check import check_repository
 from schemawire.errors import UsageError
 from schemawire.schema.repository import Repository
 from schemawire.schema.rules import Severity
