@@ -43,6 +43,7 @@ from schemawire.types import Rejection, ToolCall, ToolResult, ToolSpec, Violatio
 from schemawire.wire import (
     AssistantTurn,
     Entry,
+    EntryCache,
     Request,
     ToolOutputs,
     UserText,
@@ -304,13 +305,15 @@ class Host:
 
 
 class _Run:
-    """One run of a host: its tools (fixed for the run) and what its requests sent so far."""
+    """One run of a host: its tools (fixed for the run), its conversation's renderings (its
+    own: runs and hosts share none), and what its requests sent so far."""
 
     def __init__(self, host: Host, toolset: Toolset) -> None:
         self.host = host
         self.options = host.options
         self.trace = host.trace
         self.toolset = toolset
+        self._rendered = EntryCache()
         self._sent = _SentBodies()
 
     async def to_answer(self, user_input: str, history: Sequence[Entry]) -> RunResult:
@@ -353,7 +356,7 @@ class _Run:
             host._output_payload,
             self.options.model_options,
         )
-        body = host.wire.body(request)
+        body = host.wire.body(request, self._rendered)
         streams = isinstance(model, StreamingModel) and model.streaming
         if streams:
             body = host.wire.stream_body(body)
@@ -502,7 +505,7 @@ class _SentBodies:
 def _common_prefix(before: list[Any], now: list[Any]) -> int:
     """How many leading items ``now`` shares with ``before`` (the same objects, or equal).
 
-    The wire modules send an entry's messages as the same objects every time (`EntryCache`),
+    A run's bodies share an entry's messages (the run's `EntryCache` renders each once),
     so when the last item of ``before`` is in its place in ``now``, all of ``before`` is."""
     if before and len(now) >= len(before) and now[len(before) - 1] is before[-1]:
         return len(before)
