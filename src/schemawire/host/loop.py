@@ -23,7 +23,7 @@ import asyncio
 import functools
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from contextlib import AsyncExitStack
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -237,6 +237,7 @@ class Host:
             raise UsageError("the host is already connected: one `async with host:` at a time")
         self._connected = stack = AsyncExitStack()  # claimed before the first await
         try:
+            await stack.enter_async_context(_held_open(self.model))
             self._toolset = self._offer([*self._given, *await self._connect(stack)])
         except BaseException:
             self._connected = None
@@ -284,17 +285,21 @@ class Host:
 
     async def run(self, user_input: str, *, history: Sequence[Entry] = ()) -> RunResult:
         """Run one request of the user to its answer (or to the turn limit). Outside
-        ``async with host:``, the MCP servers are connected for this run only.
+        ``async with host:``, the MCP servers are connected for this run only, and the model's
+        HTTP connections are closed when it ends; inside, both last for the block.
 
         Raises:
             ModelError: the model could not answer.
             InputError: the model's response is not one of its API.
             ServerError: an MCP server cannot be started or reached.
         """
-        if not self._servers or self._connected is not None:
+        if self._connected is not None:
             return await _Run(self, self._toolset).to_answer(user_input, history)
         async with AsyncExitStack() as stack:  # this run's own connections: runs may overlap
-            toolset = self._offer([*self._given, *await self._connect(stack)])
+            await stack.enter_async_context(_held_open(self.model))
+            toolset = self._toolset
+            if self._servers:
+                toolset = self._offer([*self._given, *await self._connect(stack)])
             return await _Run(self, toolset).to_answer(user_input, history)
 
     def check_answer(self, text: str | None) -> Verdict | None:
@@ -433,6 +438,14 @@ class _Run:
         if not verdict.accepted:
             refusals[call.name] += 1
         return verdict
+
+
+def _held_open(model: Model) -> AbstractAsyncContextManager[object]:
+    """``model`` held open for a block, when it can be (an `HttpModel` then pools its
+    connections, and closes them when the block ends); else nothing to hold."""
+    if isinstance(model, AbstractAsyncContextManager):
+        return model
+    return nullcontext()
 
 
 def _shared_trace(tools: Sequence[ToolRunner]) -> Trace | None:
