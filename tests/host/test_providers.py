@@ -24,7 +24,15 @@ from schemawire.gates import ResultGate
 from schemawire.host import Host, HostOptions, HttpModel, ModelError, PythonTool
 from schemawire.types import ToolSpec
 from schemawire.wire import CallStarted, StreamDelta, wire_format
-from tests.host.loopback import Replay, Reply, loopback_client, provider, replaying, stream_model
+from tests.host.loopback import (
+    Replay,
+    Reply,
+    loopback_client,
+    provider,
+    replaying,
+    serving,
+    stream_model,
+)
 from tests.wire.provider_responses import (
     CASES,
     api,
@@ -506,3 +514,62 @@ async def test_a_call_sent_without_arguments_runs_with_empty_arguments() -> None
         True,
         {},
     )
+
+
+# --- one pooled client per model -----------------------------------------------------------
+
+HELLO = {"choices": [{"index": 0, "message": {"role": "assistant", "content": "hi"}}]}
+
+
+class Peers:
+    """An ASGI app that answers every request with `HELLO` and notes the client's address
+    (its port tells one connection from another)."""
+
+    def __init__(self) -> None:
+        self.addresses: list[tuple[str, int]] = []
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        self.addresses.append(tuple(scope["client"]))
+        while (await receive()).get("more_body"):
+            pass
+        await JSONResponse(HELLO)(scope, receive, send)
+
+
+async def test_a_models_requests_share_one_connection_while_it_is_held_open() -> None:
+    peers = Peers()
+    async with serving(peers) as url:
+        model = HttpModel("openai.chat", "m-1", base_url=url, api_key="k-1", stream=False)
+        async with model:
+            assert await model.respond({"messages": []}) == HELLO
+            assert await model.respond({"messages": []}) == HELLO
+        await model.respond({"messages": []})  # outside a block: a client of its own
+        await model.respond({"messages": []})
+    first, second, alone, again = peers.addresses
+    assert first == second
+    assert len({second, alone, again}) == 3  # the block's end closed its connection
+
+
+async def test_closing_a_model_leaves_a_client_it_was_given_open() -> None:
+    async with serving(Peers()) as url, loopback_client() as given:
+        model = HttpModel("openai.chat", "m-1", base_url=url, api_key="", http=given)
+        await model.respond({"messages": []})
+        async with model:
+            await model.respond({"messages": []})
+        assert not given.is_closed
+        assert await model.respond({"messages": []}) == HELLO
+
+
+async def test_a_host_closes_its_models_connection_when_its_block_ends() -> None:
+    peers = Peers()
+    async with serving(peers) as url:
+        model = HttpModel("openai.chat", "m-1", base_url=url, api_key="", stream=False)
+        host = Host(model)
+        async with host:
+            await host.run("one")
+            await host.run("two")
+        await host.run("three")
+    one, two, three = peers.addresses
+    assert one == two  # one connection for the block's runs
+    assert three != two  # the block's end closed it

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -12,11 +11,12 @@ from hypothesis import strategies as st
 from schemawire._json import dumps
 from schemawire.errors import ErrorCode, InputError, JSONError
 from schemawire.types import ToolCall
-from schemawire.wire import Request, wire_format
+from schemawire.wire import Request
 from schemawire.wire.anthropic import DEFAULT_MAX_TOKENS, WIRE, accumulate
 from tests.wire import scenario
 from tests.wire.provider_schemas import errors
 from tests.wire.strategies import fragments
+from tests.wire.wire_case import WireCase
 
 API = "anthropic"
 TOOLS = scenario.tool_refs(API)
@@ -78,61 +78,22 @@ FINAL_RESPONSE = message(
 )
 
 
-def test_the_recorded_responses_follow_anthropics_schema() -> None:
-    for body in (TOOL_USE_RESPONSE, FINAL_RESPONSE):
-        assert errors("anthropic", "Message", body) == []
-
-
-def test_the_first_request_carries_max_tokens_system_messages_and_tools(
-    snapshot: Callable[[str, Any], None],
-) -> None:
+def test_the_first_request_carries_the_default_max_tokens() -> None:
     body = WIRE.body(scenario.first_request(API, TOOLS))
-    snapshot(f"wire-{API}-first", body)
     assert body["max_tokens"] == DEFAULT_MAX_TOKENS
-    assert errors("anthropic", "CreateMessageParams", body) == []
 
 
-def test_three_parallel_calls_come_back_with_canonical_names_and_input_objects() -> None:
-    turn = WIRE.turn(TOOL_USE_RESPONSE, TOOLS)
-    assert (turn.text, turn.stop, turn.usage) == ("Let me check all three.", "tool_use", USAGE)
-    assert list(turn.tool_calls) == [
-        ToolCall(call_id, name, arguments, API)
-        for call_id, name, arguments in zip(
-            CALL_IDS, scenario.CANONICAL_NAMES, scenario.ARGUMENTS, strict=True
-        )
-    ]
-
-
-def test_the_scripted_conversation_sends_all_results_in_one_user_message(
-    snapshot: Callable[[str, Any], None],
-) -> None:
-    turn = WIRE.turn(TOOL_USE_RESPONSE, TOOLS)
-    conversation = (scenario.QUESTION, turn, scenario.outputs(CALL_IDS))
-    body = WIRE.body(Request(scenario.MODEL[API], conversation, TOOLS, scenario.SYSTEM))
-    snapshot(f"wire-{API}-conversation", body)
-    assert errors("anthropic", "CreateMessageParams", body) == []
+def test_the_scripted_conversation_sends_all_results_in_one_user_message() -> None:
+    body = CASE.conversation_body()
     assert [m["role"] for m in body["messages"]] == ["user", "assistant", "user"]
     assert body["messages"][1]["content"][0] == THINKING  # replayed with its signature
     results = body["messages"][2]["content"]
     assert [r["tool_use_id"] for r in results] == CALL_IDS
     assert [r.get("is_error") for r in results] == [None, None, True]
-    final = WIRE.turn(FINAL_RESPONSE, TOOLS)
-    assert (final.text, final.tool_calls, final.stop) == (scenario.FINAL_TEXT, (), "end_turn")
 
 
-def test_structured_output_goes_to_output_config_beside_an_effort_option(
-    snapshot: Callable[[str, Any], None],
-) -> None:
-    request = Request(
-        scenario.MODEL[API],
-        (scenario.QUESTION,),
-        output_schema=scenario.output_schema(API),
-        options={"max_tokens": 4096, "output_config": {"effort": "low"}, "temperature": 0.2},
-    )
-    body = WIRE.body(request)
-    snapshot(f"wire-{API}-structured", body)
-    assert body["output_config"]["effort"] == "low"
-    assert errors("anthropic", "CreateMessageParams", body) == []
+def test_structured_output_goes_to_output_config_beside_an_effort_option() -> None:
+    assert CASE.structured_body()["output_config"]["effort"] == "low"
 
 
 def test_a_turn_from_elsewhere_is_rebuilt_with_input_objects() -> None:
@@ -152,11 +113,6 @@ def test_arguments_that_are_not_json_cannot_be_replayed() -> None:
     call = ToolCall("call_1", "billing.refund", '{"order_id": ', "openai.chat")
     with pytest.raises(JSONError):
         WIRE.body(Request("claude", (scenario.QUESTION, scenario.host_turn(call)), TOOLS))
-
-
-def test_the_api_is_found_by_name() -> None:
-    assert wire_format(API) is WIRE
-    assert (WIRE.name, WIRE.target) == (API, API)
 
 
 # --- streaming ---------------------------------------------------------------------------------
@@ -256,13 +212,6 @@ MALFORMED: list[tuple[Any, str]] = [
 ]
 
 
-@pytest.mark.parametrize(("body", "pointer"), MALFORMED)
-def test_a_malformed_body_raises_input_error_saying_where(body: Any, pointer: str) -> None:
-    with pytest.raises(InputError) as caught:
-        WIRE.turn(body, TOOLS)
-    assert (caught.value.code, caught.value.pointer) == (ErrorCode.JSON_SYNTAX, pointer)
-
-
 def test_fragments_that_do_not_make_json_raise_json_error() -> None:
     events = tool_use_events([['{"city": "Par'], [], []])
     with pytest.raises(JSONError) as caught:
@@ -283,3 +232,26 @@ def test_an_error_event_ends_the_stream_with_input_error() -> None:
     with pytest.raises(InputError) as caught:
         accumulate([*tool_use_events([[], [], []])[:4], error])
     assert (caught.value.pointer, "Overloaded" in caught.value.message) == ("/4", True)
+
+
+CASE = WireCase(
+    api=API,
+    tools=TOOLS,
+    schemas="anthropic",
+    request_schema="CreateMessageParams",
+    response_schema="Message",
+    calls_response=TOOL_USE_RESPONSE,
+    final_response=FINAL_RESPONSE,
+    call_ids=CALL_IDS,
+    arguments=list(scenario.ARGUMENTS),
+    calls_text="Let me check all three.",
+    calls_stop="tool_use",
+    final_stop="end_turn",
+    usage=USAGE,
+    structured_options={
+        "max_tokens": 4096,
+        "output_config": {"effort": "low"},
+        "temperature": 0.2,
+    },
+    malformed=MALFORMED,
+)

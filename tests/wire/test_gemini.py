@@ -4,23 +4,23 @@ bodies, and function calls without ids."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from schemawire.errors import ErrorCode, InputError, UsageError
+from schemawire.errors import InputError, UsageError
 from schemawire.project import project
 from schemawire.types import ToolCall, ToolResult, ToolSpec
-from schemawire.wire import AssistantTurn, Request, ToolOutputs, ToolRef, wire_format
+from schemawire.wire import AssistantTurn, Request, ToolOutputs, ToolRef
 from schemawire.wire.gemini import WIRE, accumulate
 from schemawire.wire.stream import CallStarted
 from tests.wire import scenario
 from tests.wire.provider_responses import same_json
 from tests.wire.provider_schemas import errors
 from tests.wire.strategies import fragments
+from tests.wire.wire_case import WireCase
 
 API = "gemini"
 TOOLS = scenario.tool_refs(API)
@@ -59,47 +59,20 @@ FUNCTION_CALLS_RESPONSE = response(CALL_PARTS)
 FINAL_RESPONSE = response([{"text": scenario.FINAL_TEXT}])
 
 
-def test_the_recorded_responses_follow_googles_schema() -> None:
-    for body in (FUNCTION_CALLS_RESPONSE, FINAL_RESPONSE):
-        assert errors("gemini", "GenerateContentResponse", body) == []
-
-
-def test_the_first_request_carries_the_system_instruction_contents_and_declarations(
-    snapshot: Callable[[str, Any], None],
-) -> None:
-    body = WIRE.body(scenario.first_request(API, TOOLS))
-    snapshot(f"wire-{API}-first", body)
-    assert errors("gemini", "GenerateContentRequest", body) == []
-
-
 def test_calls_without_ids_get_stable_ids_from_their_name_and_place() -> None:
     turn = WIRE.turn(FUNCTION_CALLS_RESPONSE, TOOLS)
-    assert (turn.text, turn.stop, turn.usage) == (None, "STOP", USAGE)
-    assert list(turn.tool_calls) == [
-        ToolCall(call_id, name, arguments, API)
-        for call_id, name, arguments in zip(
-            SYNTHESIZED_IDS, scenario.CANONICAL_NAMES, scenario.ARGUMENTS, strict=True
-        )
-    ]
+    assert [call.call_id for call in turn.tool_calls] == SYNTHESIZED_IDS
     assert WIRE.turn(FUNCTION_CALLS_RESPONSE, TOOLS) == turn
 
 
-def test_the_scripted_conversation_answers_each_call_by_name_without_made_up_ids(
-    snapshot: Callable[[str, Any], None],
-) -> None:
-    turn = WIRE.turn(FUNCTION_CALLS_RESPONSE, TOOLS)
-    conversation = (scenario.QUESTION, turn, scenario.outputs(SYNTHESIZED_IDS))
-    body = WIRE.body(Request(scenario.MODEL[API], conversation, TOOLS, scenario.SYSTEM))
-    snapshot(f"wire-{API}-conversation", body)
-    assert errors("gemini", "GenerateContentRequest", body) == []
+def test_the_scripted_conversation_answers_each_call_by_name_without_made_up_ids() -> None:
+    body = CASE.conversation_body()
     assert body["contents"][1]["parts"][0]["thoughtSignature"] == SIGNATURE
     responses = [part["functionResponse"] for part in body["contents"][2]["parts"]]
     assert [r["name"] for r in responses] == scenario.CANONICAL_NAMES
     assert all("id" not in r for r in responses)
     assert responses[0]["response"] == {"result": "18°C, light rain"}
     assert responses[2]["response"]["error"]["code"] == "arguments_invalid"
-    final = WIRE.turn(FINAL_RESPONSE, TOOLS)
-    assert (final.text, final.tool_calls, final.stop) == (scenario.FINAL_TEXT, (), "STOP")
 
 
 def test_ids_the_model_gave_go_back_with_the_results() -> None:
@@ -116,23 +89,9 @@ def test_ids_the_model_gave_go_back_with_the_results() -> None:
     }
 
 
-def test_structured_output_and_generation_options_go_to_generation_config(
-    snapshot: Callable[[str, Any], None],
-) -> None:
-    request = Request(
-        scenario.MODEL[API],
-        (scenario.QUESTION,),
-        output_schema=scenario.output_schema(API),
-        options={
-            "temperature": 0.2,
-            "maxOutputTokens": 512,
-            "toolConfig": {"functionCallingConfig": {"mode": "AUTO"}},
-        },
-    )
-    body = WIRE.body(request)
-    snapshot(f"wire-{API}-structured", body)
+def test_structured_output_and_generation_options_go_to_generation_config() -> None:
+    body = CASE.structured_body()
     assert body["generationConfig"]["responseMimeType"] == "application/json"
-    assert errors("gemini", "GenerateContentRequest", body) == []
 
 
 def test_a_renamed_tool_is_declared_under_its_wire_name_and_mapped_back() -> None:
@@ -196,11 +155,6 @@ def test_a_blocked_prompt_is_a_turn_that_says_why() -> None:
 def test_thoughts_are_not_the_answer() -> None:
     parts = [{"text": "Let me think.", "thought": True}, {"text": "Paris is rainy."}]
     assert WIRE.turn(response(parts), TOOLS).text == "Paris is rainy."
-
-
-def test_the_api_is_found_by_name() -> None:
-    assert wire_format(API) is WIRE
-    assert (WIRE.name, WIRE.target) == (API, API)
 
 
 # --- streaming ---------------------------------------------------------------------------------
@@ -270,13 +224,6 @@ MALFORMED: list[tuple[Any, str]] = [
         "/error",
     ),
 ]
-
-
-@pytest.mark.parametrize(("body", "pointer"), MALFORMED)
-def test_a_malformed_body_raises_input_error_saying_where(body: Any, pointer: str) -> None:
-    with pytest.raises(InputError) as caught:
-        WIRE.turn(body, TOOLS)
-    assert (caught.value.code, caught.value.pointer) == (ErrorCode.JSON_SYNTAX, pointer)
 
 
 def test_an_error_chunk_ends_the_stream_with_input_error() -> None:
@@ -410,3 +357,26 @@ def test_a_part_of_a_call_never_opened_is_refused() -> None:
     with pytest.raises(InputError) as caught:
         WIRE.stream_reader(TOOLS).feed(response([part], None))
     assert caught.value.pointer == "/0/candidates/0/content/parts/0/functionCall/name"
+
+
+CASE = WireCase(
+    api=API,
+    tools=TOOLS,
+    schemas="gemini",
+    request_schema="GenerateContentRequest",
+    response_schema="GenerateContentResponse",
+    calls_response=FUNCTION_CALLS_RESPONSE,
+    final_response=FINAL_RESPONSE,
+    call_ids=SYNTHESIZED_IDS,
+    arguments=list(scenario.ARGUMENTS),
+    calls_text=None,
+    calls_stop="STOP",
+    final_stop="STOP",
+    usage=USAGE,
+    structured_options={
+        "temperature": 0.2,
+        "maxOutputTokens": 512,
+        "toolConfig": {"functionCallingConfig": {"mode": "AUTO"}},
+    },
+    malformed=MALFORMED,
+)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -10,13 +9,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from schemawire._json import dumps
-from schemawire.errors import ErrorCode, InputError, UsageError
+from schemawire.errors import InputError, UsageError
 from schemawire.types import ToolCall
-from schemawire.wire import Request, wire_format
+from schemawire.wire import Request
 from schemawire.wire.openai_chat import WIRE, accumulate
 from tests.wire import scenario
 from tests.wire.provider_schemas import errors
 from tests.wire.strategies import fragments
+from tests.wire.wire_case import WireCase
 
 API = "openai.chat"
 TOOLS = scenario.tool_refs(API, strict=True)
@@ -72,61 +72,16 @@ FINAL_RESPONSE = completion(
 )
 
 
-def test_the_recorded_responses_follow_openais_schema() -> None:
-    for body in (TOOL_CALLS_RESPONSE, FINAL_RESPONSE):
-        assert errors("openai", "CreateChatCompletionResponse", body) == []
-
-
-def test_the_first_request_carries_the_system_prompt_question_and_tools(
-    snapshot: Callable[[str, Any], None],
-) -> None:
-    body = WIRE.body(scenario.first_request(API, TOOLS))
-    snapshot(f"wire-{API}-first", body)
-    assert errors("openai", "CreateChatCompletionRequest", body) == []
-
-
-def test_three_parallel_calls_come_back_with_canonical_names_and_arguments_as_sent() -> None:
-    turn = WIRE.turn(TOOL_CALLS_RESPONSE, TOOLS)
-    assert turn.text is None
-    assert turn.stop == "tool_calls"
-    assert turn.usage == USAGE
-    assert list(turn.tool_calls) == [
-        ToolCall(call_id, name, text, API)
-        for call_id, name, text in zip(
-            CALL_IDS, scenario.CANONICAL_NAMES, ARGUMENT_TEXTS, strict=True
-        )
-    ]
-
-
-def test_the_scripted_conversation_sends_every_result_after_the_calls(
-    snapshot: Callable[[str, Any], None],
-) -> None:
-    turn = WIRE.turn(TOOL_CALLS_RESPONSE, TOOLS)
-    conversation = (scenario.QUESTION, turn, scenario.outputs(CALL_IDS))
-    body = WIRE.body(Request(scenario.MODEL[API], conversation, TOOLS, scenario.SYSTEM))
-    snapshot(f"wire-{API}-conversation", body)
-    assert errors("openai", "CreateChatCompletionRequest", body) == []
+def test_the_scripted_conversation_sends_every_result_after_the_calls() -> None:
+    body = CASE.conversation_body()
     tool_messages = body["messages"][3:]
     assert [m["tool_call_id"] for m in tool_messages] == CALL_IDS
     assert tool_messages[0]["content"] == "18°C, light rain"
     assert tool_messages[2]["content"].startswith('{"error":{"code":"arguments_invalid"')
-    final = WIRE.turn(FINAL_RESPONSE, TOOLS)
-    assert (final.text, final.tool_calls, final.stop) == (scenario.FINAL_TEXT, (), "stop")
 
 
-def test_structured_output_and_options_follow_the_request(
-    snapshot: Callable[[str, Any], None],
-) -> None:
-    request = Request(
-        scenario.MODEL[API],
-        (scenario.QUESTION,),
-        output_schema=scenario.output_schema(API),
-        options={"temperature": 0.2, "parallel_tool_calls": False, "max_completion_tokens": 500},
-    )
-    body = WIRE.body(request)
-    snapshot(f"wire-{API}-structured", body)
-    assert "tools" not in body
-    assert errors("openai", "CreateChatCompletionRequest", body) == []
+def test_a_structured_output_request_sends_no_tools() -> None:
+    assert "tools" not in CASE.structured_body()
 
 
 def test_parallel_tool_calls_is_sent_only_when_an_option_says_so() -> None:
@@ -164,11 +119,6 @@ def test_an_unknown_tool_name_passes_through_for_the_host_to_answer() -> None:
         "tool_calls",
     )
     assert WIRE.turn(body, TOOLS).tool_calls[0].name == "delete_everything"
-
-
-def test_the_api_is_found_by_name() -> None:
-    assert wire_format(API) is WIRE
-    assert (WIRE.name, WIRE.target) == (API, API)
 
 
 # --- streaming ---------------------------------------------------------------------------------
@@ -262,13 +212,6 @@ MALFORMED: list[tuple[Any, str]] = [
 ]
 
 
-@pytest.mark.parametrize(("body", "pointer"), MALFORMED)
-def test_a_malformed_body_raises_input_error_saying_where(body: Any, pointer: str) -> None:
-    with pytest.raises(InputError) as caught:
-        WIRE.turn(body, TOOLS)
-    assert (caught.value.code, caught.value.pointer) == (ErrorCode.JSON_SYNTAX, pointer)
-
-
 def test_a_malformed_chunk_raises_input_error_saying_which() -> None:
     events = [chunk({"content": "Hi"}), chunk({"tool_calls": [{"function": {"arguments": "{"}}]})]
     with pytest.raises(InputError) as caught:
@@ -280,3 +223,26 @@ def test_a_call_never_named_in_the_stream_is_refused() -> None:
     events = [chunk({"tool_calls": [{"index": 0, "function": {"arguments": "{}"}}]})]
     with pytest.raises(InputError):
         accumulate(events, TOOLS)
+
+
+CASE = WireCase(
+    api=API,
+    tools=TOOLS,
+    schemas="openai",
+    request_schema="CreateChatCompletionRequest",
+    response_schema="CreateChatCompletionResponse",
+    calls_response=TOOL_CALLS_RESPONSE,
+    final_response=FINAL_RESPONSE,
+    call_ids=CALL_IDS,
+    arguments=ARGUMENT_TEXTS,
+    calls_text=None,
+    calls_stop="tool_calls",
+    final_stop="stop",
+    usage=USAGE,
+    structured_options={
+        "temperature": 0.2,
+        "parallel_tool_calls": False,
+        "max_completion_tokens": 500,
+    },
+    malformed=MALFORMED,
+)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -10,13 +9,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from schemawire._json import dumps
-from schemawire.errors import ErrorCode, InputError
+from schemawire.errors import InputError
 from schemawire.types import ToolCall
-from schemawire.wire import Request, wire_format
+from schemawire.wire import Request
 from schemawire.wire.openai_responses import WIRE, accumulate
 from tests.wire import scenario
 from tests.wire.provider_schemas import errors
 from tests.wire.strategies import fragments
+from tests.wire.wire_case import WireCase
 
 API = "openai.responses"
 TOOLS = scenario.tool_refs(API, strict=True)
@@ -90,60 +90,20 @@ TOOL_CALLS_RESPONSE = response(
 FINAL_RESPONSE = response([MESSAGE])
 
 
-def test_the_recorded_responses_follow_openais_schema() -> None:
-    for body in (TOOL_CALLS_RESPONSE, FINAL_RESPONSE):
-        assert errors("openai", "Response", body) == []
+def test_a_turn_keeps_the_whole_response_to_replay() -> None:
+    assert WIRE.turn(TOOL_CALLS_RESPONSE, TOOLS).raw is TOOL_CALLS_RESPONSE
 
 
-def test_the_first_request_carries_instructions_input_and_tools(
-    snapshot: Callable[[str, Any], None],
-) -> None:
-    body = WIRE.body(scenario.first_request(API, TOOLS))
-    snapshot(f"wire-{API}-first", body)
-    assert errors("openai", "CreateResponse", body) == []
-
-
-def test_three_parallel_calls_come_back_by_call_id_with_canonical_names() -> None:
-    turn = WIRE.turn(TOOL_CALLS_RESPONSE, TOOLS)
-    assert (turn.text, turn.stop, turn.usage) == (None, "completed", USAGE)
-    assert list(turn.tool_calls) == [
-        ToolCall(call_id, name, text, API)
-        for call_id, name, text in zip(
-            CALL_IDS, scenario.CANONICAL_NAMES, ARGUMENT_TEXTS, strict=True
-        )
-    ]
-    assert turn.raw is TOOL_CALLS_RESPONSE
-
-
-def test_the_scripted_conversation_replays_the_output_items_then_the_results(
-    snapshot: Callable[[str, Any], None],
-) -> None:
-    turn = WIRE.turn(TOOL_CALLS_RESPONSE, TOOLS)
-    conversation = (scenario.QUESTION, turn, scenario.outputs(CALL_IDS))
-    body = WIRE.body(Request(scenario.MODEL[API], conversation, TOOLS, scenario.SYSTEM))
-    snapshot(f"wire-{API}-conversation", body)
-    assert errors("openai", "CreateResponse", body) == []
+def test_the_scripted_conversation_replays_the_output_items_then_the_results() -> None:
+    body = CASE.conversation_body()
     assert body["input"][1:5] == TOOL_CALLS_RESPONSE["output"]  # reasoning item included
     outputs = body["input"][5:]
     assert [item["call_id"] for item in outputs] == CALL_IDS
     assert {item["type"] for item in outputs} == {"function_call_output"}
-    final = WIRE.turn(FINAL_RESPONSE, TOOLS)
-    assert (final.text, final.tool_calls, final.stop) == (scenario.FINAL_TEXT, (), "completed")
 
 
-def test_structured_output_merges_with_a_text_option(
-    snapshot: Callable[[str, Any], None],
-) -> None:
-    request = Request(
-        scenario.MODEL[API],
-        (scenario.QUESTION,),
-        output_schema=scenario.output_schema(API),
-        options={"text": {"verbosity": "low"}, "reasoning": {"effort": "minimal"}},
-    )
-    body = WIRE.body(request)
-    snapshot(f"wire-{API}-structured", body)
-    assert body["text"]["verbosity"] == "low"
-    assert errors("openai", "CreateResponse", body) == []
+def test_structured_output_merges_with_a_text_option() -> None:
+    assert CASE.structured_body()["text"]["verbosity"] == "low"
 
 
 def test_a_turn_from_elsewhere_is_rebuilt_as_a_message_and_function_calls() -> None:
@@ -168,11 +128,6 @@ def test_an_incomplete_response_says_why_it_stopped() -> None:
         "incomplete_details": {"reason": "max_output_tokens"},
     }
     assert WIRE.turn(body, TOOLS).stop == "max_output_tokens"
-
-
-def test_the_api_is_found_by_name() -> None:
-    assert wire_format(API) is WIRE
-    assert (WIRE.name, WIRE.target) == (API, API)
 
 
 # --- streaming ---------------------------------------------------------------------------------
@@ -286,13 +241,6 @@ MALFORMED: list[tuple[Any, str]] = [
 ]
 
 
-@pytest.mark.parametrize(("body", "pointer"), MALFORMED)
-def test_a_malformed_body_raises_input_error_saying_where(body: Any, pointer: str) -> None:
-    with pytest.raises(InputError) as caught:
-        WIRE.turn(body, TOOLS)
-    assert (caught.value.code, caught.value.pointer) == (ErrorCode.JSON_SYNTAX, pointer)
-
-
 def test_a_delta_for_an_item_never_announced_is_refused() -> None:
     event = {"type": "response.function_call_arguments.delta", "output_index": 4, "delta": "{"}
     with pytest.raises(InputError) as caught:
@@ -306,3 +254,22 @@ def test_an_error_event_ends_the_stream_with_input_error() -> None:
         accumulate([*call_events([["{}"]] * 3)[:3], error])
     assert caught.value.pointer == "/3"
     assert "overloaded" in caught.value.message
+
+
+CASE = WireCase(
+    api=API,
+    tools=TOOLS,
+    schemas="openai",
+    request_schema="CreateResponse",
+    response_schema="Response",
+    calls_response=TOOL_CALLS_RESPONSE,
+    final_response=FINAL_RESPONSE,
+    call_ids=CALL_IDS,
+    arguments=ARGUMENT_TEXTS,
+    calls_text=None,
+    calls_stop="completed",
+    final_stop="completed",
+    usage=USAGE,
+    structured_options={"text": {"verbosity": "low"}, "reasoning": {"effort": "minimal"}},
+    malformed=MALFORMED,
+)

@@ -23,7 +23,7 @@ import asyncio
 import functools
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from contextlib import AsyncExitStack
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -44,6 +44,7 @@ from schemawire.types import Rejection, ToolCall, ToolResult, ToolSpec, Violatio
 from schemawire.wire import (
     AssistantTurn,
     Entry,
+    EntryCache,
     Request,
     ToolOutputs,
     UserText,
@@ -237,6 +238,7 @@ class Host:
             raise UsageError("the host is already connected: one `async with host:` at a time")
         self._connected = stack = AsyncExitStack()  # claimed before the first await
         try:
+            await stack.enter_async_context(_held_open(self.model))
             self._toolset = self._offer([*self._given, *await self._connect(stack)])
         except BaseException:
             self._connected = None
@@ -284,17 +286,21 @@ class Host:
 
     async def run(self, user_input: str, *, history: Sequence[Entry] = ()) -> RunResult:
         """Run one request of the user to its answer (or to the turn limit). Outside
-        ``async with host:``, the MCP servers are connected for this run only.
+        ``async with host:``, the MCP servers are connected for this run only, and the model's
+        HTTP connections are closed when it ends; inside, both last for the block.
 
         Raises:
             ModelError: the model could not answer.
             InputError: the model's response is not one of its API.
             ServerError: an MCP server cannot be started or reached.
         """
-        if not self._servers or self._connected is not None:
+        if self._connected is not None:
             return await _Run(self, self._toolset).to_answer(user_input, history)
         async with AsyncExitStack() as stack:  # this run's own connections: runs may overlap
-            toolset = self._offer([*self._given, *await self._connect(stack)])
+            await stack.enter_async_context(_held_open(self.model))
+            toolset = self._toolset
+            if self._servers:
+                toolset = self._offer([*self._given, *await self._connect(stack)])
             return await _Run(self, toolset).to_answer(user_input, history)
 
     def check_answer(self, text: str | None) -> Verdict | None:
@@ -305,13 +311,15 @@ class Host:
 
 
 class _Run:
-    """One run of a host: its tools (fixed for the run) and what its requests sent so far."""
+    """One run of a host: its tools (fixed for the run), its conversation's renderings (its
+    own: runs and hosts share none), and what its requests sent so far."""
 
     def __init__(self, host: Host, toolset: Toolset) -> None:
         self.host = host
         self.options = host.options
         self.trace = host.trace
         self.toolset = toolset
+        self._rendered = EntryCache()
         self._sent = _SentBodies()
 
     async def to_answer(self, user_input: str, history: Sequence[Entry]) -> RunResult:
@@ -354,7 +362,7 @@ class _Run:
             host._output_payload,
             self.options.model_options,
         )
-        body = host.wire.body(request)
+        body = host.wire.body(request, self._rendered)
         streams = isinstance(model, StreamingModel) and model.streaming
         if streams:
             body = host.wire.stream_body(body)
@@ -433,6 +441,14 @@ class _Run:
         return verdict
 
 
+def _held_open(model: Model) -> AbstractAsyncContextManager[object]:
+    """``model`` held open for a block, when it can be (an `HttpModel` then pools its
+    connections, and closes them when the block ends); else nothing to hold."""
+    if isinstance(model, AbstractAsyncContextManager):
+        return model
+    return nullcontext()
+
+
 def _shared_trace(tools: Sequence[ToolRunner]) -> Trace | None:
     """The trace the MCP clients behind ``tools`` record to, when they all record to one."""
     traces = {id(t): t for t in (getattr(r, "trace", None) for r in tools) if t is not None}
@@ -503,7 +519,7 @@ class _SentBodies:
 def _common_prefix(before: list[Any], now: list[Any]) -> int:
     """How many leading items ``now`` shares with ``before`` (the same objects, or equal).
 
-    The wire modules send an entry's messages as the same objects every time (`EntryCache`),
+    A run's bodies share an entry's messages (the run's `EntryCache` renders each once),
     so when the last item of ``before`` is in its place in ``now``, all of ``before`` is."""
     if before and len(now) >= len(before) and now[len(before) - 1] is before[-1]:
         return len(before)

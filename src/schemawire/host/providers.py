@@ -5,6 +5,10 @@ HTTP models speak OpenAI Chat Completions and Responses, Anthropic Messages, Gem
 the HTTP client the MCP SDK already uses. They stream by default: the response arrives as
 server-sent events, each read as it comes (`schemawire.wire.stream`), and is put together into
 the body the API would have sent whole.
+
+While a model is held open (``async with model:``, which the host does for each run, or for
+the block of ``async with host:``), its requests share one pooled HTTP client and reuse its
+connections; the client is closed with the model.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 import httpx2
 import orjson
 
@@ -101,6 +106,11 @@ class HttpModel:
     fails, with exponential backoff, honouring ``Retry-After``; a stream only while none of it
     has arrived (what arrived may have been shown). Every wait is bounded: for a response,
     for each piece of a stream, and for a whole stream.
+
+    Inside ``async with model:`` (blocks may nest or overlap), requests share one pooled
+    client, opened on first use and closed when the last block ends; a request outside any
+    block opens a client for itself and closes it after. A model is used from one event loop
+    at a time: its pool's connections belong to the loop that opened them.
     """
 
     def __init__(
@@ -127,7 +137,8 @@ class HttpModel:
             timeout: seconds for one HTTP request, and for each wait of a stream (its
                 headers, each next piece).
             retries: how many times a retryable failure is tried again.
-            http: the client to send with (tests pass one bound to a loopback server).
+            http: the client to send with, which stays the caller's to close (default: the
+                model's own).
             stream: whether the host asks for streamed responses (`streaming`).
             stream_timeout: seconds for one whole streamed response.
 
@@ -144,7 +155,44 @@ class HttpModel:
         self.api_key = api_key if api_key is not None else _required_key(self, endpoint.key_env)
         self.timeout, self.retries = timeout, retries
         self.streaming, self.stream_timeout = stream, stream_timeout
-        self._http = http
+        self._given = http
+        self._users = 0  # the blocks that hold the model open (``async with model:``)
+        self._pool: httpx2.AsyncClient | None = None
+        self._pool_loop: anyio.lowlevel.EventLoopToken | None = None
+
+    async def __aenter__(self) -> HttpModel:
+        """Hold the model open: until the block ends, its requests share one pooled client."""
+        self._users += 1
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self._users -= 1
+        if self._users == 0:
+            await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the model's pooled client and its connections (a client it was given stays
+        open); a request after it opens a new one."""
+        pool, self._pool, self._pool_loop = self._pool, None, None
+        if pool is not None:
+            await pool.aclose()
+
+    @asynccontextmanager
+    async def _client(self) -> AsyncIterator[httpx2.AsyncClient]:
+        """The client for one request: the caller's; the pooled one while the model is held
+        open (its connections belong to the event loop that opened them, so a request from
+        another loop gets its own); else one of its own, closed after it."""
+        if self._given is not None:
+            yield self._given
+            return
+        loop = anyio.lowlevel.current_token()
+        if self._users and self._pool_loop in (None, loop):
+            if self._pool is None:
+                self._pool, self._pool_loop = httpx2.AsyncClient(timeout=self.timeout), loop
+            yield self._pool
+            return
+        async with httpx2.AsyncClient(timeout=self.timeout) as own:
+            yield own
 
     @property
     def url(self) -> str:
@@ -174,7 +222,7 @@ class HttpModel:
             ModelError: the model could not answer.
         """
         content = orjson.dumps(body)
-        async with _client(self._http, self.timeout) as http:
+        async with self._client() as http:
             return await self._with_retries(lambda: self._post(http, content))
 
     async def stream(
@@ -195,9 +243,8 @@ class HttpModel:
                 (`ModelError.STREAM_ERROR`).
             InputError: an event is not one of its API.
         """
-        content = orjson.dumps(body)
-        sink = on_delta or _ignore
-        async with _client(self._http, self.timeout) as http:
+        content, sink = orjson.dumps(body), on_delta or _ignore
+        async with self._client() as http:
             return await self._with_retries(lambda: self._stream_once(http, content, sink))
 
     async def _with_retries(
@@ -322,18 +369,6 @@ def _is_event_stream(response: httpx2.Response) -> bool:
 def _wait(timeout: float, deadline: float) -> float:
     """How long the next wait may take: ``timeout``, or less when the deadline is nearer."""
     return max(0.0, min(timeout, deadline - anyio.current_time()))
-
-
-@asynccontextmanager
-async def _client(
-    given: httpx2.AsyncClient | None, timeout: float
-) -> AsyncIterator[httpx2.AsyncClient]:
-    """The caller's client as it is, or a fresh one, closed afterwards."""
-    if given is not None:
-        yield given
-        return
-    async with httpx2.AsyncClient(timeout=timeout) as own:
-        yield own
 
 
 def _unreachable(url: str, error: Exception, timeout: float) -> ModelError:

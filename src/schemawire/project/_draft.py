@@ -68,6 +68,32 @@ class Draft:
             )
         return result.schema, result.arguments
 
+    def parameters(
+        self,
+        policy: Policy,
+        *,
+        at: str,
+        root_type: str = "object",
+        limits: tuple[Limit, ...] = (),
+    ) -> dict[str, Any]:
+        """The tool's input schema walked under ``policy`` (see `schema`) as the one object
+        every provider's parameters are: ``type`` (``root_type``) said at the root. Its
+        argument map becomes `arguments`."""
+        schema, self.arguments = self.schema(
+            self.spec.input_schema, policy, document="input", at=at, limits=limits
+        )
+        root: dict[str, Any] = schema if isinstance(schema, dict) else {}
+        return root if "type" in root else {"type": root_type, **root}
+
+    def envelope(self, parameters: dict[str, Any], rule: NameRule) -> dict[str, Any]:
+        """A provider tool's first members: its name as ``rule`` fixes it, and the
+        description lifted out of the root of ``parameters``, when it is a string."""
+        lifted = self.lift(parameters, ["description"])
+        envelope: dict[str, Any] = {"name": self.name(rule)}
+        if isinstance(lifted.get("description"), str):
+            envelope["description"] = lifted["description"]
+        return envelope
+
     def name(self, rule: NameRule) -> str:
         """The tool's name as the target takes it; a change is a loss."""
         fixed = rule.fix(self.spec.name)

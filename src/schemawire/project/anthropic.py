@@ -110,18 +110,10 @@ def project_anthropic(
 ) -> Projection:
     """``spec`` as an Anthropic tool."""
     draft = Draft("anthropic", spec, documents or NO_DOCUMENTS, track_origins=origins)
-    schema, arguments = draft.schema(
-        spec.input_schema, STRICT if strict else NON_STRICT, document="input", at="/input_schema"
-    )
-    input_schema: dict[str, Any] = schema if isinstance(schema, dict) else {}
-    if "type" not in input_schema:
-        input_schema = {"type": "object", **input_schema}
-    lifted = draft.lift(input_schema, ["description"])
-    tool: dict[str, Any] = {"name": draft.name(NAME)}
-    if isinstance(lifted.get("description"), str):
-        tool["description"] = lifted["description"]
+    input_schema = draft.parameters(STRICT if strict else NON_STRICT, at="/input_schema")
+    tool = draft.envelope(input_schema, NAME)
     tool["input_schema"] = input_schema
     if strict:
         tool["strict"] = True
     draft.output_dropped()
-    return draft.finish(tool, tool["name"], arguments)
+    return draft.finish(tool, tool["name"], draft.arguments)

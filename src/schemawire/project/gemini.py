@@ -134,17 +134,13 @@ def project_gemini(
     """``spec`` as a Gemini ``FunctionDeclaration`` (REST field names)."""
     draft = Draft("gemini", spec, documents or NO_DOCUMENTS, track_origins=origins)
     policy, field = (OPENAPI, "parameters") if openapi else (JSON_SCHEMA, "parametersJsonSchema")
-    schema, arguments = draft.schema(spec.input_schema, policy, document="input", at=f"/{field}")
-    parameters: dict[str, Any] = schema if isinstance(schema, dict) else {}
-    if "type" not in parameters:
-        parameters = {"type": "OBJECT" if openapi else "object", **parameters}
-    lifted = draft.lift(parameters, ["description"])
-    declaration: dict[str, Any] = {"name": draft.name(NAME)}
-    if isinstance(lifted.get("description"), str):
-        declaration["description"] = lifted["description"]
+    parameters = draft.parameters(
+        policy, at=f"/{field}", root_type="OBJECT" if openapi else "object"
+    )
+    declaration = draft.envelope(parameters, NAME)
     declaration[field] = parameters
     if spec.output_schema is not None:
         response = "response" if openapi else "responseJsonSchema"
         output, _ = draft.schema(spec.output_schema, policy, document="output", at=f"/{response}")
         declaration[response] = output
-    return draft.finish(declaration, declaration["name"], arguments)
+    return draft.finish(declaration, declaration["name"], draft.arguments)

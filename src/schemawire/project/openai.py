@@ -163,16 +163,9 @@ def project_text_format(
 
 def _function(draft: Draft, strict: bool, *, at: str) -> dict[str, Any]:
     policy, limits = (STRICT, STRICT_LIMITS) if strict else (NON_STRICT, ())
-    schema, draft.arguments = draft.schema(
-        draft.spec.input_schema, policy, document="input", at=at, limits=limits
-    )
-    parameters = _object_root(schema)
-    lifted = draft.lift(parameters, ["description"])
+    parameters = draft.parameters(policy, at=at, limits=limits)
     draft.drop_root(parameters, ["title"])
-    function: dict[str, Any] = {"name": draft.name(NAME)}
-    description = _description(draft, lifted.get("description"))
-    if description:
-        function["description"] = description
+    function = _envelope(draft, parameters)
     function["parameters"] = parameters
     function["strict"] = strict
     draft.output_dropped()
@@ -181,27 +174,22 @@ def _function(draft: Draft, strict: bool, *, at: str) -> dict[str, Any]:
 
 def _format(draft: Draft, *, at: str) -> dict[str, Any]:
     # The map turns a strict answer back into the canonical shape (nulls for absent members).
-    schema, draft.arguments = draft.schema(
-        draft.spec.input_schema, STRICT, document="input", at=at, limits=STRICT_LIMITS
-    )
-    schema = _object_root(schema)
-    lifted = draft.lift(schema, ["description"])
+    schema = draft.parameters(STRICT, at=at, limits=STRICT_LIMITS)
     draft.drop_root(schema, [k for k in ENVELOPE_ANNOTATIONS if k != "description"])
-    body: dict[str, Any] = {"name": draft.name(NAME)}
-    description = _description(draft, lifted.get("description"))
-    if description:
-        body["description"] = description
+    body = _envelope(draft, schema)
     body["schema"] = schema
     body["strict"] = True
     return body
 
 
-def _object_root(schema: Any) -> dict[str, Any]:
-    """OpenAI takes parameters that are one object: ``type: object`` at the root."""
-    root = schema if isinstance(schema, dict) else {}
-    if "type" not in root:
-        root = {"type": "object", **root}
-    return root
+def _envelope(draft: Draft, schema: dict[str, Any]) -> dict[str, Any]:
+    """The name and description, the description cut to `DESCRIPTION_LIMIT` (an empty one is
+    left out)."""
+    envelope = draft.envelope(schema, NAME)
+    description = _description(draft, envelope.pop("description", None))
+    if description:
+        envelope["description"] = description
+    return envelope
 
 
 def _description(draft: Draft, description: Any) -> str | None:

@@ -3,6 +3,8 @@ assistant turns (text and tool calls) back, streamed responses read as they arri
 
 - `openai_chat` (Chat Completions), `openai_responses` (Responses), `anthropic` (Messages),
   `gemini` (generateContent): each a `WireFormat`, with a `StreamReader` for its streams.
+- `conversation`: the conversation every API renders, and `EntryCache`, one conversation's
+  renderings, which its owner passes to `WireFormat.body`.
 - `stream`: what a streamed event adds (`TextDelta`, `CallStarted`, `ArgumentsDelta`).
 - `sse`: server-sent events parsed from bytes as they arrive.
 """
@@ -16,6 +18,7 @@ from schemawire.errors import UsageError
 from schemawire.wire.conversation import (
     AssistantTurn,
     Entry,
+    EntryCache,
     Request,
     ToolOutputs,
     ToolRef,
@@ -36,6 +39,7 @@ __all__ = [
     "AssistantTurn",
     "CallStarted",
     "Entry",
+    "EntryCache",
     "Request",
     "StreamDelta",
     "StreamReader",

@@ -8,7 +8,7 @@ body never becomes a half-read `AssistantTurn`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -20,7 +20,6 @@ from schemawire.wire.conversation import ToolRef
 
 __all__ = [
     "Cursor",
-    "EntryCache",
     "arguments_object",
     "arguments_text",
     "canonical_name",
@@ -311,66 +310,3 @@ def stream_error(event: Cursor, message: str | None) -> InputError:
 
 def _kind(value: Any) -> str:
     return _JSON_NAMES.get(type(value), type(value).__name__)
-
-
-EntryRenderer = Callable[[Any, Any, Sequence[ToolRef]], list[dict[str, Any]]]
-
-
-class EntryCache:
-    """Conversation entries, each rendered once for a given tool list.
-
-    Every request of a run repeats the whole conversation; rendering it anew each time would
-    make a run's cost grow with the square of its length. An entry (frozen) renders the same
-    every time it follows the same entry under the same tools, so its rendering is kept, by
-    identity, and the same message objects go out again (which also lets the trace see, by
-    identity, what a request adds). A conversation that is the same list as last time, grown at
-    its end (the host's), costs only its new entries. The oldest renderings go past ``size``.
-    """
-
-    def __init__(self, size: int = 4096) -> None:
-        self._size = size
-        self._kept: dict[tuple[int, int, int], tuple[Any, Any, Any, list[dict[str, Any]]]] = {}
-        # the last conversation rendered: its list, its tools, its entries, its last entry (to
-        # see that the list only grew since), the messages
-        self._last: tuple[Any, Any, int, Any, list[dict[str, Any]]] | None = None
-
-    def render_all(
-        self, conversation: Sequence[Any], tools: Sequence[ToolRef], render: EntryRenderer
-    ) -> list[dict[str, Any]]:
-        """The messages of every entry, in order: ``render(entry, before, tools)`` each."""
-        done, messages = self._grown(conversation, tools)
-        before = conversation[done - 1] if done else None
-        for entry in conversation[done:]:
-            messages.extend(self.render(entry, before, tools, render))
-            before = entry
-        self._last = (conversation, tools, len(conversation), before, messages)
-        return list(messages)
-
-    def _grown(
-        self, conversation: Sequence[Any], tools: Sequence[ToolRef]
-    ) -> tuple[int, list[dict[str, Any]]]:
-        """How many entries of ``conversation`` the last rendering already covers, and a copy
-        of its messages: all of them when it is the same list, grown (its last entry checked
-        still in place), else none."""
-        last = self._last
-        if last is None or last[0] is not conversation or last[1] is not tools:
-            return 0, []
-        done = last[2]
-        if done > len(conversation) or (done and conversation[done - 1] is not last[3]):
-            return 0, []
-        return done, list(last[4])
-
-    def render(
-        self, entry: Any, before: Any, tools: Sequence[ToolRef], render: EntryRenderer
-    ) -> list[dict[str, Any]]:
-        """``render``'s messages for ``entry`` (which follows ``before``), rendered once."""
-        key = (id(entry), id(before), id(tools))
-        kept = self._kept.get(key)
-        # The kept objects are held, so their ids cannot be reused while the key is here.
-        if kept is not None and kept[0] is entry and kept[1] is before and kept[2] is tools:
-            return kept[3]
-        messages = render(entry, before, tools)
-        if len(self._kept) >= self._size:
-            self._kept.pop(next(iter(self._kept)), None)  # another thread may have evicted it
-        self._kept[key] = (entry, before, tools, messages)
-        return messages

@@ -20,9 +20,9 @@ from typing import Any
 
 from schemawire._json import loads
 from schemawire.types import ToolCall, ToolResult
+from schemawire.wire._api import ApiWire, EventReader
 from schemawire.wire._render import (
     Cursor,
-    EntryCache,
     arguments_object,
     canonical_name,
     compact,
@@ -48,72 +48,37 @@ from schemawire.wire.stream import (
     StreamDelta,
     TextDelta,
     read_all,
-    with_canonical_name,
 )
 
-__all__ = ["DEFAULT_MAX_TOKENS", "WIRE", "Messages", "MessagesStreamReader", "accumulate"]
+__all__ = ["DEFAULT_MAX_TOKENS", "WIRE", "MessagesStreamReader", "accumulate"]
 
 API = "anthropic"
 DEFAULT_MAX_TOKENS = 1024
 """``max_tokens`` when the options do not say: the API requires it."""
 
 
-class Messages:
-    """The Messages API as a `WireFormat`."""
+def _body(request: Request, messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """The request body: ``model``, ``max_tokens`` (the option, or `DEFAULT_MAX_TOKENS`),
+    ``system``, ``messages``, ``tools``, ``output_config.format`` (from the output schema),
+    then the other options (an ``output_config`` option is merged, for ``effort``).
 
-    name: str = API
-    target: str = API
-
-    def body(self, request: Request) -> dict[str, Any]:
-        """The request body: ``model``, ``max_tokens`` (the option, or `DEFAULT_MAX_TOKENS`),
-        ``system``, ``messages``, ``tools``, ``output_config.format`` (from the output schema),
-        then the other options (an ``output_config`` option is merged, for ``effort``).
-
-        Raises:
-            UsageError: an option names a member the request sets.
-            JSONError: a replayed tool call's arguments are a string that is not JSON.
-        """
-        options = dict(request.options)
-        body: dict[str, Any] = {
-            "model": request.model,
-            "max_tokens": options.pop("max_tokens", DEFAULT_MAX_TOKENS),
-        }
-        if request.system is not None:
-            body["system"] = request.system
-        body["messages"] = _messages(request)
-        if request.tools:
-            body["tools"] = [tool.payload for tool in request.tools]
-        if request.output_schema is not None:
-            schema_format = {"type": "json_schema", "schema": request.output_schema}
-            body["output_config"] = {"format": schema_format}
-        return with_options(body, options, frozenset({"output_config"}))
-
-    def turn(self, body: Any, tools: Sequence[ToolRef]) -> AssistantTurn:
-        """The message's text blocks (joined), its ``tool_use`` blocks as calls (names
-        canonical, input objects as sent), its stop reason and usage; ``raw`` is the message.
-
-        Raises:
-            InputError: the body is not a message.
-        """
-        return _read_turn(Cursor(body, f"<{API} response>"), tools)
-
-    def stream_body(self, body: dict[str, Any]) -> dict[str, Any]:
-        """``body`` with ``stream: true``."""
-        return {**body, "stream": True}
-
-    def stream_reader(self, tools: Sequence[ToolRef] = ()) -> MessagesStreamReader:
-        """A reader of Messages streaming events."""
-        return MessagesStreamReader(tools)
-
-
-WIRE: WireFormat = Messages()
-
-
-def _messages(request: Request) -> list[dict[str, Any]]:
-    return _RENDERED.render_all(request.conversation, request.tools, _entry)
-
-
-_RENDERED = EntryCache()
+    Raises:
+        UsageError: an option names a member the request sets.
+    """
+    options = dict(request.options)
+    body: dict[str, Any] = {
+        "model": request.model,
+        "max_tokens": options.pop("max_tokens", DEFAULT_MAX_TOKENS),
+    }
+    if request.system is not None:
+        body["system"] = request.system
+    body["messages"] = messages
+    if request.tools:
+        body["tools"] = [tool.payload for tool in request.tools]
+    if request.output_schema is not None:
+        schema_format = {"type": "json_schema", "schema": request.output_schema}
+        body["output_config"] = {"format": schema_format}
+    return with_options(body, options, frozenset({"output_config"}))
 
 
 def _entry(entry: Entry, before: Entry | None, tools: Sequence[ToolRef]) -> list[dict[str, Any]]:
@@ -168,6 +133,12 @@ def _tool_result(result: ToolResult) -> dict[str, Any]:
 
 
 def _read_turn(root: Cursor, tools: Sequence[ToolRef]) -> AssistantTurn:
+    """The message's text blocks (joined), its ``tool_use`` blocks as calls (names
+    canonical, input objects as sent), its stop reason and usage; ``raw`` is the message.
+
+    Raises:
+        InputError: the body is not a message.
+    """
     refuse_error_body(root, "content")
     texts: list[str] = []
     calls: list[ToolCall] = []
@@ -207,7 +178,7 @@ _PIECES = {
 }
 
 
-class MessagesStreamReader:
+class MessagesStreamReader(EventReader):
     """Reads streamed Messages events (see `schemawire.wire.stream`).
 
     ``message_start`` opens the message, ``content_block_start`` each block;
@@ -221,8 +192,7 @@ class MessagesStreamReader:
     """
 
     def __init__(self, tools: Sequence[ToolRef] = ()) -> None:
-        self._tools = tools
-        self._events = 0
+        super().__init__(API, _read_turn, tools)
         self._stopped = False
         self._message: dict[str, Any] = {}
         self._blocks: dict[int, dict[str, Any]] = {}
@@ -236,13 +206,8 @@ class MessagesStreamReader:
     def api_error(self, event: Any) -> str | None:
         return error_event_message(event)
 
-    def feed(self, event: Any) -> list[StreamDelta]:
-        cursor = Cursor(event, f"<{API} stream>", f"/{self._events}")
-        self._events += 1
-        deltas = self._read(cursor.at("type").string(), cursor)
-        return [with_canonical_name(delta, self._tools) for delta in deltas]
-
-    def _read(self, kind: str, event: Cursor) -> list[StreamDelta]:
+    def _read_event(self, event: Cursor) -> list[StreamDelta]:
+        kind = event.at("type").string()
         if kind == "message_start":
             self._message = copy.deepcopy(event.at("message").object())
         elif kind == "content_block_start":
@@ -329,9 +294,6 @@ class MessagesStreamReader:
         content = [blocks[i] for i in sorted(blocks)]
         return {**self._message, "type": "message", "content": content}
 
-    def turn(self) -> AssistantTurn:
-        return _read_turn(Cursor(self.body(), f"<{API} stream, assembled>"), self._tools)
-
 
 def accumulate(events: Iterable[Any], tools: Sequence[ToolRef] = ()) -> AssistantTurn:
     """The turn that streamed Messages events add up to (`MessagesStreamReader`).
@@ -341,3 +303,7 @@ def accumulate(events: Iterable[Any], tools: Sequence[ToolRef] = ()) -> Assistan
             ``error`` event, or a tool input's fragments do not make JSON (`JSONError`).
     """
     return read_all(MessagesStreamReader(tools), events)
+
+
+WIRE: WireFormat = ApiWire(API, _entry, _body, _read_turn, MessagesStreamReader)
+"""Messages as a `WireFormat` (asked for a stream with ``stream: true``)."""

@@ -1,12 +1,14 @@
 """A conversation as the host keeps it, the same for every model API.
 
 Each `schemawire.wire` module renders it into its API's request body and reads its API's
-response back into an `AssistantTurn`. The host never touches a provider's shape.
+response back into an `AssistantTurn`. The host never touches a provider's shape. An
+`EntryCache` keeps one conversation's renderings: its owner (the host's run) passes it to
+`WireFormat.body`, so that nothing is kept between conversations or shared between threads.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -18,6 +20,7 @@ if TYPE_CHECKING:
 __all__ = [
     "AssistantTurn",
     "Entry",
+    "EntryCache",
     "Request",
     "ToolOutputs",
     "ToolRef",
@@ -103,17 +106,101 @@ class Request:
     options: Mapping[str, Any] = field(default_factory=dict[str, Any])
 
 
+EntryRenderer = Callable[[Any, Any, Sequence[ToolRef]], list[dict[str, Any]]]
+"""Renders one entry (which follows another, or None) under the tools: its messages."""
+
+
+class EntryCache:
+    """One conversation's entries, each rendered once for a given tool list.
+
+    Every request of a run repeats the whole conversation; rendering it anew each time would
+    make a run's cost grow with the square of its length. An entry (frozen) renders the same
+    every time it follows the same entry under the same tools, so its rendering is kept, by
+    identity, and the same message objects go out again (which also lets the trace see, by
+    identity, what a request adds). A conversation that is the same list as last time, grown at
+    its end (the host's), costs only its new entries. The oldest renderings go past ``size``.
+
+    A cache belongs to one conversation and its owner (the host keeps one per run): it is not
+    locked, so it must not be shared between threads, and message objects it hands out are
+    shared by every body rendered through it.
+    """
+
+    def __init__(self, size: int = 4096) -> None:
+        self._size = size
+        self._kept: dict[tuple[int, int, int], tuple[Any, Any, Any, list[dict[str, Any]]]] = {}
+        # the last conversation rendered: its list, its tools, its entries, its last entry (to
+        # see that the list only grew since), the messages
+        self._last: tuple[Any, Any, int, Any, list[dict[str, Any]]] | None = None
+
+    def render_all(
+        self, conversation: Sequence[Any], tools: Sequence[ToolRef], render: EntryRenderer
+    ) -> list[dict[str, Any]]:
+        """The messages of every entry, in order: ``render(entry, before, tools)`` each."""
+        done, messages = self._grown(conversation, tools)
+        before = conversation[done - 1] if done else None
+        for entry in conversation[done:]:
+            messages.extend(self.render(entry, before, tools, render))
+            before = entry
+        self._last = (conversation, tools, len(conversation), before, messages)
+        return list(messages)
+
+    def _grown(
+        self, conversation: Sequence[Any], tools: Sequence[ToolRef]
+    ) -> tuple[int, list[dict[str, Any]]]:
+        """How many entries of ``conversation`` the last rendering already covers, and a copy
+        of its messages: all of them when it is the same list, grown (its last entry checked
+        still in place), else none."""
+        last = self._last
+        if last is None or last[0] is not conversation or last[1] is not tools:
+            return 0, []
+        done = last[2]
+        if done > len(conversation) or (done and conversation[done - 1] is not last[3]):
+            return 0, []
+        return done, list(last[4])
+
+    def render(
+        self, entry: Any, before: Any, tools: Sequence[ToolRef], render: EntryRenderer
+    ) -> list[dict[str, Any]]:
+        """``render``'s messages for ``entry`` (which follows ``before``), rendered once."""
+        key = (id(entry), id(before), id(tools))
+        kept = self._kept.get(key)
+        # The kept objects are held, so their ids cannot be reused while the key is here.
+        if kept is not None and kept[0] is entry and kept[1] is before and kept[2] is tools:
+            return kept[3]
+        messages = render(entry, before, tools)
+        if len(self._kept) >= self._size:
+            del self._kept[next(iter(self._kept))]
+        self._kept[key] = (entry, before, tools, messages)
+        return messages
+
+
 class WireFormat(Protocol):
     """One model API: how a request is written and a response read. Pure: no I/O."""
 
-    name: str
-    """The API's name, such as ``"openai.chat"``."""
-    target: str
-    """The projection target its tools use, such as ``"openai.chat"``."""
+    @property
+    def name(self) -> str:
+        """The API's name, such as ``"openai.chat"``."""
+        ...
 
-    def body(self, request: Request) -> dict[str, Any]:
-        """The JSON body of the HTTP request. Its messages are shared with the bodies of earlier
-        requests (each entry is rendered once): read it, copy it, never change it."""
+    @property
+    def target(self) -> str:
+        """The projection target its tools use, such as ``"openai.chat"``."""
+        ...
+
+    def body(self, request: Request, rendered: EntryCache | None = None) -> dict[str, Any]:
+        """The JSON body of the HTTP request.
+
+        Without ``rendered``, the body is the caller's own: it shares no object with the
+        request or with any other body, so changing it changes nothing else. With
+        ``rendered`` (the conversation's cache), each entry is rendered once, and for speed
+        the body shares its messages and tools with the request and with the earlier bodies
+        rendered through that cache: read it, copy it, never change it.
+
+        Raises:
+            UsageError: an option names a member the request sets, or the conversation cannot
+                be put in this API's shape.
+            JSONError: a replayed tool call's arguments are a string that is not JSON.
+        """
         ...
 
     def turn(self, body: Any, tools: Sequence[ToolRef]) -> AssistantTurn:

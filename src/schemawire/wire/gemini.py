@@ -23,10 +23,10 @@ from typing import Any
 from schemawire._json import quoted
 from schemawire.errors import UsageError
 from schemawire.types import ToolCall, ToolResult
+from schemawire.wire._api import ApiWire, EventReader
 from schemawire.wire._partial_args import ArgumentsBuilder
 from schemawire.wire._render import (
     Cursor,
-    EntryCache,
     arguments_object,
     canonical_name,
     compact,
@@ -50,13 +50,11 @@ from schemawire.wire.stream import (
     StreamDelta,
     TextDelta,
     read_all,
-    with_canonical_name,
 )
 
 __all__ = [
     "REQUEST_MEMBERS",
     "WIRE",
-    "GenerateContent",
     "GenerateContentStreamReader",
     "accumulate",
 ]
@@ -85,55 +83,30 @@ _TEXT_MEMBERS = frozenset({"text", "thought", "thoughtSignature"})
 _Calls = dict[str, tuple[str, str | None]]
 
 
-class GenerateContent:
-    """The generateContent API as a `WireFormat`."""
+def _body(request: Request, contents: list[dict[str, Any]]) -> dict[str, Any]:
+    """The request body: ``contents``, ``systemInstruction``, ``tools`` (one tool with every
+    function declaration), ``generationConfig`` (JSON output following the output schema, plus
+    the generation options), then the request-level options.
 
-    name: str = API
-    target: str = API
-
-    def body(self, request: Request) -> dict[str, Any]:
-        """The request body: ``contents``, ``systemInstruction``, ``tools`` (one tool with
-        every function declaration), ``generationConfig`` (JSON output following the output
-        schema, plus the generation options), then the request-level options.
-
-        Raises:
-            UsageError: an option names a member the request sets, or a result answers no call
-                of the turn before it (Gemini needs the call's name).
-            JSONError: a replayed tool call's arguments are a string that is not JSON.
-        """
-        body: dict[str, Any] = {"contents": _contents(request)}
-        if request.system is not None:
-            body["systemInstruction"] = {"parts": [{"text": request.system}]}
-        if request.tools:
-            body["tools"] = [{"functionDeclarations": [tool.payload for tool in request.tools]}]
-        members, generation = _split_options(request.options)
-        config = _generation_config(request.output_schema, generation)
-        if config:
-            body["generationConfig"] = config
-        return with_options(body, members, frozenset({"generationConfig"}))
-
-    def turn(self, body: Any, tools: Sequence[ToolRef]) -> AssistantTurn:
-        """The first candidate: its text parts (thoughts left out), its function calls (names
-        canonical, args objects, ids synthesized where missing), finish reason and usage;
-        ``raw`` is the candidate's content. A blocked prompt gives a turn with no content whose
-        ``stop`` is the block reason.
-
-        Raises:
-            InputError: the body is not a GenerateContentResponse.
-        """
-        return _read_turn(Cursor(body, f"<{API} response>"), tools)
-
-    def stream_body(self, body: dict[str, Any]) -> dict[str, Any]:
-        """``body`` itself: Gemini is asked for a stream by its URL
-        (``:streamGenerateContent?alt=sse``), not by its body."""
-        return body
-
-    def stream_reader(self, tools: Sequence[ToolRef] = ()) -> GenerateContentStreamReader:
-        """A reader of ``streamGenerateContent`` chunks."""
-        return GenerateContentStreamReader(tools)
+    Raises:
+        UsageError: an option names a member the request sets.
+    """
+    body: dict[str, Any] = {"contents": contents}
+    if request.system is not None:
+        body["systemInstruction"] = {"parts": [{"text": request.system}]}
+    if request.tools:
+        body["tools"] = [{"functionDeclarations": [tool.payload for tool in request.tools]}]
+    members, generation = _split_options(request.options)
+    config = _generation_config(request.output_schema, generation)
+    if config:
+        body["generationConfig"] = config
+    return with_options(body, members, frozenset({"generationConfig"}))
 
 
-WIRE: WireFormat = GenerateContent()
+def _stream_body(body: dict[str, Any]) -> dict[str, Any]:
+    """``body`` itself: Gemini is asked for a stream by its URL
+    (``:streamGenerateContent?alt=sse``), not by its body."""
+    return body
 
 
 def _split_options(options: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -151,15 +124,14 @@ def _generation_config(
     return with_options(schema, generation)
 
 
-def _contents(request: Request) -> list[dict[str, Any]]:
-    return _RENDERED.render_all(request.conversation, request.tools, _entry)
-
-
-_RENDERED = EntryCache()
-
-
 def _entry(entry: Entry, before: Entry | None, tools: Sequence[ToolRef]) -> list[dict[str, Any]]:
-    """An entry's contents; tool results are matched to the calls of the turn ``before``."""
+    """An entry's contents; tool results are matched to the calls of the turn ``before``.
+
+    Raises:
+        UsageError: a result answers no call of the turn before it (Gemini needs the call's
+            name).
+        JSONError: a replayed tool call's arguments are a string that is not JSON.
+    """
     if isinstance(entry, UserText):
         return [{"role": "user", "parts": [{"text": entry.text}]}]
     if isinstance(entry, AssistantTurn):
@@ -219,6 +191,14 @@ def _function_response(result: ToolResult, calls: _Calls) -> dict[str, Any]:
 
 
 def _read_turn(root: Cursor, tools: Sequence[ToolRef]) -> AssistantTurn:
+    """The first candidate: its text parts (thoughts left out), its function calls (names
+    canonical, args objects, ids synthesized where missing), finish reason and usage; ``raw``
+    is the candidate's content. A blocked prompt gives a turn with no content whose ``stop``
+    is the block reason.
+
+    Raises:
+        InputError: the body is not a GenerateContentResponse.
+    """
     refuse_error_body(root, "candidates")
     usage = root.at("usageMetadata").optional_object() or {}
     if not root.at("candidates").present or not root.at("candidates").array():
@@ -269,7 +249,7 @@ class _OpenCall:
         self.builder = ArgumentsBuilder(call.setdefault("args", {}))
 
 
-class GenerateContentStreamReader:
+class GenerateContentStreamReader(EventReader):
     """Reads the chunks of ``streamGenerateContent`` (see `schemawire.wire.stream`).
 
     Each chunk is a partial GenerateContentResponse of the first candidate's parts. Text comes
@@ -282,8 +262,7 @@ class GenerateContentStreamReader:
     """
 
     def __init__(self, tools: Sequence[ToolRef] = ()) -> None:
-        self._tools = tools
-        self._events = 0
+        super().__init__(API, _read_turn, tools)
         self._envelope: dict[str, Any] = {}
         self._parts: list[dict[str, Any]] = []
         self._texts: dict[int, list[str]] = {}  # a text part's pieces, joined at the end
@@ -302,9 +281,7 @@ class GenerateContentStreamReader:
     def api_error(self, event: Any) -> str | None:
         return error_body_message(event, "candidates")
 
-    def feed(self, event: Any) -> list[StreamDelta]:
-        chunk = Cursor(event, f"<{API} stream>", f"/{self._events}")
-        self._events += 1
+    def _read_event(self, chunk: Cursor) -> list[StreamDelta]:
         refuse_error_body(chunk, "candidates")
         deltas: list[StreamDelta] = []
         for candidate in chunk.at("candidates").items():
@@ -320,7 +297,7 @@ class GenerateContentStreamReader:
         for member in ("modelVersion", "responseId"):
             if chunk.at(member).present:
                 self._envelope[member] = chunk.at(member).value
-        return [with_canonical_name(delta, self._tools) for delta in deltas]
+        return deltas
 
     def _add_part(self, part: Cursor) -> list[StreamDelta]:
         if part.at("functionCall").present:
@@ -383,9 +360,6 @@ class GenerateContentStreamReader:
             body["usageMetadata"] = self._usage
         return {**body, **self._envelope}
 
-    def turn(self) -> AssistantTurn:
-        return _read_turn(Cursor(self.body(), f"<{API} stream, assembled>"), self._tools)
-
 
 def _continues(last: dict[str, Any], new: dict[str, Any]) -> bool:
     """Whether the part ``new`` is the next piece of the text part ``last``: both text of the
@@ -410,3 +384,9 @@ def accumulate(events: Iterable[Any], tools: Sequence[ToolRef] = ()) -> Assistan
         InputError: a chunk is malformed or is the API's error object.
     """
     return read_all(GenerateContentStreamReader(tools), events)
+
+
+WIRE: WireFormat = ApiWire(
+    API, _entry, _body, _read_turn, GenerateContentStreamReader, _stream_body
+)
+"""generateContent as a `WireFormat`."""

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from schemawire.types import ToolCall
+from schemawire.wire._api import ApiWire, EventReader
 from schemawire.wire._render import (
     Cursor,
-    EntryCache,
     arguments_text,
     canonical_name,
     error_body_message,
@@ -39,66 +39,36 @@ from schemawire.wire.stream import (
     StreamDelta,
     TextDelta,
     read_all,
-    with_canonical_name,
 )
 
-__all__ = ["WIRE", "ChatCompletions", "ChatStreamReader", "accumulate"]
+__all__ = ["WIRE", "ChatStreamReader", "accumulate"]
 
 API = "openai.chat"
 
 
-class ChatCompletions:
-    """The Chat Completions API as a `WireFormat`."""
+def _body(request: Request, messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """The request body: ``model``, ``messages`` (the system prompt first), ``tools`` (when
+    there are any), ``response_format`` (the output schema's payload, when given), then the
+    options.
 
-    name: str = API
-    target: str = API
-
-    def body(self, request: Request) -> dict[str, Any]:
-        """The request body: ``model``, ``messages``, ``tools`` (when there are any),
-        ``response_format`` (the output schema's payload, when given), then the options.
-
-        Raises:
-            UsageError: an option names a member the request sets.
-        """
-        body: dict[str, Any] = {"model": request.model, "messages": _messages(request)}
-        if request.tools:
-            body["tools"] = [tool.payload for tool in request.tools]
-        if request.output_schema is not None:
-            body["response_format"] = request.output_schema
-        return with_options(body, request.options)
-
-    def turn(self, body: Any, tools: Sequence[ToolRef]) -> AssistantTurn:
-        """The first choice's message: text, tool calls (names canonical), finish reason, usage.
-
-        Raises:
-            InputError: the body is not a chat completion.
-        """
-        return _read_turn(Cursor(body, f"<{API} response>"), tools)
-
-    def stream_body(self, body: dict[str, Any]) -> dict[str, Any]:
-        """``body`` with ``stream: true`` and ``stream_options.include_usage`` (without it the
-        stream carries no token counts)."""
-        options = body.get("stream_options")
-        given = options if isinstance(options, dict) else {}
-        return {**body, "stream": True, "stream_options": {**given, "include_usage": True}}
-
-    def stream_reader(self, tools: Sequence[ToolRef] = ()) -> ChatStreamReader:
-        """A reader of ``chat.completion.chunk`` events."""
-        return ChatStreamReader(tools)
+    Raises:
+        UsageError: an option names a member the request sets.
+    """
+    system = [] if request.system is None else [{"role": "system", "content": request.system}]
+    body: dict[str, Any] = {"model": request.model, "messages": [*system, *messages]}
+    if request.tools:
+        body["tools"] = [tool.payload for tool in request.tools]
+    if request.output_schema is not None:
+        body["response_format"] = request.output_schema
+    return with_options(body, request.options)
 
 
-WIRE: WireFormat = ChatCompletions()
-
-
-def _messages(request: Request) -> list[dict[str, Any]]:
-    messages: list[dict[str, Any]] = []
-    if request.system is not None:
-        messages.append({"role": "system", "content": request.system})
-    messages.extend(_RENDERED.render_all(request.conversation, request.tools, _entry))
-    return messages
-
-
-_RENDERED = EntryCache()
+def _stream_body(body: dict[str, Any]) -> dict[str, Any]:
+    """``body`` with ``stream: true`` and ``stream_options.include_usage`` (without it the
+    stream carries no token counts)."""
+    options = body.get("stream_options")
+    given = options if isinstance(options, dict) else {}
+    return {**body, "stream": True, "stream_options": {**given, "include_usage": True}}
 
 
 def _entry(entry: Entry, before: Entry | None, tools: Sequence[ToolRef]) -> list[dict[str, Any]]:
@@ -133,6 +103,11 @@ def _tool_messages(outputs: ToolOutputs) -> list[dict[str, Any]]:
 
 
 def _read_turn(root: Cursor, tools: Sequence[ToolRef]) -> AssistantTurn:
+    """The first choice's message: text, tool calls (names canonical), finish reason, usage.
+
+    Raises:
+        InputError: the body is not a chat completion.
+    """
     refuse_error_body(root, "choices")
     if not root.at("choices").array():
         raise root.at("choices").error("at least one choice")
@@ -178,7 +153,7 @@ class _CallParts:
         return {"id": self.call_id, "type": "function", "function": function}
 
 
-class ChatStreamReader:
+class ChatStreamReader(EventReader):
     """Reads streamed ``chat.completion.chunk`` events (see `schemawire.wire.stream`).
 
     Each tool call's id and name come in its first fragment and its arguments in pieces, all
@@ -189,8 +164,7 @@ class ChatStreamReader:
     """
 
     def __init__(self, tools: Sequence[ToolRef] = ()) -> None:
-        self._tools = tools
-        self._events = 0
+        super().__init__(API, _read_turn, tools)
         self._envelope: dict[str, Any] = {}
         self._text: list[str] = []
         self._calls: dict[int, _CallParts] = {}
@@ -205,9 +179,7 @@ class ChatStreamReader:
     def api_error(self, event: Any) -> str | None:
         return error_body_message(event, "choices")
 
-    def feed(self, event: Any) -> list[StreamDelta]:
-        chunk = Cursor(event, f"<{API} stream>", f"/{self._events}")
-        self._events += 1
+    def _read_event(self, chunk: Cursor) -> list[StreamDelta]:
         refuse_error_body(chunk, "choices")
         for member in ("id", "created", "model", "system_fingerprint"):
             if member not in self._envelope and chunk.at(member).present:
@@ -221,7 +193,7 @@ class ChatStreamReader:
                 choice.at("finish_reason").optional_string() or self._finish_reason
             )
         self._usage = chunk.at("usage").optional_object() or self._usage
-        return [with_canonical_name(delta, self._tools) for delta in deltas]
+        return deltas
 
     def _read_delta(self, delta: Cursor) -> list[StreamDelta]:
         deltas: list[StreamDelta] = []
@@ -278,9 +250,6 @@ class ChatStreamReader:
         envelope = {**self._envelope, "object": "chat.completion"}
         return {**envelope, "choices": [choice], "usage": self._usage}
 
-    def turn(self) -> AssistantTurn:
-        return _read_turn(Cursor(self.body(), f"<{API} stream, assembled>"), self._tools)
-
 
 def accumulate(events: Iterable[Any], tools: Sequence[ToolRef] = ()) -> AssistantTurn:
     """The turn that streamed ``chat.completion.chunk`` events add up to (`ChatStreamReader`).
@@ -290,3 +259,7 @@ def accumulate(events: Iterable[Any], tools: Sequence[ToolRef] = ()) -> Assistan
             without id or name.
     """
     return read_all(ChatStreamReader(tools), events)
+
+
+WIRE: WireFormat = ApiWire(API, _entry, _body, _read_turn, ChatStreamReader, _stream_body)
+"""Chat Completions as a `WireFormat`."""

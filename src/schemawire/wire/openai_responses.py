@@ -13,9 +13,9 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from schemawire.types import ToolCall
+from schemawire.wire._api import ApiWire, EventReader
 from schemawire.wire._render import (
     Cursor,
-    EntryCache,
     arguments_text,
     canonical_name,
     error_event_message,
@@ -40,63 +40,29 @@ from schemawire.wire.stream import (
     StreamDelta,
     TextDelta,
     read_all,
-    with_canonical_name,
 )
 
-__all__ = ["WIRE", "Responses", "ResponsesStreamReader", "accumulate"]
+__all__ = ["WIRE", "ResponsesStreamReader", "accumulate"]
 
 API = "openai.responses"
 
 
-class Responses:
-    """The Responses API as a `WireFormat`."""
+def _body(request: Request, items: list[dict[str, Any]]) -> dict[str, Any]:
+    """The request body: ``model``, ``input``, ``instructions`` (the system prompt),
+    ``tools``, ``text.format`` (the output schema's payload), then the options (a ``text``
+    option is merged, so ``text.verbosity`` can sit beside the format).
 
-    name: str = API
-    target: str = API
-
-    def body(self, request: Request) -> dict[str, Any]:
-        """The request body: ``model``, ``input``, ``instructions`` (the system prompt),
-        ``tools``, ``text.format`` (the output schema's payload), then the options (a ``text``
-        option is merged, so ``text.verbosity`` can sit beside the format).
-
-        Raises:
-            UsageError: an option names a member the request sets.
-        """
-        body: dict[str, Any] = {"model": request.model, "input": _input_items(request)}
-        if request.system is not None:
-            body["instructions"] = request.system
-        if request.tools:
-            body["tools"] = [tool.payload for tool in request.tools]
-        if request.output_schema is not None:
-            body["text"] = {"format": request.output_schema}
-        return with_options(body, request.options, frozenset({"text"}))
-
-    def turn(self, body: Any, tools: Sequence[ToolRef]) -> AssistantTurn:
-        """The response's output: the text of its messages, its function calls (names
-        canonical), its status (or why it is incomplete) and usage; ``raw`` is the response.
-
-        Raises:
-            InputError: the body is not a response.
-        """
-        return _read_turn(Cursor(body, f"<{API} response>"), tools)
-
-    def stream_body(self, body: dict[str, Any]) -> dict[str, Any]:
-        """``body`` with ``stream: true``."""
-        return {**body, "stream": True}
-
-    def stream_reader(self, tools: Sequence[ToolRef] = ()) -> ResponsesStreamReader:
-        """A reader of Responses streaming events."""
-        return ResponsesStreamReader(tools)
-
-
-WIRE: WireFormat = Responses()
-
-
-def _input_items(request: Request) -> list[dict[str, Any]]:
-    return _RENDERED.render_all(request.conversation, request.tools, _entry)
-
-
-_RENDERED = EntryCache()
+    Raises:
+        UsageError: an option names a member the request sets.
+    """
+    body: dict[str, Any] = {"model": request.model, "input": items}
+    if request.system is not None:
+        body["instructions"] = request.system
+    if request.tools:
+        body["tools"] = [tool.payload for tool in request.tools]
+    if request.output_schema is not None:
+        body["text"] = {"format": request.output_schema}
+    return with_options(body, request.options, frozenset({"text"}))
 
 
 def _entry(entry: Entry, before: Entry | None, tools: Sequence[ToolRef]) -> list[dict[str, Any]]:
@@ -137,6 +103,12 @@ def _output_items(outputs: ToolOutputs) -> list[dict[str, Any]]:
 
 
 def _read_turn(root: Cursor, tools: Sequence[ToolRef]) -> AssistantTurn:
+    """The response's output: the text of its messages, its function calls (names
+    canonical), its status (or why it is incomplete) and usage; ``raw`` is the response.
+
+    Raises:
+        InputError: the body is not a response.
+    """
     refuse_error_body(root, "output")
     texts: list[str] = []
     calls: list[ToolCall] = []
@@ -193,7 +165,7 @@ _ITEM_EVENTS = frozenset({"response.output_item.added", "response.output_item.do
 _PART_EVENTS = frozenset({"response.content_part.added", "response.content_part.done"})
 
 
-class ResponsesStreamReader:
+class ResponsesStreamReader(EventReader):
     """Reads streamed Responses events (see `schemawire.wire.stream`).
 
     Items are announced by ``response.output_item.added`` and finished by
@@ -205,8 +177,7 @@ class ResponsesStreamReader:
     """
 
     def __init__(self, tools: Sequence[ToolRef] = ()) -> None:
-        self._tools = tools
-        self._events = 0
+        super().__init__(API, _read_turn, tools)
         self._final = False
         self._response: dict[str, Any] = {}
         self._items: dict[int, dict[str, Any]] = {}
@@ -222,16 +193,10 @@ class ResponsesStreamReader:
     def api_error(self, event: Any) -> str | None:
         return error_event_message(event)
 
-    def feed(self, event: Any) -> list[StreamDelta]:
-        cursor = Cursor(event, f"<{API} stream>", f"/{self._events}")
-        self._events += 1
-        kind = cursor.at("type").string()
+    def _read_event(self, event: Cursor) -> list[StreamDelta]:
+        kind = event.at("type").string()
         if kind == "error":
-            raise stream_error(cursor, self.api_error(event))
-        deltas = self._read(kind, cursor)
-        return [with_canonical_name(delta, self._tools) for delta in deltas]
-
-    def _read(self, kind: str, event: Cursor) -> list[StreamDelta]:
+            raise stream_error(event, self.api_error(event.value))
         if kind in _RESPONSE_EVENTS:
             self._response = event.at("response").object()
             self._final = self._final or kind in _FINAL_EVENTS
@@ -358,9 +323,6 @@ class ResponsesStreamReader:
         output = [items[i] for i in sorted(items)] or self._response.get("output") or []
         return {**self._response, "object": "response", "output": output}
 
-    def turn(self) -> AssistantTurn:
-        return _read_turn(Cursor(self.body(), f"<{API} stream, assembled>"), self._tools)
-
 
 def accumulate(events: Iterable[Any], tools: Sequence[ToolRef] = ()) -> AssistantTurn:
     """The turn that streamed Responses events add up to (`ResponsesStreamReader`).
@@ -370,3 +332,7 @@ def accumulate(events: Iterable[Any], tools: Sequence[ToolRef] = ()) -> Assistan
             carried an ``error`` event, or the items leave a call without id or name.
     """
     return read_all(ResponsesStreamReader(tools), events)
+
+
+WIRE: WireFormat = ApiWire(API, _entry, _body, _read_turn, ResponsesStreamReader)
+"""Responses as a `WireFormat` (asked for a stream with ``stream: true``)."""
