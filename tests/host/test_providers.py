@@ -58,7 +58,7 @@ EXPECTED = {
     "c1": None,
     "c2": "tool_failed",
     "c3": "tool_failed",
-    "c4": "arguments_invalid",
+    "c4": "tool_unknown",
     "c5": "arguments_invalid",
 }
 ANSWER = "Paris is sunny; the rest failed."

@@ -66,13 +66,13 @@ def _rejection(gate: str, error: dict[str, Any]) -> Rejection:
         for v in error["violations"]
     )
     return Rejection(
-        gate,
-        error["code"],
-        error["tool"],
-        error["schema"],
-        error["version"],
-        violations,
-        error["hint"],
+        gate=gate,
+        code=error["code"],
+        tool=error["tool"],
+        schema_id=error["schema"],
+        version=error["version"],
+        violations=violations,
+        hint=error["hint"],
     )
 
 

@@ -39,7 +39,7 @@ from schemawire.project import Catalogue, project
 from schemawire.schema.repository import Repository
 from schemawire.schema.validator import CompiledSchema, compile_schema
 from schemawire.trace import Trace, record_verdicts
-from schemawire.types import Rejection, ToolCall, ToolResult, ToolSpec, Violation
+from schemawire.types import Rejection, ToolCall, ToolResult, ToolSpec
 from schemawire.wire import (
     AssistantTurn,
     Entry,
@@ -415,14 +415,14 @@ class _Run:
             known = ", ".join(self.toolset.tools)
             return _refused(
                 call,
-                "arguments_invalid",
+                "tool_unknown",
                 f"there is no tool {quoted(call.name)}; the tools are: {known}",
                 "Call one of the tools.",
             )
         if refusals[call.name] >= self.options.retries_per_tool:
             return _refused(
                 call,
-                "arguments_invalid",
+                "retries_exhausted",
                 f"{call.name} was refused {refusals[call.name]} times in this run",
                 f"Stop calling {call.name}; answer with what you have.",
             )
@@ -521,10 +521,8 @@ def _failure(error: ModelError | InputError) -> dict[str, Any]:
 
 
 def _refused(call: ToolCall, code: str, line: str, hint: str) -> Verdict:
-    rejection = Rejection(
-        "arguments", code, call.name, None, None, (Violation("", "tool", line),), hint
-    )
-    return Verdict("arguments", call.name, False, None, rejection)
+    rejection = Rejection.for_tool(call.name, gate="arguments", code=code, line=line, hint=hint)
+    return Verdict.reject(rejection, gate="arguments", tool=call.name, conforms=None)
 
 
 def _answer_again(rejection: Rejection) -> str:

@@ -59,7 +59,7 @@ from schemawire.mcp._tools import RemoteTool, gates_for, remote_tools, unwrapped
 from schemawire.mcp._wire import WireTap, record_verdicts, traced
 from schemawire.schema.repository import Repository
 from schemawire.trace import Trace
-from schemawire.types import Rejection, ToolResult, Violation
+from schemawire.types import Rejection, ToolResult
 
 __all__ = ["HttpServer", "McpCall", "McpClient", "ServerError", "StdioServer"]
 
@@ -555,16 +555,11 @@ class McpClient:
 
     def _failed(self, name: str, call_id: str, reason: str) -> McpCall:
         """A call that could not be made at all: the server is gone."""
-        rejection = Rejection(
-            "arguments",
-            "tool_failed",
-            name,
-            None,
-            None,
-            (Violation("", "tool", reason),),
-            f"{name} could not be reached; tell the user.",
+        hint = f"{name} could not be reached; tell the user."
+        rejection = Rejection.for_tool(
+            name, gate="arguments", code="tool_unavailable", line=reason, hint=hint
         )
-        return McpCall(name, call_id, Verdict("arguments", name, False, None, rejection))
+        return McpCall(name, call_id, _refused(rejection))
 
     # --- the session ---------------------------------------------------------------------------
 
@@ -827,16 +822,22 @@ def _unknown(
     name: str, call_id: str, tools: dict[str, RemoteTool], tool: RemoteTool | None
 ) -> McpCall:
     if tool is not None:  # listed, but its schema cannot be used
-        line = f"the server's schema for {name} cannot be used: {tool.problem}"
+        code, line = (
+            "tool_unusable",
+            f"the server's schema for {name} cannot be used: {tool.problem}",
+        )
         hint = f"{name} cannot be called safely; tell the user."
     else:
         known = ", ".join(sorted(tools)) or "none"
-        line = f"the server has no tool {quoted(name)} (its tools: {known})"
+        code, line = "tool_unknown", f"the server has no tool {quoted(name)} (its tools: {known})"
         hint = "Call one of the server's tools."
-    rejection = Rejection(
-        "arguments", "arguments_invalid", name, None, None, (Violation("", "tool", line),), hint
-    )
-    return McpCall(name, call_id, Verdict("arguments", name, False, None, rejection))
+    rejection = Rejection.for_tool(name, gate="arguments", code=code, line=line, hint=hint)
+    return McpCall(name, call_id, _refused(rejection))
+
+
+def _refused(rejection: Rejection) -> Verdict:
+    """A call refused before its arguments were checked (no schema to say they conform)."""
+    return Verdict.reject(rejection, gate="arguments", tool=rejection.tool, conforms=None)
 
 
 def _tail(stderr: IO[str] | None) -> str:
