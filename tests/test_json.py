@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schemawire._json import Limits, dumps, load_file, loads, loads_lines
-from schemawire.errors import ErrorCode, JSONError
+from schemawire.errors import ErrorCode, JSONError, UsageError
 
 # JSON values as the standard library produces them: no NaN, any integer size, any text.
 json_values = st.recursive(
@@ -200,7 +200,7 @@ def test_file_errors_name_the_file(tmp_path: Path) -> None:
 
 
 def test_limits_are_checked_when_created() -> None:
-    with pytest.raises(ValueError, match="max_depth"):
+    with pytest.raises(UsageError, match="max_depth"):
         Limits(max_depth=1000)
 
 

@@ -30,10 +30,15 @@ if _TYPE_CHECKING:
     from schemawire.errors import (
         ConfigError,
         ErrorCode,
+        FlowError,
         InputError,
         JSONError,
+        ModelError,
+        RunLookupError,
         SchemaError,
         SchemawireError,
+        ServerError,
+        StoreError,
         UsageError,
     )
     from schemawire.gates import (
@@ -56,7 +61,6 @@ if _TYPE_CHECKING:
         HttpModel,
         McpTool,
         Model,
-        ModelError,
         PythonTool,
         RunResult,
         ScriptedModel,
@@ -67,7 +71,7 @@ if _TYPE_CHECKING:
     )
     from schemawire.host.flow import Flow, load_flow
     from schemawire.host.workflow import FlowResult, FlowRunner
-    from schemawire.mcp import HttpServer, McpCall, McpClient, ServerError, StdioServer
+    from schemawire.mcp import HttpServer, McpCall, McpClient, StdioServer
     from schemawire.project import LOSS_CODES, TARGETS, Catalogue
     from schemawire.schema.config import Config, LintConfig, load_config
     from schemawire.schema.dialect import Dialect
@@ -77,7 +81,7 @@ if _TYPE_CHECKING:
     from schemawire.schema.rules import RULES, Finding, Rule, Severity
     from schemawire.schema.sarif import to_sarif
     from schemawire.schema.validator import CompiledSchema, compile_schema
-    from schemawire.store import Store, StoreError, open_store
+    from schemawire.store import Store, open_store
     from schemawire.trace import Trace, read_trace
     from schemawire.types import (
         Hop,
@@ -110,6 +114,7 @@ __all__ = [
     "Finding",
     "FixtureReport",
     "Flow",
+    "FlowError",
     "FlowResult",
     "FlowRunner",
     "HandoffDecision",
@@ -140,6 +145,7 @@ __all__ = [
     "ResultOptions",
     "Route",
     "Rule",
+    "RunLookupError",
     "RunResult",
     "SchemaError",
     "SchemaFile",
@@ -194,10 +200,15 @@ _HOMES = {
     "schemawire.errors": (
         "ConfigError",
         "ErrorCode",
+        "FlowError",
         "InputError",
         "JSONError",
+        "ModelError",
+        "RunLookupError",
         "SchemaError",
         "SchemawireError",
+        "ServerError",
+        "StoreError",
         "UsageError",
     ),
     "schemawire.gates": (
@@ -220,7 +231,6 @@ _HOMES = {
         "HttpModel",
         "McpTool",
         "Model",
-        "ModelError",
         "PythonTool",
         "RunResult",
         "ScriptedModel",
@@ -231,7 +241,7 @@ _HOMES = {
     ),
     "schemawire.host.flow": ("Flow", "load_flow"),
     "schemawire.host.workflow": ("FlowResult", "FlowRunner"),
-    "schemawire.mcp": ("HttpServer", "McpCall", "McpClient", "ServerError", "StdioServer"),
+    "schemawire.mcp": ("HttpServer", "McpCall", "McpClient", "StdioServer"),
     # Not `project` itself: the name is the subpackage's (importing it rebinds the attribute).
     "schemawire.project": ("LOSS_CODES", "TARGETS", "Catalogue"),
     "schemawire.schema.config": ("Config", "LintConfig", "load_config"),
@@ -242,7 +252,7 @@ _HOMES = {
     "schemawire.schema.rules": ("RULES", "Finding", "Rule", "Severity"),
     "schemawire.schema.sarif": ("to_sarif",),
     "schemawire.schema.validator": ("CompiledSchema", "compile_schema"),
-    "schemawire.store": ("Store", "StoreError", "open_store"),
+    "schemawire.store": ("Store", "open_store"),
     "schemawire.trace": ("Trace", "read_trace"),
     "schemawire.types": (
         "Hop",

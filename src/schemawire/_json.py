@@ -29,7 +29,7 @@ import orjson
 
 from schemawire._jsonpos import ScanError, excerpt, iter_nodes, position
 from schemawire._pointer import split
-from schemawire.errors import ErrorCode, JSONError
+from schemawire.errors import ErrorCode, JSONError, UsageError
 
 __all__ = [
     "DEFAULT_LIMITS",
@@ -82,9 +82,9 @@ class Limits:
 
     def __post_init__(self) -> None:
         if not 1 <= self.max_depth <= 250:
-            raise ValueError("max_depth must be between 1 and 250")
+            raise UsageError("max_depth must be between 1 and 250")
         if self.max_bytes < 1:
-            raise ValueError("max_bytes must be positive")
+            raise UsageError("max_bytes must be positive")
 
 
 DEFAULT_LIMITS = Limits()

@@ -14,6 +14,7 @@ import orjson
 
 from schemawire._json import dumps, quoted
 from schemawire._pointer import escape, split, to_pointer
+from schemawire.errors import UsageError
 
 __all__ = [
     "ValueLimits",
@@ -48,9 +49,9 @@ class ValueLimits:
 
     def __post_init__(self) -> None:
         if not 1 <= self.max_depth <= 250:
-            raise ValueError("max_depth must be between 1 and 250")
+            raise UsageError("max_depth must be between 1 and 250")
         if min(self.max_bytes, self.max_string, self.max_items) < 1:
-            raise ValueError("limits must be positive")
+            raise UsageError("limits must be positive")
 
 
 @dataclass(frozen=True, slots=True)

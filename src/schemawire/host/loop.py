@@ -30,10 +30,10 @@ from typing import TYPE_CHECKING, Any, Literal
 import anyio
 
 from schemawire._json import quoted
-from schemawire.errors import InputError, SchemawireError, UsageError
+from schemawire.errors import InputError, ModelError, SchemawireError, UsageError
 from schemawire.gates import ArgumentGate, ArgumentOptions, Verdict
 from schemawire.host._toolset import OfferedTool, Toolset, documents_of
-from schemawire.host.models import DeltaSink, Model, ModelError, StreamingModel, model_from_spec
+from schemawire.host.models import DeltaSink, Model, StreamingModel, model_from_spec
 from schemawire.host.tools import ToolRunner
 from schemawire.project import Catalogue, project
 from schemawire.schema.repository import Repository

@@ -30,7 +30,7 @@ from typing import Any, Literal
 import anyio
 
 from schemawire._json import dumps
-from schemawire.errors import SchemawireError, UsageError
+from schemawire.errors import FlowError, SchemawireError, StoreError, UsageError
 from schemawire.gates import Verdict
 from schemawire.host.flow import END, AgentSpec, Flow
 from schemawire.host.loop import Host, HostOptions, RunResult
@@ -38,21 +38,11 @@ from schemawire.host.models import Model
 from schemawire.host.tools import ToolRunner, current_idempotency_key
 from schemawire.schema.repository import Repository
 from schemawire.schema.validator import CompiledSchema
-from schemawire.store.base import Checkpoint, JournalEntry, Store, StoreError, idempotency_key
+from schemawire.store.base import Checkpoint, JournalEntry, Store, idempotency_key
 from schemawire.trace import Trace, new_run_id
 from schemawire.types import Rejection, ToolResult, ToolSpec
 
 __all__ = ["FlowError", "FlowResult", "FlowRunner", "JournaledTool", "current_idempotency_key"]
-
-
-class FlowError(SchemawireError):
-    """A run that cannot go on: a handoff no route takes, a state that breaks its schema, an
-    agent that gave no answer. ``rejection`` is the gate's structured error, when a gate
-    stopped it."""
-
-    def __init__(self, message: str, rejection: Rejection | None = None) -> None:
-        super().__init__(message)
-        self.rejection = rejection
 
 
 @dataclass(slots=True)

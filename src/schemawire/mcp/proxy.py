@@ -18,6 +18,7 @@ from typing import Any
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
+from schemawire.errors import ServerError
 from schemawire.gates import Verdict
 from schemawire.mcp._tools import (
     OBJECT_OUTPUT_ONLY,
@@ -25,7 +26,7 @@ from schemawire.mcp._tools import (
     is_object_schema,
     wrapped_output,
 )
-from schemawire.mcp.client import McpClient, ServerError
+from schemawire.mcp.client import McpClient
 from schemawire.mcp.server import verdict_result
 from schemawire.project.mcp import project_mcp
 from schemawire.trace import Trace
