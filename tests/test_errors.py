@@ -25,9 +25,9 @@ from schemawire.errors import (
     StoreError,
     UsageError,
 )
-from schemawire.gates import ValueLimits
+from schemawire.gates import CODES, ValueLimits
 from schemawire.host import ScriptedModel
-from schemawire.mcp import McpClient, StdioServer
+from schemawire.mcp import SERVER_PROBLEMS, McpClient, StdioServer
 from schemawire.store import SqliteStore, find_run
 from tests.conftest import EXAMPLES
 
@@ -162,3 +162,44 @@ def test_a_run_id_that_names_no_run_is_a_store_error(tmp_path: Path) -> None:
 def test_a_flow_error_carries_the_rejection_that_stopped_it() -> None:
     assert issubclass(FlowError, SchemawireError)
     assert FlowError("stopped").rejection is None
+
+
+# --- docs/errors.md: every code once ----------------------------------------------------------
+
+ERRORS_DOC = Path(__file__).parents[1] / "docs" / "errors.md"
+
+
+def documented(section: str) -> dict[str, list[str]]:
+    """The rows of the table under ``## <section>`` in docs/errors.md: code -> other cells."""
+    text = ERRORS_DOC.read_text(encoding="utf-8")
+    body = text.split(f"\n## {section}\n", 1)[1].split("\n## ", 1)[0]
+    rows: dict[str, list[str]] = {}
+    for line in body.splitlines():
+        cells = [cell.strip() for cell in line.strip("|").split(" | ")]
+        if line.startswith("| `"):
+            code = cells[0].strip("`")
+            assert code not in rows, f"{code} is listed twice"
+            rows[code] = cells[1:]
+    return rows
+
+
+def test_every_rejection_and_change_code_is_documented_once_with_its_meaning() -> None:
+    rejections = documented("Rejection codes")
+    changes = documented("Change codes")
+    assert set(rejections).isdisjoint(changes)
+    meanings = {code: cells[-1] for code, cells in (rejections | changes).items()}
+    assert meanings == CODES
+
+
+def test_every_rejection_code_belongs_to_gates_that_exist() -> None:
+    gates = {code: cells[0] for code, cells in documented("Rejection codes").items()}
+    named = {gate for listed in gates.values() for gate in listed.split(", ")}
+    assert named == {"arguments", "results", "handoff", "state"}
+
+
+def test_every_input_server_and_model_code_is_documented() -> None:
+    assert set(documented("Input codes")) == {str(code) for code in ErrorCode}
+    server = {code: cells[0] for code, cells in documented("Server codes").items()}
+    assert server == SERVER_PROBLEMS
+    model_codes = {v for k, v in vars(ModelError).items() if k.isupper() and isinstance(v, str)}
+    assert set(documented("Model codes")) == model_codes

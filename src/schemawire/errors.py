@@ -59,6 +59,8 @@ class ErrorCode(StrEnum):
     JSON_INVALID_UTF8 = "json_invalid_utf8"
     JSON_LONE_SURROGATE = "json_lone_surrogate"
     JSON_UNSUPPORTED_ENCODING = "json_unsupported_encoding"
+    # a parsed value (not text) that JSON cannot hold: the gates' violation keyword, never raised
+    JSON_TYPE = "json_type"
     # files and configuration
     FILE_UNREADABLE = "file_unreadable"
     CONFIG_INVALID = "config_invalid"
