@@ -13,7 +13,7 @@ import pytest
 
 import schemawire
 from schemawire import errors
-from schemawire._json import Limits, loads
+from schemawire._json import ParseLimits, loads
 from schemawire.errors import (
     ErrorCode,
     FlowError,
@@ -106,7 +106,7 @@ def test_each_family_is_exported_from_the_top(error: str) -> None:
 
 def test_limits_out_of_range_are_a_usage_error() -> None:
     with pytest.raises(UsageError, match="max_depth"):
-        Limits(max_depth=1000)
+        ParseLimits(max_depth=1000)
     with pytest.raises(UsageError, match="positive"):
         ValueLimits(max_items=0)
 

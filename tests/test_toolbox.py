@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from schemawire._json import Limits, dumps
+from schemawire._json import ParseLimits, dumps
 from schemawire.errors import ErrorCode, JSONError, SchemaError
 from schemawire.schema.validator import compile_schema
 from schemawire.toolbox import (
@@ -111,7 +111,7 @@ def test_limits_reach_every_instance(tmp_path: Path) -> None:
     compiled = compile_schema({"type": "object"})
     lines = tmp_path / "calls.jsonl"
     lines.write_text('{"a": 1}\n{"a": "a much longer line"}\n')
-    small = Limits(max_bytes=12)
+    small = ParseLimits(max_bytes=12)
     results = list(validate_file(compiled, lines, limits=small))
     assert [r.error.code if r.error else None for r in results] == [
         None,

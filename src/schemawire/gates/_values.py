@@ -34,7 +34,8 @@ _JSON_TYPE = str(ErrorCode.JSON_TYPE)  # a plain str: it is a violation's keywor
 
 @dataclass(frozen=True, slots=True)
 class ValueLimits:
-    """How large a JSON value may be.
+    """How large a JSON value a gate checks may be, as text or parsed (a text is parsed within
+    these: `schemawire.ParseLimits` is the parser's own).
 
     Attributes:
         max_bytes: the value's JSON text, in bytes of UTF-8.

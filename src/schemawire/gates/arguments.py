@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from schemawire._json import Limits, loads, quoted
+from schemawire._json import ParseLimits, loads, quoted
 from schemawire._pointer import resolve, split
 from schemawire.errors import ErrorCode, JSONError, SchemawireError, UsageError, one_line
 from schemawire.gates._integers import IntegerPlaces
@@ -114,7 +114,7 @@ class ArgumentGate:
         self.options = options or ArgumentOptions()
         self.projection = projection
         limits = self.options.limits
-        self._parse_limits = Limits(
+        self._parse_limits = ParseLimits(
             max_bytes=limits.max_bytes,
             max_depth=limits.max_depth,
             allow_duplicate_keys=self.options.allow_duplicate_keys,

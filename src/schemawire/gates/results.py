@@ -31,7 +31,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from schemawire._json import Limits, dumps, loads, quoted
+from schemawire._json import ParseLimits, dumps, loads, quoted
 from schemawire._pointer import to_pointer
 from schemawire.errors import JSONError, SchemawireError, UsageError, one_line
 from schemawire.gates._rejection import carried_rejection, cut_rejection
@@ -65,7 +65,7 @@ _NAMED = 100  # characters of a mime type or URI a note on a left-out block quot
 _TRACEBACK = re.compile(r"Traceback \(most recent call last\):")
 _ONE_LINE = 300  # characters of a failure's message shown to the model
 _MARKER = "[REDACTED:"
-_TEXT_LIMITS = Limits(max_bytes=64 * 1024 * 1024, big_integers="exact")
+_TEXT_LIMITS = ParseLimits(max_bytes=64 * 1024 * 1024, big_integers="exact")
 # What a result may be before it is cut to budget: large, but JSON, and not nested without end.
 _RESULT_LIMITS = ValueLimits(
     max_bytes=64 * 1024 * 1024, max_depth=128, max_string=64 * 1024 * 1024, max_items=10_000_000
