@@ -129,4 +129,4 @@ def _as_handoff(verdict: Verdict) -> Verdict:
         code = rejection.code.replace("arguments_", "handoff_")
         hint = "Hand off one JSON object that satisfies the handoff schema."
         rejection = replace(rejection, gate="handoff", code=code, hint=hint)
-    return replace(verdict, gate="handoff", rejection=rejection)
+    return verdict.replace(gate="handoff", rejection=rejection)

@@ -7,9 +7,8 @@ accepted, and every change the gate made on the way: repairs of the JSON, redact
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Literal
+from dataclasses import FrozenInstanceError, dataclass
+from typing import Any, Literal, final
 
 from schemawire.types import Rejection
 
@@ -83,9 +82,23 @@ class Change:
         }
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Verdict:
-    """A gate's decision on one value: made with `accept` or `reject` (or by keyword).
+class _VerdictFields:
+    """A verdict's slots, writable: `_filled` fills one, then makes it a `Verdict`."""
+
+    __slots__ = ("accepted", "changes", "conforms", "gate", "rejection", "tool", "value")
+
+    gate: str
+    tool: str
+    accepted: bool
+    value: Any
+    rejection: Rejection | None
+    changes: tuple[Change, ...]
+    conforms: bool | None
+
+
+@final
+class Verdict(_VerdictFields):
+    """A gate's decision on one value, frozen: made with `accept` or `reject`, or by keyword.
 
     Attributes:
         gate: ``"arguments"``, ``"results"`` or ``"handoff"``: the gate that decided.
@@ -97,15 +110,28 @@ class Verdict:
         changes: every repair, redaction and cut, in the order they were made.
         conforms: after the changes, whether the value still satisfies its schema (None when
             there is no schema to say).
+
+    Equal only to a verdict with the same fields. (Not a frozen dataclass: the argument gate
+    makes one per call in about 3 µs, and a frozen dataclass's ``__init__``, an
+    ``object.__setattr__`` per field, adds a sixth to that. `_filled` sets the slots of a
+    writable `_VerdictFields` and then makes it a `Verdict`, whose ``__setattr__`` refuses: as
+    fast as the named tuple it replaces.)
     """
 
-    gate: str
-    tool: str
-    accepted: bool
-    value: Any
-    rejection: Rejection | None = None
-    changes: tuple[Change, ...] = ()
-    conforms: bool | None = None
+    __slots__ = ()
+
+    def __new__(
+        cls,
+        *,
+        gate: str,
+        tool: str,
+        accepted: bool,
+        value: Any,
+        rejection: Rejection | None = None,
+        changes: tuple[Change, ...] = (),
+        conforms: bool | None = None,
+    ) -> Verdict:
+        return _filled(cls, gate, tool, accepted, value, rejection, changes, conforms)
 
     @classmethod
     def accept(
@@ -118,15 +144,7 @@ class Verdict:
         conforms: bool | None = None,
     ) -> Verdict:
         """``value`` passed ``gate``, after ``changes``."""
-        verdict: Verdict = _new_object(cls)
-        _set_gate(verdict, gate)
-        _set_tool(verdict, tool)
-        _set_accepted(verdict, True)
-        _set_value(verdict, value)
-        _set_rejection(verdict, None)
-        _set_changes(verdict, changes)
-        _set_conforms(verdict, conforms)
-        return verdict
+        return _filled(cls, gate, tool, True, value, None, changes, conforms)
 
     @classmethod
     def reject(
@@ -141,15 +159,35 @@ class Verdict:
     ) -> Verdict:
         """``gate`` refused the value for ``rejection``; ``value`` is what goes on instead
         (nothing for refused arguments, the error object for a refused result)."""
-        return cls(
-            gate=gate,
-            tool=tool,
-            accepted=False,
-            value=value,
-            rejection=rejection,
-            changes=changes,
-            conforms=conforms,
-        )
+        return _filled(cls, gate, tool, False, value, rejection, changes, conforms)
+
+    def replace(self, **changes: Any) -> Verdict:
+        """This verdict with the fields named in ``changes`` changed."""
+        return Verdict(**(self._fields() | changes))
+
+    def _fields(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in _FIELDS}
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}: a Verdict is frozen")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}: a Verdict is frozen")
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Verdict:
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(tuple(self._fields().values()))
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={value!r}" for name, value in self._fields().items())
+        return f"Verdict({shown})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_verdict_from, (self._fields(),))
 
     def _has(self, *kinds: str) -> bool:
         return any(change.kind in kinds for change in self.changes)
@@ -192,22 +230,34 @@ class Verdict:
         }
 
 
-# The argument gate accepts a tool call in about 2 µs, and a frozen dataclass's ``__init__``
-# (an ``object.__setattr__`` per field) takes a quarter of that: `Verdict.accept`, on that hot
-# path, sets the slots through their descriptors instead, in a third of the time. The object is
-# the one ``Verdict(...)`` makes. (A refusal costs far more than its verdict: it uses __init__.)
 _new_object = object.__new__
+_FIELDS = ("gate", "tool", "accepted", "value", "rejection", "changes", "conforms")
 
 
-def _slot_setter(name: str) -> Callable[[Verdict, Any], None]:
-    setter: Callable[[Verdict, Any], None] = vars(Verdict)[name].__set__
-    return setter
+def _filled(  # noqa: PLR0917 (positional: the one call on the argument gate's hot path)
+    cls: type[Verdict],
+    gate: str,
+    tool: str,
+    accepted: bool,
+    value: Any,
+    rejection: Rejection | None,
+    changes: tuple[Change, ...],
+    conforms: bool | None,
+) -> Verdict:
+    """A `Verdict` of these fields: a `_VerdictFields` filled, then made a ``cls``."""
+    verdict: Any = _new_object(_VerdictFields)
+    verdict.gate = gate
+    verdict.tool = tool
+    verdict.accepted = accepted
+    verdict.value = value
+    verdict.rejection = rejection
+    verdict.changes = changes
+    verdict.conforms = conforms
+    verdict.__class__ = cls
+    made: Verdict = verdict
+    return made
 
 
-_set_gate = _slot_setter("gate")
-_set_tool = _slot_setter("tool")
-_set_accepted = _slot_setter("accepted")
-_set_value = _slot_setter("value")
-_set_rejection = _slot_setter("rejection")
-_set_changes = _slot_setter("changes")
-_set_conforms = _slot_setter("conforms")
+def _verdict_from(fields: dict[str, Any]) -> Verdict:
+    """A pickled or copied verdict, made again."""
+    return Verdict(**fields)
