@@ -73,7 +73,7 @@ class HostOptions:
             calls of that tool are refused with "stop calling it".
         system: the system prompt.
         model_options: passed through in every request body (``temperature``...).
-        arguments: how the argument gates read arguments.
+        argument_options: how the argument gates read arguments.
         max_concurrency: tool calls of one turn run at most this many at a time.
     """
 
@@ -82,7 +82,7 @@ class HostOptions:
     retries_per_tool: int = 2
     system: str | None = None
     model_options: Mapping[str, Any] = field(default_factory=dict[str, Any])
-    arguments: ArgumentOptions | None = None
+    argument_options: ArgumentOptions | None = None
     max_concurrency: int = 16
 
 
@@ -91,7 +91,7 @@ class CallRecord:
     """One tool call of a run: as the model sent it, and what each gate decided."""
 
     call: ToolCall
-    arguments: Verdict
+    argument_verdict: Verdict
     result: Verdict | None  # None when the call was refused
 
     @property
@@ -100,8 +100,8 @@ class CallRecord:
         if self.result is not None:
             result: ToolResult = self.result.value
             return result
-        assert self.arguments.rejection is not None
-        return ToolResult(self.call.call_id, self.arguments.rejection.to_json(), True)
+        assert self.argument_verdict.rejection is not None
+        return ToolResult(self.call.call_id, self.argument_verdict.rejection.to_json(), True)
 
 
 @dataclass(slots=True)
@@ -204,7 +204,7 @@ class Host:
             runners,
             self.wire.target,
             strict=self.options.strict,
-            arguments=self.options.arguments,
+            arguments=self.options.argument_options,
             documents=documents_of(runners, self.repository),
         )
 
@@ -220,7 +220,11 @@ class Host:
         target = _OUTPUT_TARGETS.get(self.model.api)
         projection = project(output, target, documents=documents) if target else None
         gate = ArgumentGate(
-            output, validator, self.options.arguments, projection=projection, documents=documents
+            output,
+            validator,
+            self.options.argument_options,
+            projection=projection,
+            documents=documents,
         )
         return (projection.payload if projection is not None else None), gate
 
@@ -261,7 +265,7 @@ class Host:
                 server,
                 repository=self.repository,
                 trace=self.trace,
-                arguments=self.options.arguments,
+                arguments=self.options.argument_options,
             )
             runners += await mcp_tools(await stack.enter_async_context(client))
         return runners
