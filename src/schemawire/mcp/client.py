@@ -826,14 +826,13 @@ def _unknown(
     name: str, call_id: str, tools: dict[str, RemoteTool], tool: RemoteTool | None
 ) -> McpCall:
     if tool is not None:  # listed, but its schema cannot be used
-        code, line = (
-            "tool_unusable",
-            f"the server's schema for {name} cannot be used: {tool.problem}",
-        )
+        code = "tool_unusable"
+        line = f"the server's schema for {name} cannot be used: {tool.problem}"
         hint = f"{name} cannot be called safely; tell the user."
     else:
         known = ", ".join(sorted(tools)) or "none"
-        code, line = "tool_unknown", f"the server has no tool {quoted(name)} (its tools: {known})"
+        code = "tool_unknown"
+        line = f"the server has no tool {quoted(name)} (its tools: {known})"
         hint = "Call one of the server's tools."
     rejection = Rejection.for_tool(name, gate="arguments", code=code, line=line, hint=hint)
     return McpCall(name, call_id, _refused(rejection))
