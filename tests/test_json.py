@@ -12,14 +12,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from schemawire._json import Limits, dumps, load_file, loads, loads_lines
-from schemawire.errors import ErrorCode, JSONError
+from schemawire._json import ParseLimits, dumps, load_file, loads, loads_lines
+from schemawire.errors import ErrorCode, JSONError, UsageError
 from tests.strategies import json_values
 
 
 def refusal(data: bytes | str, **limits: Any) -> JSONError:
     with pytest.raises(JSONError) as caught:
-        loads(data, limits=Limits(**limits))
+        loads(data, limits=ParseLimits(**limits))
     return caught.value
 
 
@@ -91,11 +91,11 @@ def test_duplicate_key_error_names_the_key_and_its_pointer() -> None:
 
 
 def test_duplicate_keys_are_accepted_when_allowed_and_the_last_wins() -> None:
-    assert loads(b'{"a": 1, "a": 2}', limits=Limits(allow_duplicate_keys=True)) == {"a": 2}
+    assert loads(b'{"a": 1, "a": 2}', limits=ParseLimits(allow_duplicate_keys=True)) == {"a": 2}
 
 
 def test_escaped_colons_neither_hide_nor_invent_duplicate_keys() -> None:
-    assert loads(b'{"a\\u003a": 1, "a:": 2}', limits=Limits(allow_duplicate_keys=True))
+    assert loads(b'{"a\\u003a": 1, "a:": 2}', limits=ParseLimits(allow_duplicate_keys=True))
     assert loads(b'{"k\\u003a": "\\u003A", "b": 2}') == {"k:": ":", "b": 2}
     assert refusal(b'{"k\\u003a": 1, "k:": 2}').code == ErrorCode.JSON_DUPLICATE_KEY
 
@@ -134,7 +134,7 @@ def test_long_fraction_digits_are_not_mistaken_for_integers() -> None:
 
 
 def test_nesting_up_to_the_limit_is_accepted() -> None:
-    assert loads(b"[[[[]]]]", limits=Limits(max_depth=3)) == [[[[]]]]
+    assert loads(b"[[[[]]]]", limits=ParseLimits(max_depth=3)) == [[[[]]]]
     assert refusal(b"[[[[[]]]]]", max_depth=3).code == ErrorCode.JSON_TOO_DEEP
 
 
@@ -155,7 +155,7 @@ def test_a_large_memoryview_is_refused_by_its_bytes_before_it_is_copied(item_for
     tracemalloc.start()
     try:
         with pytest.raises(JSONError) as caught:
-            loads(view, limits=Limits(max_bytes=1024))
+            loads(view, limits=ParseLimits(max_bytes=1024))
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -188,8 +188,8 @@ def test_file_errors_name_the_file(tmp_path: Path) -> None:
 
 
 def test_limits_are_checked_when_created() -> None:
-    with pytest.raises(ValueError, match="max_depth"):
-        Limits(max_depth=1000)
+    with pytest.raises(UsageError, match="max_depth"):
+        ParseLimits(max_depth=1000)
 
 
 def test_json_lines_report_each_bad_line_and_keep_the_good_ones() -> None:

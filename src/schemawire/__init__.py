@@ -20,7 +20,7 @@ if _TYPE_CHECKING:
         DEFAULT_LIMITS,
         JSONLine,
         JSONValue,
-        Limits,
+        ParseLimits,
         dumps,
         load_file,
         loads,
@@ -30,10 +30,15 @@ if _TYPE_CHECKING:
     from schemawire.errors import (
         ConfigError,
         ErrorCode,
+        FlowError,
         InputError,
         JSONError,
+        ModelError,
+        RunLookupError,
         SchemaError,
         SchemawireError,
+        ServerError,
+        StoreError,
         UsageError,
     )
     from schemawire.flows.definition import Flow, load_flow
@@ -57,7 +62,6 @@ if _TYPE_CHECKING:
         HttpModel,
         McpTool,
         Model,
-        ModelError,
         PythonTool,
         RunResult,
         ScriptedModel,
@@ -67,7 +71,7 @@ if _TYPE_CHECKING:
         python_tools,
     )
     from schemawire.host.workflow import FlowResult, FlowRunner
-    from schemawire.mcp import HttpServer, McpCall, McpClient, ServerError, StdioServer
+    from schemawire.mcp import HttpServer, McpCall, McpClient, StdioServer
     from schemawire.project import LOSS_CODES, TARGETS, Catalogue
     from schemawire.project.export import project_repository
     from schemawire.schema.config import Config, LintConfig, load_config
@@ -80,7 +84,7 @@ if _TYPE_CHECKING:
     from schemawire.schema.sarif import to_sarif
     from schemawire.schema.schema_file import SchemaFile
     from schemawire.schema.validator import CompiledSchema, compile_schema
-    from schemawire.store import Store, StoreError, open_store
+    from schemawire.store import Store, open_store
     from schemawire.trace import Trace, read_trace
     from schemawire.types import (
         ArgumentRestorer,
@@ -115,6 +119,7 @@ __all__ = [
     "Finding",
     "FixtureReport",
     "Flow",
+    "FlowError",
     "FlowResult",
     "FlowRunner",
     "HandoffDecision",
@@ -128,7 +133,6 @@ __all__ = [
     "JSONError",
     "JSONLine",
     "JSONValue",
-    "Limits",
     "LintConfig",
     "Loss",
     "McpCall",
@@ -136,6 +140,7 @@ __all__ = [
     "McpTool",
     "Model",
     "ModelError",
+    "ParseLimits",
     "Projection",
     "PythonTool",
     "Reference",
@@ -145,6 +150,7 @@ __all__ = [
     "ResultOptions",
     "Route",
     "Rule",
+    "RunLookupError",
     "RunResult",
     "SchemaError",
     "SchemaFile",
@@ -190,7 +196,7 @@ _HOMES = {
         "DEFAULT_LIMITS",
         "JSONLine",
         "JSONValue",
-        "Limits",
+        "ParseLimits",
         "dumps",
         "load_file",
         "loads",
@@ -200,10 +206,15 @@ _HOMES = {
     "schemawire.errors": (
         "ConfigError",
         "ErrorCode",
+        "FlowError",
         "InputError",
         "JSONError",
+        "ModelError",
+        "RunLookupError",
         "SchemaError",
         "SchemawireError",
+        "ServerError",
+        "StoreError",
         "UsageError",
     ),
     "schemawire.gates": (
@@ -226,7 +237,6 @@ _HOMES = {
         "HttpModel",
         "McpTool",
         "Model",
-        "ModelError",
         "PythonTool",
         "RunResult",
         "ScriptedModel",
@@ -237,7 +247,7 @@ _HOMES = {
     ),
     "schemawire.flows.definition": ("Flow", "load_flow"),
     "schemawire.host.workflow": ("FlowResult", "FlowRunner"),
-    "schemawire.mcp": ("HttpServer", "McpCall", "McpClient", "ServerError", "StdioServer"),
+    "schemawire.mcp": ("HttpServer", "McpCall", "McpClient", "StdioServer"),
     # Not `project` itself: the name is the subpackage's (importing it rebinds the attribute).
     "schemawire.project": ("LOSS_CODES", "TARGETS", "Catalogue"),
     "schemawire.project.export": ("project_repository",),
@@ -251,7 +261,7 @@ _HOMES = {
     "schemawire.schema.rules": ("RULES", "Finding", "Rule", "Severity"),
     "schemawire.schema.sarif": ("to_sarif",),
     "schemawire.schema.validator": ("CompiledSchema", "compile_schema"),
-    "schemawire.store": ("Store", "StoreError", "open_store"),
+    "schemawire.store": ("Store", "open_store"),
     "schemawire.trace": ("Trace", "read_trace"),
     "schemawire.types": (
         "ArgumentRestorer",

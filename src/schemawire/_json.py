@@ -4,8 +4,8 @@ Every JSON text schemawire reads (schema files, fixtures, tool arguments, result
 through `loads`, `load_file` or `loads_lines`. Each refuses, with a `JSONError` that carries a
 stable code, line, column and a caret excerpt:
 
-- texts larger than ``Limits.max_bytes`` (a file is measured before it is read) or nested deeper
-  than ``Limits.max_depth``;
+- texts larger than ``ParseLimits.max_bytes`` (a file is measured before it is read) or nested
+  deeper than ``ParseLimits.max_depth``;
 - ``NaN``, ``Infinity`` and numbers that overflow to infinity, which are not JSON;
 - invalid UTF-8 and lone surrogates, raw or escaped;
 - duplicate keys, which every parser silently resolves to the last value (option, on by default);
@@ -29,13 +29,13 @@ import orjson
 
 from schemawire._jsonpos import ScanError, excerpt, iter_nodes, position
 from schemawire._pointer import split
-from schemawire.errors import ErrorCode, JSONError
+from schemawire.errors import ErrorCode, JSONError, UsageError
 
 __all__ = [
     "DEFAULT_LIMITS",
     "JSONLine",
     "JSONValue",
-    "Limits",
+    "ParseLimits",
     "dumps",
     "load_file",
     "loads",
@@ -64,8 +64,11 @@ _NON_FINITE_LITERAL = re.compile(r"-?(?:NaN|Infinity)")
 
 
 @dataclass(frozen=True, slots=True)
-class Limits:
-    """What a JSON text may be.
+class ParseLimits:
+    """What a JSON text may be, and how it is read: the parser's limits and policies.
+
+    (`schemawire.gates.ValueLimits` is the gates' own: how large a value may be, text or
+    parsed; the argument gate parses within it.)
 
     Attributes:
         max_bytes: largest accepted text, in bytes of UTF-8.
@@ -82,12 +85,12 @@ class Limits:
 
     def __post_init__(self) -> None:
         if not 1 <= self.max_depth <= 250:
-            raise ValueError("max_depth must be between 1 and 250")
+            raise UsageError("max_depth must be between 1 and 250")
         if self.max_bytes < 1:
-            raise ValueError("max_bytes must be positive")
+            raise UsageError("max_bytes must be positive")
 
 
-DEFAULT_LIMITS = Limits()
+DEFAULT_LIMITS = ParseLimits()
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +105,7 @@ class JSONLine:
 def loads(
     data: bytes | bytearray | memoryview | str,
     *,
-    limits: Limits = DEFAULT_LIMITS,
+    limits: ParseLimits = DEFAULT_LIMITS,
     source: str = "<input>",
 ) -> JSONValue:
     """Parse one JSON text.
@@ -122,7 +125,7 @@ def loads(
 def load_file(
     path: str | os.PathLike[str],
     *,
-    limits: Limits = DEFAULT_LIMITS,
+    limits: ParseLimits = DEFAULT_LIMITS,
     source: str | None = None,
 ) -> JSONValue:
     """Parse the JSON file at ``path``; a file over the size limit is refused before it is read.
@@ -145,7 +148,7 @@ def load_file(
 def loads_lines(
     data: bytes | bytearray | memoryview | str,
     *,
-    limits: Limits = DEFAULT_LIMITS,
+    limits: ParseLimits = DEFAULT_LIMITS,
     source: str = "<input>",
 ) -> Iterator[JSONLine]:
     """Parse JSON Lines: one result per non-blank line, so one bad line hides none of the others.
@@ -210,7 +213,9 @@ def reads_plainly(data: bytes) -> bool:
     return not _lost_members(data, written)
 
 
-def _to_bytes(data: bytes | bytearray | memoryview | str, limits: Limits, source: str) -> bytes:
+def _to_bytes(
+    data: bytes | bytearray | memoryview | str, limits: ParseLimits, source: str
+) -> bytes:
     if not isinstance(data, str):
         size = data.nbytes if isinstance(data, memoryview) else len(data)
         if size > limits.max_bytes:  # measured before a copy is made
@@ -234,7 +239,7 @@ def _to_bytes(data: bytes | bytearray | memoryview | str, limits: Limits, source
     return raw
 
 
-def _parse_bytes(raw: bytes, limits: Limits, source: str) -> JSONValue:
+def _parse_bytes(raw: bytes, limits: ParseLimits, source: str) -> JSONValue:
     if raw and raw[0] in _BOM_LEADS:  # decided on one byte: most texts have no mark
         raw = _strip_bom(raw, source)
     value, exactness_in_doubt = _parse_fast(raw, limits, source)
@@ -246,7 +251,7 @@ def _parse_bytes(raw: bytes, limits: Limits, source: str) -> JSONValue:
     return value
 
 
-def _parse_fast(raw: bytes, limits: Limits, source: str) -> tuple[JSONValue, bool]:
+def _parse_fast(raw: bytes, limits: ParseLimits, source: str) -> tuple[JSONValue, bool]:
     """orjson plus byte-level checks; also says whether a big integer may have lost exactness."""
     try:
         value: JSONValue = orjson.loads(raw)
@@ -266,7 +271,7 @@ def _parse_fast(raw: bytes, limits: Limits, source: str) -> tuple[JSONValue, boo
     return value, _LONG_DIGIT_RUN in raw.translate(_DIGITS_AS_ZEROS)
 
 
-def _indented_within_depth(value: JSONValue, raw: bytes, limits: Limits, source: str) -> bytes:
+def _indented_within_depth(value: JSONValue, raw: bytes, limits: ParseLimits, source: str) -> bytes:
     """``value`` written with two-space indentation; raise when it nests deeper than ``limits``
     allow.
 
@@ -277,7 +282,7 @@ def _indented_within_depth(value: JSONValue, raw: bytes, limits: Limits, source:
     try:
         indented = orjson.dumps(value, option=orjson.OPT_INDENT_2)
     except orjson.JSONEncodeError:
-        indented = None  # orjson writes at most 254 levels, more than Limits.max_depth allows
+        indented = None  # orjson writes at most 254 levels, more than ParseLimits.max_depth allows
     if indented is None or b"\n" + b"  " * (limits.max_depth + 1) in indented:
         raise _too_deep(raw.decode("utf-8"), limits, source)
     return indented
@@ -337,7 +342,7 @@ def _overflowing_integer(raw: bytes, exc: orjson.JSONDecodeError) -> bool:
 
 
 def _parse_big_integers(
-    text: str, masked: str, big: list[tuple[int, str]], limits: Limits, source: str
+    text: str, masked: str, big: list[tuple[int, str]], limits: ParseLimits, source: str
 ) -> JSONValue:
     """Keep integers beyond 64 bits exact, which orjson turns into floats or refuses.
 
@@ -396,7 +401,7 @@ def _big_integer(text: str, masked: str, offset: int, source: str, what: str) ->
 
 
 def _decode_error(
-    raw: bytes, exc: orjson.JSONDecodeError, limits: Limits, source: str
+    raw: bytes, exc: orjson.JSONDecodeError, limits: ParseLimits, source: str
 ) -> JSONError:
     try:
         text = raw.decode("utf-8")
@@ -433,7 +438,7 @@ def _decode_error(
     return _error(ErrorCode.JSON_SYNTAX, message, text, exc.pos, source)
 
 
-def _too_deep(text: str, limits: Limits, source: str) -> JSONError:
+def _too_deep(text: str, limits: ParseLimits, source: str) -> JSONError:
     offset = 0
     try:
         for node in iter_nodes(text):
@@ -451,7 +456,7 @@ def _too_deep(text: str, limits: Limits, source: str) -> JSONError:
     )
 
 
-def _too_large(size: int, limits: Limits, source: str) -> JSONError:
+def _too_large(size: int, limits: ParseLimits, source: str) -> JSONError:
     return JSONError(
         ErrorCode.JSON_TOO_LARGE,
         f"{size:,} bytes is over the limit of {limits.max_bytes:,} bytes",

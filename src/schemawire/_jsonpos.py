@@ -31,8 +31,11 @@ _SCALAR = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true
 _EXCERPT_WIDTH = 72
 
 
-class ScanError(ValueError):
-    """The text is not JSON at ``offset``; callers fall back to a less precise location."""
+class ScanError(Exception):
+    """The text is not JSON at ``offset``; callers fall back to a less precise location.
+
+    Private: `schemawire._json` catches it and raises a `JSONError`; it never crosses the public
+    API, so it is not a `SchemawireError`."""
 
     def __init__(self, offset: int) -> None:
         super().__init__(f"unexpected text at offset {offset}")

@@ -6,25 +6,41 @@ file or one bad call never hides the others.
 
     SchemawireError                 base of everything schemawire raises
     ├── UsageError                  the API or the command line was used wrongly (exit code 2)
-    └── InputError                  input that cannot be used: says where (source, pointer, line)
-        ├── JSONError               JSON text that cannot be accepted; `code` says why
-        ├── ConfigError             a schemawire.toml or [tool.schemawire] that cannot be used
-        └── SchemaError             a schema that cannot be compiled or resolved
+    ├── InputError                  input that cannot be used: says where (source, pointer, line)
+    │   ├── JSONError               JSON text that cannot be accepted; `code` says why
+    │   ├── ConfigError             a schemawire.toml or [tool.schemawire] that cannot be used
+    │   └── SchemaError             a schema that cannot be compiled or resolved
+    ├── ServerError                 an MCP server that cannot be started, reached or spoken to
+    ├── ModelError                  a model that could not answer: unreachable, refusing, cut off
+    ├── StoreError                  a store that cannot be opened or written
+    │   └── RunLookupError          an id, or the start of one, that names no run or several
+    └── FlowError                   a flow run that cannot go on; carries the gate's rejection
 
-Compare `code`, never message text: codes are stable, messages may improve.
+Nothing else crosses the public API: a failure of the MCP SDK, of a model's HTTP client or of a
+database driver reaches a caller as one of these, its cause chained. Compare `code`, never
+message text: codes are stable, messages may improve. Every code is listed in docs/errors.md.
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from schemawire.types import Rejection
 
 __all__ = [
     "ConfigError",
     "ErrorCode",
+    "FlowError",
     "InputError",
     "JSONError",
+    "ModelError",
+    "RunLookupError",
     "SchemaError",
     "SchemawireError",
+    "ServerError",
+    "StoreError",
     "UsageError",
     "one_line",
 ]
@@ -43,6 +59,8 @@ class ErrorCode(StrEnum):
     JSON_INVALID_UTF8 = "json_invalid_utf8"
     JSON_LONE_SURROGATE = "json_lone_surrogate"
     JSON_UNSUPPORTED_ENCODING = "json_unsupported_encoding"
+    # a parsed value (not text) that JSON cannot hold: the gates' violation keyword, never raised
+    JSON_TYPE = "json_type"
     # files and configuration
     FILE_UNREADABLE = "file_unreadable"
     CONFIG_INVALID = "config_invalid"
@@ -129,6 +147,115 @@ class ConfigError(InputError):
 
 class SchemaError(InputError):
     """A schema that cannot be compiled: it breaks its metaschema or a reference is unresolved."""
+
+
+class ServerError(SchemawireError):
+    """An MCP server that cannot be started, reached or spoken to.
+
+    Attributes:
+        server: the server's label (its command or URL).
+        reason: one line saying what went wrong.
+        stderr: the end of what the server wrote to stderr, when it ran as a process.
+        code: what kind of problem it is, one of `schemawire.mcp.SERVER_PROBLEMS`.
+        hint: what to do about it, in a few words.
+        rpc_code: the JSON-RPC error code the server answered with (code ``rpc_error``).
+
+    Its message is one line: ``MCP server <server>: <reason>; <hint>`` (a server that prints it
+    on exit is quoted whole by the client that started it).
+
+    The label, the reason and stderr arrive redacted: `schemawire.mcp` makes every one of these
+    errors with ``server_error``, which redacts them, because a command line can hold a key
+    (``env OPENAI_API_KEY=... cmd``), a URL a password, and a server's last words a connection
+    string, and the error travels on to a model, a proxy's client and the trace.
+    """
+
+    def __init__(
+        self,
+        server: str,
+        reason: str,
+        stderr: str = "",
+        code: str = "unavailable",
+        hint: str = "",
+        *,
+        rpc_code: int | None = None,
+    ) -> None:
+        self.server, self.reason, self.stderr = server, reason, stderr
+        self.code, self.hint, self.rpc_code = code, hint, rpc_code
+        text = f"MCP server {server}: {reason}"
+        super().__init__(f"{text}; {hint}" if hint else text)
+
+
+class ModelError(SchemawireError):
+    """A model that could not answer: unreachable, refusing, cut off, or out of script.
+
+    Attributes:
+        code: what went wrong, a stable code (compare it, not the message): `UNREACHABLE`
+            (no response at all), `HTTP_ERROR` (a 4xx or 5xx), `NOT_JSON` (a body or event
+            that is not JSON), `STREAM_CUT` (the stream broke off, or ended before its end),
+            `STREAM_ERROR` (the API's own error event in the stream), `OUT_OF_SCRIPT`.
+        message: what happened, one line.
+        status: the HTTP status, when there was a response.
+        body: the start of the response body (or of the event), for the error message.
+        attempts: the requests made, retries included.
+    """
+
+    UNREACHABLE = "model_unreachable"
+    HTTP_ERROR = "model_http_error"
+    NOT_JSON = "model_not_json"
+    STREAM_CUT = "model_stream_cut"
+    STREAM_ERROR = "model_stream_error"
+    OUT_OF_SCRIPT = "model_out_of_script"
+
+    def __init__(
+        self,
+        message: str,
+        status: int | None = None,
+        body: str = "",
+        *,
+        code: str = HTTP_ERROR,
+        attempts: int = 1,
+    ) -> None:
+        self.message, self.status, self.body = message, status, body
+        self.code, self.attempts = code, attempts
+        super().__init__(f"{message}\n{body}" if body else message)
+
+    def to_json(self) -> dict[str, Any]:
+        """The failure as JSON, for the trace (which redacts it like every hop)."""
+        shown: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.status is not None:
+            shown["status"] = self.status
+        if self.body:
+            shown["body"] = self.body
+        return shown | {"attempts": self.attempts}
+
+
+class StoreError(SchemawireError):
+    """A store that cannot be opened or written, or a run it does not have."""
+
+
+class RunLookupError(StoreError):
+    """An id, or the start of one, that names no run or several.
+
+    Attributes:
+        given: what was asked for.
+        candidates: the runs whose ids start with it, newest first (empty: none, or ``given``
+            was too short to look for).
+    """
+
+    def __init__(self, message: str, given: str, candidates: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.given = given
+        self.candidates = candidates
+
+
+class FlowError(SchemawireError):
+    """A run that cannot go on: a handoff no route takes, a state that breaks its schema, an
+    agent that gave no answer. ``rejection`` is the gate's structured error, when a gate
+    stopped it."""
+
+    def __init__(self, message: str, rejection: Rejection | None = None) -> None:
+        super().__init__(message)
+        self.rejection = rejection
 
 
 def one_line(error: BaseException, limit: int = 500) -> str:

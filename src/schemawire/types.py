@@ -5,7 +5,7 @@ Wire JSON stays as dicts and lists; these types carry what schemawire itself dec
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -201,9 +201,12 @@ class Projection:
         return any(loss.blocking for loss in self.losses)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Rejection:
     """Why a gate refused a value: what the model (or the next agent) reads instead.
+
+    Made by keyword, or by `for_spec` (a value checked against a spec's schema) or `for_tool`
+    (a call refused for what it names, not for its value).
 
     Attributes:
         gate: the gate that refused it: ``"arguments"``, ``"results"``, ``"handoff"``...
@@ -222,6 +225,35 @@ class Rejection:
     version: str | None
     violations: tuple[Violation, ...]
     hint: str
+
+    @classmethod
+    def for_spec(
+        cls, spec: ToolSpec, *, gate: str, code: str, violations: Sequence[Violation], hint: str
+    ) -> Rejection:
+        """A value refused against ``spec``'s schema: the tool, ``$id`` and version are its."""
+        return cls(
+            gate=gate,
+            code=code,
+            tool=spec.name,
+            schema_id=spec.schema_id,
+            version=spec.version,
+            violations=tuple(violations),
+            hint=hint,
+        )
+
+    @classmethod
+    def for_tool(cls, tool: str, *, gate: str, code: str, line: str, hint: str) -> Rejection:
+        """A call refused for the tool it names (unknown, unreachable, spent), not for its
+        value: one violation at the root, keyword ``tool``, saying ``line``; no schema."""
+        return cls(
+            gate=gate,
+            code=code,
+            tool=tool,
+            schema_id=None,
+            version=None,
+            violations=(Violation("", "tool", line),),
+            hint=hint,
+        )
 
     def to_json(self) -> dict[str, Any]:
         """The model-facing error object: ``{"error": {"code", "tool", "schema", "version",

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 
-from schemawire._json import Limits, dumps
+from schemawire._json import ParseLimits, dumps
 from schemawire.application.json_toolbox import (
     format_json,
     format_json_lines,
@@ -73,7 +73,7 @@ def test_limits_reach_every_instance(tmp_path: Path) -> None:
     compiled = compile_schema({"type": "object"})
     lines = tmp_path / "calls.jsonl"
     lines.write_text('{"a": 1}\n{"a": "a much longer line"}\n')
-    small = Limits(max_bytes=12)
+    small = ParseLimits(max_bytes=12)
     results = list(validate_file(compiled, lines, limits=small))
     assert [r.error.code if r.error else None for r in results] == [
         None,

@@ -154,7 +154,7 @@ async def test_failures_are_answered_and_the_run_goes_on(write_repo: WriteRepo) 
     assert codes == {
         "c1": "tool_failed",
         "c2": "tool_failed",
-        "c3": "arguments_invalid",
+        "c3": "tool_unknown",
         "c4": "arguments_malformed",
         "c5": None,
     }
@@ -183,7 +183,10 @@ async def test_a_refused_call_is_corrected_within_the_budget(write_repo: WriteRe
     assert (first["code"], first["violations"][0]["pointer"]) == ("arguments_invalid", "/unit")
     assert first["schema"] == "https://example.com/schemas/tools/weather.json"
     third = json.loads(tool_messages(requests[3])["c3"])["error"]
-    assert third["hint"] == "Stop calling weather; answer with what you have."
+    assert (third["code"], third["hint"]) == (
+        "retries_exhausted",
+        "Stop calling weather; answer with what you have.",
+    )
     assert desk.ran == []
 
 

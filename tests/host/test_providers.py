@@ -66,7 +66,7 @@ EXPECTED = {
     "c1": None,
     "c2": "tool_failed",
     "c3": "tool_failed",
-    "c4": "arguments_invalid",
+    "c4": "tool_unknown",
     "c5": "arguments_invalid",
 }
 ANSWER = "Paris is sunny; the rest failed."
@@ -402,13 +402,15 @@ def gated_as_expected(case: dict[str, Any], host: Host, result: Any, seen: list[
     (what `read_outcome` and evals read), the deltas naming each call."""
     found: list[str] = []
     expected = [call["arguments"] for call in case["expected"]["calls"]]
-    if result.stopped != "answer" or not all(r.arguments.accepted for r in result.calls):
-        found.append(f"stopped {result.stopped}, verdicts {[r.arguments for r in result.calls]}")
-    accepted = [record.arguments.value for record in result.calls]
+    if result.stopped != "answer" or not all(r.argument_verdict.accepted for r in result.calls):
+        found.append(
+            f"stopped {result.stopped}, verdicts {[r.argument_verdict for r in result.calls]}"
+        )
+    accepted = [record.argument_verdict.value for record in result.calls]
     if not all(map(same_json, accepted, expected)) or len(accepted) != len(expected):
         found.append(f"accepted {accepted}, expected {expected}")
     outcome = read_outcome(host.trace.hops)
-    ran = [(record.call.name, record.arguments.value) for record in result.calls]
+    ran = [(record.call.name, record.argument_verdict.value) for record in result.calls]
     if [(call.tool, call.arguments) for call in outcome.calls] != ran:
         found.append("the trace's calls differ from the run's")
     first = wire_format(api(case)).turn(outcome.responses[0].body, ())
@@ -509,7 +511,11 @@ async def test_a_call_sent_without_arguments_runs_with_empty_arguments() -> None
         host = Host(model, recording_tools(case))
         result = await host.run("Find education content.")
     (record,) = result.calls
-    assert (record.call.arguments, record.arguments.accepted, record.arguments.value) == (
+    assert (
+        record.call.arguments,
+        record.argument_verdict.accepted,
+        record.argument_verdict.value,
+    ) == (
         "{}",
         True,
         {},

@@ -108,6 +108,7 @@ async def test_unknown_tool_is_refused_naming_the_tools(everything: StdioServer)
     async with McpClient(everything, trace=trace) as client:
         call = await client.call("no-such-tool", {})
     assert sent(trace, "tools/call") == []
+    assert call.output.content["error"]["code"] == "tool_unknown"
     assert "its tools: echo" in call.output.content["error"]["violations"][0]["message"]
 
 

@@ -192,7 +192,7 @@ async def test_an_upstream_that_cannot_restart_is_reported_with_its_secrets_reda
             await client.call("crash", {})
             after = await client.call("echo", {"message": "anyone there?"})
     assert not after.accepted
-    assert after.output.content["error"]["code"] == "tool_failed"
+    assert after.output.content["error"]["code"] == "tool_unavailable"
     assert "cannot reach postgres://" in failure_line(after)  # the line is still told
     assert "Hunter2Secret" not in json.dumps(after.to_json())
 

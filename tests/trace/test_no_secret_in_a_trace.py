@@ -94,7 +94,7 @@ async def test_a_tools_exception_keeps_no_secret(tmp_path: Path, anyio_backend: 
     tool = PythonTool(SPEC, lookup)
     with Trace(path=tmp_path / "t.jsonl") as trace:
         for number, case in enumerate(CASES):
-            accepted = Verdict("arguments", "lookup", True, {"city": case["text"]})
+            accepted = Verdict.accept(gate="arguments", tool="lookup", value={"city": case["text"]})
             await tool.run(f"call-{number}", accepted, trace)
     assert leaks(tmp_path / "t.jsonl", all_secrets()) == []
 

@@ -132,8 +132,8 @@ def test_appending_after_a_crash_at_any_byte_reads_back_in_order(
 
 def test_each_gates_verdict_is_a_gate_hop_and_none_is_skipped() -> None:
     trace = Trace("r1")
-    accepted = Verdict("arguments", "get_weather", True, {"city": "Paris"})
-    refused = Verdict("results", "get_weather", False, {"error": "no"})
+    accepted = Verdict.accept(gate="arguments", tool="get_weather", value={"city": "Paris"})
+    refused = Verdict(gate="results", tool="get_weather", accepted=False, value={"error": "no"})
     record_verdicts(trace, "host", accepted, None, refused)
     hops = [(h.source, h.target, h.protocol, h.direction, h.payload) for h in trace.hops]
     assert hops == [("host", "host", "gate", "check", {"tool": "get_weather"})] * 2

@@ -100,13 +100,13 @@ def refusal() -> dict[str, Any]:
     violation = Violation("/amount", "maximum", "must be at most 10", 10, 20)
     hint = "Ask a human to refund more than 10, or refund at most 10."
     rejection = Rejection(
-        "arguments",
-        "arguments_invalid",
-        "billing.refund",
-        "https://example.com/schemas/tools/billing.refund.json",
-        "1.0.0",
-        (violation,),
-        hint,
+        gate="arguments",
+        code="arguments_invalid",
+        tool="billing.refund",
+        schema_id="https://example.com/schemas/tools/billing.refund.json",
+        version="1.0.0",
+        violations=(violation,),
+        hint=hint,
     )
     return rejection.to_json()
 

@@ -12,7 +12,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from schemawire._json import DEFAULT_LIMITS, JSONValue, Limits, dumps, load_file, loads, loads_lines
+from schemawire._json import (
+    DEFAULT_LIMITS,
+    JSONValue,
+    ParseLimits,
+    dumps,
+    load_file,
+    loads,
+    loads_lines,
+)
 from schemawire.errors import ErrorCode, InputError, JSONError, SchemaError
 from schemawire.schema.breakage import Unusable, diagnose
 from schemawire.schema.positions import locate
@@ -32,7 +40,7 @@ __all__ = [
 
 
 def format_json(
-    text: bytes | str, *, limits: Limits = DEFAULT_LIMITS, source: str = "<input>"
+    text: bytes | str, *, limits: ParseLimits = DEFAULT_LIMITS, source: str = "<input>"
 ) -> str:
     """``text`` formatted stably: two-space indentation, key order kept, non-ASCII readable.
 
@@ -45,7 +53,7 @@ def format_json(
 
 
 def format_json_lines(
-    text: bytes | str, *, limits: Limits = DEFAULT_LIMITS, source: str = "<input>"
+    text: bytes | str, *, limits: ParseLimits = DEFAULT_LIMITS, source: str = "<input>"
 ) -> str:
     """JSON Lines formatted one compact value per line; blank lines are dropped.
 
@@ -93,7 +101,7 @@ def validate_file(
     path: Path,
     *,
     label: str | None = None,
-    limits: Limits = DEFAULT_LIMITS,
+    limits: ParseLimits = DEFAULT_LIMITS,
 ) -> Iterator[InstanceResult]:
     """Check the JSON file at ``path`` (JSON Lines when it ends in ``.jsonl``) against ``schema``.
 
@@ -122,7 +130,7 @@ def validate_text(
     *,
     source: str = "<input>",
     lines: bool = False,
-    limits: Limits = DEFAULT_LIMITS,
+    limits: ParseLimits = DEFAULT_LIMITS,
 ) -> Iterator[InstanceResult]:
     """Check one JSON text, or each line of a JSON Lines text, against ``schema``."""
     if not lines:

@@ -270,7 +270,7 @@ def _result_json(result: Any, trace: Any) -> dict[str, Any]:
                 "id": r.call.call_id,
                 "tool": r.call.name,
                 "arguments": r.call.arguments,
-                "gates": [v.to_json() for v in (r.arguments, r.result) if v is not None],
+                "gates": [v.to_json() for v in (r.argument_verdict, r.result) if v is not None],
             }
             for r in result.calls
         ],

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import typer
 from rich.markup import escape
 
-from schemawire._json import DEFAULT_LIMITS, JSONValue, Limits, dumps, load_file, loads
+from schemawire._json import DEFAULT_LIMITS, JSONValue, ParseLimits, dumps, load_file, loads
 from schemawire._patch import PatchEdit, diff_json, summarise_patch
 from schemawire.application.json_toolbox import (
     InstanceResult,
@@ -355,7 +355,9 @@ def validate(
         raise typer.Exit(EXIT_FINDINGS)
 
 
-def _validate(compiled: CompiledSchema, path: Path, limits: Limits) -> Iterator[InstanceResult]:
+def _validate(
+    compiled: CompiledSchema, path: Path, limits: ParseLimits
+) -> Iterator[InstanceResult]:
     if str(path) == _STDIN:
         raw = sys.stdin.buffer.read()
         return validate_text(compiled, raw, source="<stdin>", limits=limits)

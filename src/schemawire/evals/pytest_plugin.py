@@ -40,7 +40,11 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile |
 
 
 class CaseFailedError(Exception):
-    """A case whose run did not do what it expects."""
+    """A case whose run did not do what it expects.
+
+    Not a `SchemawireError`: it is pytest's failure protocol, not an error of the library. It is
+    raised by `CaseItem.runtest` to pytest alone, which reports it with `CaseItem.repr_failure`
+    as a failed test; no schemawire function raises it to a caller."""
 
     def __init__(self, result: CaseResult) -> None:
         super().__init__(f"{len(result.failures)} expectations failed")

@@ -19,7 +19,7 @@ import functools
 from importlib import resources
 from typing import Any
 
-from schemawire._json import Limits, loads
+from schemawire._json import ParseLimits, loads
 from schemawire.errors import JSONError
 from schemawire.gates.truncate import size_of, truncate
 from schemawire.gates.verdict import Change
@@ -34,7 +34,7 @@ REJECTION_META = "dev.schemawire/rejection"
 _OMITTED = "violations_omitted"
 _VIOLATION_MEMBERS = frozenset({"pointer", "keyword", "message", "expected", "got"})
 # A violation may quote any value a result held, integers beyond 64 bits too.
-_TEXT_LIMITS = Limits(big_integers="exact")
+_TEXT_LIMITS = ParseLimits(big_integers="exact")
 
 
 def rejection_meta(rejection: Rejection) -> dict[str, Any]:
@@ -66,13 +66,13 @@ def _rejection(gate: str, error: dict[str, Any]) -> Rejection:
         for v in error["violations"]
     )
     return Rejection(
-        gate,
-        error["code"],
-        error["tool"],
-        error["schema"],
-        error["version"],
-        violations,
-        error["hint"],
+        gate=gate,
+        code=error["code"],
+        tool=error["tool"],
+        schema_id=error["schema"],
+        version=error["version"],
+        violations=violations,
+        hint=error["hint"],
     )
 
 

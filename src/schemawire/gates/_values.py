@@ -14,6 +14,7 @@ import orjson
 
 from schemawire._json import dumps, quoted
 from schemawire._pointer import escape, split, to_pointer
+from schemawire.errors import ErrorCode, UsageError
 
 __all__ = [
     "ValueLimits",
@@ -28,11 +29,13 @@ __all__ = [
 ]
 
 _INT64 = (-(2**63), 2**64 - 1)  # what orjson and most JSON parsers keep exact
+_JSON_TYPE = str(ErrorCode.JSON_TYPE)  # a plain str: it is a violation's keyword
 
 
 @dataclass(frozen=True, slots=True)
 class ValueLimits:
-    """How large a JSON value may be.
+    """How large a JSON value a gate checks may be, as text or parsed (a text is parsed within
+    these: `schemawire.ParseLimits` is the parser's own).
 
     Attributes:
         max_bytes: the value's JSON text, in bytes of UTF-8.
@@ -48,9 +51,9 @@ class ValueLimits:
 
     def __post_init__(self) -> None:
         if not 1 <= self.max_depth <= 250:
-            raise ValueError("max_depth must be between 1 and 250")
+            raise UsageError("max_depth must be between 1 and 250")
         if min(self.max_bytes, self.max_string, self.max_items) < 1:
-            raise ValueError("limits must be positive")
+            raise UsageError("limits must be positive")
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,7 +165,7 @@ class _Walk:
         for key in node if problem is None else ():
             if not isinstance(key, str):
                 message = f"object key {quoted(key)} is not a string"
-                return ValueProblem("malformed", self.pointer(), "json_type", message)
+                return ValueProblem("malformed", self.pointer(), _JSON_TYPE, message)
             problem = self._key(key)
             if problem is not None:
                 return problem
@@ -194,7 +197,7 @@ def plain_json(value: Any, limits: ValueLimits) -> tuple[Any, ValueProblem | Non
         text = orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
     except orjson.JSONEncodeError:
         # Not reached: `first_problem` refuses what orjson cannot write.
-        return None, ValueProblem("malformed", "", "json_type", "the value cannot be written")
+        return None, ValueProblem("malformed", "", _JSON_TYPE, "the value cannot be written")
     if len(text) > limits.max_bytes:
         return None, _too_many_bytes(limits, len(text))
     return orjson.loads(text), None
@@ -270,7 +273,7 @@ def _not_json(node: Any, pointer: str) -> ValueProblem | None:
         finite = math.isfinite(node)
         return None if finite else ValueProblem("malformed", pointer, "json_non_finite", message)
     message = f"a {type(node).__name__} is not a JSON value"
-    return ValueProblem("malformed", pointer, "json_type", message)
+    return ValueProblem("malformed", pointer, _JSON_TYPE, message)
 
 
 def _too_long(pointer: str, what: str, size: int, limit: int) -> ValueProblem:

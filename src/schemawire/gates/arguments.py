@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from schemawire._json import Limits, loads, quoted
+from schemawire._json import ParseLimits, loads, quoted
 from schemawire._pointer import resolve, split
 from schemawire.errors import ErrorCode, JSONError, SchemawireError, UsageError, one_line
 from schemawire.gates._integers import IntegerPlaces
@@ -114,7 +114,7 @@ class ArgumentGate:
         self.options = options or ArgumentOptions()
         self.projection = projection
         limits = self.options.limits
-        self._parse_limits = Limits(
+        self._parse_limits = ParseLimits(
             max_bytes=limits.max_bytes,
             max_depth=limits.max_depth,
             allow_duplicate_keys=self.options.allow_duplicate_keys,
@@ -197,7 +197,13 @@ class ArgumentGate:
                 return self._reject("arguments_invalid", violations, changes)
         if self._integers is not None:
             value = self._integers.apply(value)
-        return Verdict("arguments", self.spec.name, True, value, None, tuple(changes), True)
+        return Verdict.accept(
+            gate="arguments",
+            tool=self.spec.name,
+            value=value,
+            changes=tuple(changes),
+            conforms=True,
+        )
 
     def _read(self, arguments: Any, changes: list[Change]) -> tuple[Any, ValueProblem | None]:
         """The arguments as a value, or what makes them unreadable."""
@@ -339,10 +345,10 @@ class ArgumentGate:
             if code == "arguments_invalid"
             else f"Call {spec.name} again with one JSON object as its arguments."
         )
-        rejection = Rejection(
-            "arguments", code, spec.name, spec.schema_id, spec.version, tuple(violations), hint
+        rejection = Rejection.for_spec(
+            spec, gate="arguments", code=code, violations=violations, hint=hint
         )
-        return Verdict("arguments", spec.name, False, None, rejection, tuple(changes), False)
+        return Verdict.reject(rejection, gate="arguments", tool=spec.name, changes=tuple(changes))
 
 
 def _length(text: str | bytes | bytearray | memoryview) -> int:

@@ -9,7 +9,7 @@ explicit; without one, a handoff that no route takes is a structured error, not 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from schemawire.errors import UsageError
@@ -110,16 +110,16 @@ class HandoffGate:
             f"no route takes this handoff (routes: {tried}) and the flow declares no fallback",
             got=verdict.value,
         )
-        rejection = Rejection(
-            "handoff",
-            "handoff_unrouted",
-            spec.name,
-            spec.schema_id,
-            spec.version,
-            (violation,),
-            "Hand off something a route takes, or ask a person.",
+        rejection = Rejection.for_spec(
+            spec,
+            gate="handoff",
+            code="handoff_unrouted",
+            violations=(violation,),
+            hint="Hand off something a route takes, or ask a person.",
         )
-        return Verdict("handoff", spec.name, False, None, rejection, verdict.changes, True)
+        return Verdict.reject(
+            rejection, gate="handoff", tool=spec.name, changes=verdict.changes, conforms=True
+        )
 
 
 def _as_handoff(verdict: Verdict) -> Verdict:
@@ -128,13 +128,5 @@ def _as_handoff(verdict: Verdict) -> Verdict:
     if rejection is not None:
         code = rejection.code.replace("arguments_", "handoff_")
         hint = "Hand off one JSON object that satisfies the handoff schema."
-        rejection = Rejection(
-            "handoff",
-            code,
-            rejection.tool,
-            rejection.schema_id,
-            rejection.version,
-            rejection.violations,
-            hint,
-        )
-    return verdict._replace(gate="handoff", rejection=rejection)
+        rejection = replace(rejection, gate="handoff", code=code, hint=hint)
+    return verdict.replace(gate="handoff", rejection=rejection)

@@ -31,7 +31,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from schemawire._json import Limits, dumps, loads, quoted
+from schemawire._json import ParseLimits, dumps, loads, quoted
 from schemawire._pointer import to_pointer
 from schemawire.errors import JSONError, SchemawireError, UsageError, one_line
 from schemawire.gates._rejection import carried_rejection, cut_rejection
@@ -65,7 +65,7 @@ _NAMED = 100  # characters of a mime type or URI a note on a left-out block quot
 _TRACEBACK = re.compile(r"Traceback \(most recent call last\):")
 _ONE_LINE = 300  # characters of a failure's message shown to the model
 _MARKER = "[REDACTED:"
-_TEXT_LIMITS = Limits(max_bytes=64 * 1024 * 1024, big_integers="exact")
+_TEXT_LIMITS = ParseLimits(max_bytes=64 * 1024 * 1024, big_integers="exact")
 # What a result may be before it is cut to budget: large, but JSON, and not nested without end.
 _RESULT_LIMITS = ValueLimits(
     max_bytes=64 * 1024 * 1024, max_depth=128, max_string=64 * 1024 * 1024, max_items=10_000_000
@@ -233,7 +233,13 @@ class ResultGate:
             # Valid as checked above, unless a redaction or a cut changed it since.
             conforms = validator.is_valid(structured) if changes else True
         value = ToolResult(result.call_id, content, False, structured)
-        return Verdict("results", self.spec.name, True, value, None, tuple(changes), conforms)
+        return Verdict.accept(
+            gate="results",
+            tool=self.spec.name,
+            value=value,
+            changes=tuple(changes),
+            conforms=conforms,
+        )
 
     def _structured(self, result: ToolResult, as_blocks: bool) -> tuple[Any, list[Change]]:
         """The structured result: as given, else the JSON inside the text, else (for a local tool
@@ -396,7 +402,15 @@ class ResultGate:
         spec, schema = self.spec, self.spec.output_schema or {}
         schema_id = schema.get("$id") if code == "result_invalid" else spec.schema_id
         version = schema.get("x-version") if code == "result_invalid" else spec.version
-        rejection = Rejection("results", code, spec.name, schema_id, version, violations, hint)
+        rejection = Rejection(
+            gate="results",
+            code=code,
+            tool=spec.name,
+            schema_id=schema_id,
+            version=version,
+            violations=violations,
+            hint=hint,
+        )
         return self._shown(result.call_id, rejection.to_json(), rejection)
 
     def _passed_on(
@@ -413,7 +427,9 @@ class ResultGate:
         cut, cuts = cut_rejection(redacted, self.options.max_bytes)
         error = ToolResult(call_id, cut, True, None)
         found = _under("/content", changes + cuts)
-        return Verdict("results", self.spec.name, False, error, rejection, tuple(found), False)
+        return Verdict.reject(
+            rejection, gate="results", tool=self.spec.name, value=error, changes=tuple(found)
+        )
 
 
 def _redacted_blob(redactor: Redactor, blob: str) -> tuple[str, list[Change]]:

@@ -30,17 +30,17 @@ from typing import TYPE_CHECKING, Any, Literal
 import anyio
 
 from schemawire._json import quoted
-from schemawire.errors import InputError, SchemawireError, UsageError
+from schemawire.errors import InputError, ModelError, SchemawireError, UsageError
 from schemawire.gates import ArgumentGate, ArgumentOptions, Verdict
 from schemawire.host._toolset import OfferedTool, Toolset, documents_of
 from schemawire.host.model_spec import model_from_spec
-from schemawire.host.models import DeltaSink, Model, ModelError, StreamingModel
+from schemawire.host.models import DeltaSink, Model, StreamingModel
 from schemawire.host.tools import ToolRunner
 from schemawire.project import Catalogue, project
 from schemawire.schema.repository import Repository
 from schemawire.schema.validator import CompiledSchema, compile_schema
 from schemawire.trace import Trace, record_verdicts
-from schemawire.types import Rejection, ToolCall, ToolResult, ToolSpec, Violation
+from schemawire.types import Rejection, ToolCall, ToolResult, ToolSpec
 from schemawire.wire import (
     AssistantTurn,
     Entry,
@@ -75,7 +75,7 @@ class HostOptions:
             calls of that tool are refused with "stop calling it".
         system: the system prompt.
         model_options: passed through in every request body (``temperature``...).
-        arguments: how the argument gates read arguments.
+        argument_options: how the argument gates read arguments.
         max_concurrency: tool calls of one turn run at most this many at a time.
     """
 
@@ -84,7 +84,7 @@ class HostOptions:
     retries_per_tool: int = 2
     system: str | None = None
     model_options: Mapping[str, Any] = field(default_factory=dict[str, Any])
-    arguments: ArgumentOptions | None = None
+    argument_options: ArgumentOptions | None = None
     max_concurrency: int = 16
 
 
@@ -93,7 +93,7 @@ class CallRecord:
     """One tool call of a run: as the model sent it, and what each gate decided."""
 
     call: ToolCall
-    arguments: Verdict
+    argument_verdict: Verdict
     result: Verdict | None  # None when the call was refused
 
     @property
@@ -102,8 +102,8 @@ class CallRecord:
         if self.result is not None:
             result: ToolResult = self.result.value
             return result
-        assert self.arguments.rejection is not None
-        return ToolResult(self.call.call_id, self.arguments.rejection.to_json(), True)
+        assert self.argument_verdict.rejection is not None
+        return ToolResult(self.call.call_id, self.argument_verdict.rejection.to_json(), True)
 
 
 @dataclass(slots=True)
@@ -206,7 +206,7 @@ class Host:
             runners,
             self.wire.target,
             strict=self.options.strict,
-            arguments=self.options.arguments,
+            arguments=self.options.argument_options,
             documents=documents_of(runners, self.repository),
         )
 
@@ -222,7 +222,11 @@ class Host:
         target = _OUTPUT_TARGETS.get(self.model.api)
         projection = project(output, target, documents=documents) if target else None
         gate = ArgumentGate(
-            output, validator, self.options.arguments, projection=projection, documents=documents
+            output,
+            validator,
+            self.options.argument_options,
+            projection=projection,
+            documents=documents,
         )
         return (projection.payload if projection is not None else None), gate
 
@@ -264,7 +268,7 @@ class Host:
                 server,
                 repository=self.repository,
                 trace=self.trace,
-                arguments=self.options.arguments,
+                arguments=self.options.argument_options,
             )
             runners += await mcp_tools(await stack.enter_async_context(client))
         return runners
@@ -424,14 +428,14 @@ class _Run:
             known = ", ".join(self.toolset.tools)
             return _refused(
                 call,
-                "arguments_invalid",
+                "tool_unknown",
                 f"there is no tool {quoted(call.name)}; the tools are: {known}",
                 "Call one of the tools.",
             )
         if refusals[call.name] >= self.options.retries_per_tool:
             return _refused(
                 call,
-                "arguments_invalid",
+                "retries_exhausted",
                 f"{call.name} was refused {refusals[call.name]} times in this run",
                 f"Stop calling {call.name}; answer with what you have.",
             )
@@ -538,10 +542,8 @@ def _failure(error: ModelError | InputError) -> dict[str, Any]:
 
 
 def _refused(call: ToolCall, code: str, line: str, hint: str) -> Verdict:
-    rejection = Rejection(
-        "arguments", code, call.name, None, None, (Violation("", "tool", line),), hint
-    )
-    return Verdict("arguments", call.name, False, None, rejection)
+    rejection = Rejection.for_tool(call.name, gate="arguments", code=code, line=line, hint=hint)
+    return Verdict.reject(rejection, gate="arguments", tool=call.name, conforms=None)
 
 
 def _answer_again(rejection: Rejection) -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from schemawire._json import load_file
-from schemawire.errors import SchemawireError, UsageError
+from schemawire.errors import ModelError, UsageError
 from schemawire.wire import StreamDelta
 
 __all__ = [
@@ -27,50 +27,6 @@ __all__ = [
 DeltaSink = Callable[[StreamDelta], None]
 """Called with each piece of a streamed answer as it arrives (text, a call's start, a piece of
 its arguments)."""
-
-
-class ModelError(SchemawireError):
-    """A model that could not answer: unreachable, refusing, cut off, or out of script.
-
-    Attributes:
-        code: what went wrong, a stable code (compare it, not the message): `UNREACHABLE`
-            (no response at all), `HTTP_ERROR` (a 4xx or 5xx), `NOT_JSON` (a body or event
-            that is not JSON), `STREAM_CUT` (the stream broke off, or ended before its end),
-            `STREAM_ERROR` (the API's own error event in the stream), `OUT_OF_SCRIPT`.
-        message: what happened, one line.
-        status: the HTTP status, when there was a response.
-        body: the start of the response body (or of the event), for the error message.
-        attempts: the requests made, retries included.
-    """
-
-    UNREACHABLE = "model_unreachable"
-    HTTP_ERROR = "model_http_error"
-    NOT_JSON = "model_not_json"
-    STREAM_CUT = "model_stream_cut"
-    STREAM_ERROR = "model_stream_error"
-    OUT_OF_SCRIPT = "model_out_of_script"
-
-    def __init__(
-        self,
-        message: str,
-        status: int | None = None,
-        body: str = "",
-        *,
-        code: str = HTTP_ERROR,
-        attempts: int = 1,
-    ) -> None:
-        self.message, self.status, self.body = message, status, body
-        self.code, self.attempts = code, attempts
-        super().__init__(f"{message}\n{body}" if body else message)
-
-    def to_json(self) -> dict[str, Any]:
-        """The failure as JSON, for the trace (which redacts it like every hop)."""
-        shown: dict[str, Any] = {"code": self.code, "message": self.message}
-        if self.status is not None:
-            shown["status"] = self.status
-        if self.body:
-            shown["body"] = self.body
-        return shown | {"attempts": self.attempts}
 
 
 class Model(Protocol):

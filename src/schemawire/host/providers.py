@@ -27,8 +27,8 @@ import httpx2
 import orjson
 
 from schemawire._json import quoted
-from schemawire.errors import UsageError
-from schemawire.host.models import DeltaSink, ModelError
+from schemawire.errors import ModelError, UsageError
+from schemawire.host.models import DeltaSink
 from schemawire.wire import StreamDelta, StreamReader, wire_format
 from schemawire.wire.sse import DONE, Event, EventParser
 

@@ -20,7 +20,7 @@ from schemawire.gates import ResultGate, ResultOptions, Verdict
 from schemawire.schema.repository import Repository
 from schemawire.schema.validator import CompiledSchema
 from schemawire.trace import Trace, record_verdicts
-from schemawire.types import Rejection, ToolResult, ToolSpec, Violation
+from schemawire.types import ToolResult, ToolSpec
 
 if TYPE_CHECKING:  # the MCP SDK loads only for MCP tools: a host of Python tools never needs it
     from schemawire.mcp import McpClient
@@ -152,22 +152,11 @@ class McpTool:
         call = await self.client.call_accepted(self.spec.name, accepted, call_id=call_id)
         if call.result is not None:
             return call.result
-        # The call could not be made (the server is gone): the client says why.
-        rejection = call.arguments.rejection or _gone(self.spec.name)
-        output = ToolResult(call_id, rejection.to_json(), True)
-        return Verdict("results", self.spec.name, False, output, rejection, (), False)
-
-
-def _gone(name: str) -> Rejection:
-    return Rejection(
-        "results",
-        "tool_failed",
-        name,
-        None,
-        None,
-        (Violation("", "tool", "the MCP server is not reachable"),),
-        f"{name} could not be reached; tell the user.",
-    )
+        # The call was not sent (the server is gone, or has no such tool): the client's
+        # refusal says why, and the model reads it as the call's result.
+        rejection = call.rejection
+        assert rejection is not None  # a call with no result was refused (`McpCall.output`)
+        return Verdict.reject(rejection, gate="results", tool=self.spec.name, value=call.output)
 
 
 def python_tools(

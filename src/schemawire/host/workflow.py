@@ -30,7 +30,7 @@ from typing import Any, Literal
 import anyio
 
 from schemawire._json import dumps
-from schemawire.errors import SchemawireError, UsageError
+from schemawire.errors import FlowError, SchemawireError, StoreError, UsageError
 from schemawire.flows.definition import END, AgentSpec, Flow
 from schemawire.gates import Verdict
 from schemawire.host.loop import Host, HostOptions, RunResult
@@ -38,21 +38,11 @@ from schemawire.host.models import Model
 from schemawire.host.tools import ToolRunner, current_idempotency_key
 from schemawire.schema.repository import Repository
 from schemawire.schema.validator import CompiledSchema
-from schemawire.store.base import Checkpoint, JournalEntry, Store, StoreError, idempotency_key
+from schemawire.store.base import Checkpoint, JournalEntry, Store, idempotency_key
 from schemawire.trace import Trace, new_run_id
-from schemawire.types import Rejection, ToolResult, ToolSpec, Violation
+from schemawire.types import Rejection, ToolResult, ToolSpec
 
 __all__ = ["FlowError", "FlowResult", "FlowRunner", "JournaledTool", "current_idempotency_key"]
-
-
-class FlowError(SchemawireError):
-    """A run that cannot go on: a handoff no route takes, a state that breaks its schema, an
-    agent that gave no answer. ``rejection`` is the gate's structured error, when a gate
-    stopped it."""
-
-    def __init__(self, message: str, rejection: Rejection | None = None) -> None:
-        super().__init__(message)
-        self.rejection = rejection
 
 
 @dataclass(slots=True)
@@ -321,14 +311,13 @@ class FlowRunner:
                 updated.update({k: v for k, v in value.items() if k in names})
         violations = validator.violations(updated)
         if violations:
-            rejection = Rejection(
-                "state",
-                "state_invalid",
-                spec.name,
-                spec.schema_id,
-                spec.version,
-                violations,
-                "Fix the flow or its tools: the state must satisfy its schema after every step.",
+            rejection = Rejection.for_spec(
+                spec,
+                gate="state",
+                code="state_invalid",
+                violations=violations,
+                hint="Fix the flow or its tools: the state must satisfy its schema after "
+                "every step.",
             )
             first = violations[0]
             raise FlowError(
@@ -417,7 +406,7 @@ def _replayed(tool: str, call_id: str, entry: JournalEntry) -> Verdict:
     result = ToolResult(
         call_id, stored.get("content"), bool(stored.get("isError")), stored.get("structuredContent")
     )
-    return Verdict("results", tool, entry.status == "completed", result)
+    return Verdict(gate="results", tool=tool, accepted=entry.status == "completed", value=result)
 
 
 def _interrupted(tool: str, call_id: str, key: str) -> Verdict:
@@ -426,9 +415,8 @@ def _interrupted(tool: str, call_id: str, key: str) -> Verdict:
         f"took effect is unknown, and {tool} is not marked idempotent, so it is not repeated"
     )
     hint = "Tell the user the outcome is unknown; do not call it again."
-    rejection = Rejection(
-        "results", "tool_interrupted", tool, None, None, (Violation("", "tool", line),), hint
+    rejection = Rejection.for_tool(
+        tool, gate="results", code="tool_interrupted", line=line, hint=hint
     )
-    return Verdict(
-        "results", tool, False, ToolResult(call_id, rejection.to_json(), True), rejection, (), False
-    )
+    output = ToolResult(call_id, rejection.to_json(), True)
+    return Verdict.reject(rejection, gate="results", tool=tool, value=output)

@@ -17,15 +17,15 @@ import httpx2
 import mcp_types
 from mcp.shared.exceptions import MCPError
 
-from schemawire.errors import SchemawireError, one_line
+from schemawire.errors import ServerError, one_line
 from schemawire.gates.redact import default_redactor
 
 __all__ = [
     "SERVER_PROBLEMS",
     "HttpStatuses",
-    "ServerError",
     "ServerProblem",
     "last_line",
+    "server_error",
     "startup_problem",
 ]
 
@@ -40,6 +40,7 @@ ServerProblem = Literal[
     "timeout",
     "handshake_failed",
     "unavailable",
+    "rpc_error",
 ]
 
 SERVER_PROBLEMS: dict[str, str] = {
@@ -53,6 +54,7 @@ SERVER_PROBLEMS: dict[str, str] = {
     "timeout": "the server did not answer in time",
     "handshake_failed": "the server answered, but the handshake failed",
     "unavailable": "the server went away, or did not answer, after the handshake",
+    "rpc_error": "the server answered a request with a JSON-RPC error (its code: `rpc_code`)",
 }
 """Each `ServerError.code`, and what it means. Compare codes, never the message."""
 
@@ -68,38 +70,21 @@ _HINTS: dict[str, str] = {
 _LINE = 500  # characters of a line quoted from a server
 
 
-class ServerError(SchemawireError):
-    """An MCP server that cannot be started, reached or spoken to.
-
-    Attributes:
-        server: the server's label (its command or URL).
-        reason: one line saying what went wrong.
-        stderr: the end of what the server wrote to stderr, when it ran as a process.
-        code: what kind of problem it is, one of `SERVER_PROBLEMS`.
-        hint: what to do about it, in a few words.
-
-    Its message is one line: ``MCP server <server>: <reason>; <hint>`` (a server that prints it
-    on exit is quoted whole by the client that started it).
-
-    The label, the reason and stderr are redacted as the error is made: a command line can hold
-    a key (``env OPENAI_API_KEY=... cmd``), a URL a password, and a server's last words a
-    connection string, and the error travels on to a model, a proxy's client and the trace.
-    """
-
-    def __init__(
-        self,
-        server: str,
-        reason: str,
-        stderr: str = "",
-        code: ServerProblem = "unavailable",
-        hint: str | None = None,
-    ) -> None:
-        redact = default_redactor().text
-        server, reason, stderr = redact(server)[0], redact(reason)[0], redact(stderr)[0]
-        self.server, self.reason, self.stderr, self.code = server, reason, stderr, code
-        self.hint = _HINTS.get(code, "") if hint is None else hint
-        text = f"MCP server {server}: {reason}"
-        super().__init__(f"{text}; {self.hint}" if self.hint else text)
+def server_error(
+    server: str,
+    reason: str,
+    stderr: str = "",
+    code: ServerProblem = "unavailable",
+    hint: str | None = None,
+    *,
+    rpc_code: int | None = None,
+) -> ServerError:
+    """The `ServerError` for ``server``, its label, reason and stderr redacted (see why in
+    `ServerError`), with the hint of its ``code`` unless one is given."""
+    redact = default_redactor().text
+    server, reason, stderr = redact(server)[0], redact(reason)[0], redact(stderr)[0]
+    hint = _HINTS.get(code, "") if hint is None else hint
+    return ServerError(server, reason, stderr, code, hint, rpc_code=rpc_code)
 
 
 @dataclass(frozen=True, slots=True)

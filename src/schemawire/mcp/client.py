@@ -43,7 +43,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from schemawire._json import quoted
 from schemawire._version import __version__
-from schemawire.errors import SchemawireError, one_line
+from schemawire.errors import SchemawireError, ServerError, UsageError, one_line
 from schemawire.gates import (
     ArgumentGate,
     ArgumentOptions,
@@ -54,12 +54,12 @@ from schemawire.gates import (
 )
 from schemawire.mcp._children import tied_to_this_process
 from schemawire.mcp._offload import off_loop
-from schemawire.mcp._problems import HttpStatuses, ServerError, last_line, startup_problem
+from schemawire.mcp._problems import HttpStatuses, last_line, server_error, startup_problem
 from schemawire.mcp._tools import RemoteTool, gates_for, remote_tools, unwrapped
 from schemawire.mcp._wire import WireTap, record_verdicts, traced
 from schemawire.schema.repository import Repository
 from schemawire.trace import Trace
-from schemawire.types import Rejection, ToolResult, Violation
+from schemawire.types import Rejection, ToolResult
 
 __all__ = ["HttpServer", "McpCall", "McpClient", "ServerError", "StdioServer"]
 
@@ -105,7 +105,7 @@ class StdioServer:
     def from_argv(cls, argv: Sequence[str], env: Mapping[str, str] | None = None) -> StdioServer:
         """The server a command line starts, such as ``["npx", "server", "stdio"]``."""
         if not argv:
-            raise ValueError("a stdio server needs a command")
+            raise UsageError("a stdio server needs a command")
         return cls(argv[0], tuple(argv[1:]), env)
 
 
@@ -303,7 +303,7 @@ class McpClient:
                 failed or took longer than the timeout.
         """
         if self._group is None:
-            raise RuntimeError("use the client as `async with McpClient(...) as client:`")
+            raise UsageError("use the client as `async with McpClient(...) as client:`")
         self._connection = await self._group.start(self._hold_connection)
         self._tools, self._gates = None, {}
 
@@ -481,8 +481,8 @@ class McpClient:
         which runs the gates itself, and for tests of what a server does with bad input.
 
         Raises:
-            ServerError: the server is gone or did not answer in time.
-            MCPError: the server answered with a JSON-RPC error.
+            ServerError: the server is gone or did not answer in time, answered with a
+                JSON-RPC error (code ``rpc_error``), or with what is not a ``CallToolResult``.
         """
         try:
             return await self._request(_call_request(name, arguments), timeout or self.timeout)
@@ -491,7 +491,11 @@ class McpClient:
                 raise self._unavailable(self._mark_lost()) from None
             if error.error.code == mcp_types.REQUEST_TIMEOUT:
                 raise self._unavailable(one_line(error)) from None
-            raise
+            reason = f"tools/call failed: {error.error.message} (JSON-RPC error {error.error.code})"
+            label, code = self.server.label, error.error.code
+            raise server_error(label, reason, code="rpc_error", rpc_code=code) from error
+        except ValidationError as error:
+            raise self._unavailable(f"tools/call failed: {one_line(error)}") from None
 
     async def _send(
         self,
@@ -555,16 +559,11 @@ class McpClient:
 
     def _failed(self, name: str, call_id: str, reason: str) -> McpCall:
         """A call that could not be made at all: the server is gone."""
-        rejection = Rejection(
-            "arguments",
-            "tool_failed",
-            name,
-            None,
-            None,
-            (Violation("", "tool", reason),),
-            f"{name} could not be reached; tell the user.",
+        hint = f"{name} could not be reached; tell the user."
+        rejection = Rejection.for_tool(
+            name, gate="arguments", code="tool_unavailable", line=reason, hint=hint
         )
-        return McpCall(name, call_id, Verdict("arguments", name, False, None, rejection))
+        return McpCall(name, call_id, _refused(rejection))
 
     # --- the session ---------------------------------------------------------------------------
 
@@ -676,7 +675,7 @@ class McpClient:
             process=isinstance(self.server, StdioServer),
             credentials=_sends_credentials(self.server),
         )
-        return ServerError(self.server.label, reason, tail, code)
+        return server_error(self.server.label, reason, tail, code)
 
     async def _transport(
         self, stack: AsyncExitStack, stderr: IO[str], statuses: HttpStatuses
@@ -741,7 +740,7 @@ class McpClient:
 
     def _unavailable(self, reason: str) -> ServerError:
         connection = self._connection
-        return ServerError(
+        return server_error(
             self.server.label, reason, connection.stderr_tail() if connection else ""
         )
 
@@ -827,16 +826,21 @@ def _unknown(
     name: str, call_id: str, tools: dict[str, RemoteTool], tool: RemoteTool | None
 ) -> McpCall:
     if tool is not None:  # listed, but its schema cannot be used
+        code = "tool_unusable"
         line = f"the server's schema for {name} cannot be used: {tool.problem}"
         hint = f"{name} cannot be called safely; tell the user."
     else:
         known = ", ".join(sorted(tools)) or "none"
+        code = "tool_unknown"
         line = f"the server has no tool {quoted(name)} (its tools: {known})"
         hint = "Call one of the server's tools."
-    rejection = Rejection(
-        "arguments", "arguments_invalid", name, None, None, (Violation("", "tool", line),), hint
-    )
-    return McpCall(name, call_id, Verdict("arguments", name, False, None, rejection))
+    rejection = Rejection.for_tool(name, gate="arguments", code=code, line=line, hint=hint)
+    return McpCall(name, call_id, _refused(rejection))
+
+
+def _refused(rejection: Rejection) -> Verdict:
+    """A call refused before its arguments were checked (no schema to say they conform)."""
+    return Verdict.reject(rejection, gate="arguments", tool=rejection.tool, conforms=None)
 
 
 def _tail(stderr: IO[str] | None) -> str:

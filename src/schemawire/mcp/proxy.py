@@ -18,6 +18,7 @@ from typing import Any
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
+from schemawire.errors import ServerError
 from schemawire.gates import Verdict
 from schemawire.mcp._tools import (
     OBJECT_OUTPUT_ONLY,
@@ -25,11 +26,11 @@ from schemawire.mcp._tools import (
     is_object_schema,
     wrapped_output,
 )
-from schemawire.mcp.client import McpClient, ServerError
+from schemawire.mcp.client import McpClient
 from schemawire.mcp.server import verdict_result
 from schemawire.project.mcp import project_mcp
 from schemawire.trace import Trace
-from schemawire.types import Rejection, Violation
+from schemawire.types import Rejection
 
 __all__ = ["UpstreamTools"]
 
@@ -94,7 +95,12 @@ class UpstreamTools:
             rejection = _unreachable(name, error)
             return verdict_result(_refused(rejection))
         if name not in tools:
-            raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {name}")
+            # The spec's answer to an unknown tool is this JSON-RPC error; its data names our code.
+            raise MCPError(
+                code=types.INVALID_PARAMS,
+                message=f"Unknown tool: {name}",
+                data={"code": "tool_unknown"},
+            )
         call = await self.client.call(name, arguments if arguments is not None else {})
         _, wrapped = self._listed(tools[name], version)
         # The client put both verdicts in the trace; the refusing one is what the client reads.
@@ -114,10 +120,8 @@ def _unreachable(name: str, error: ServerError) -> Rejection:
     upstream's stderr, was redacted whole when the error was made: `ServerError`.)"""
     line = f"the upstream server is unavailable: {error.reason}"
     hint = f"{name} cannot be reached now; tell the user."
-    return Rejection(
-        "arguments", "tool_failed", name, None, None, (Violation("", "tool", line),), hint
-    )
+    return Rejection.for_tool(name, gate="arguments", code="tool_unavailable", line=line, hint=hint)
 
 
 def _refused(rejection: Rejection) -> Verdict:
-    return Verdict("arguments", rejection.tool, False, None, rejection)
+    return Verdict.reject(rejection, gate="arguments", tool=rejection.tool, conforms=None)

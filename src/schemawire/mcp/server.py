@@ -328,7 +328,12 @@ class LocalTools:
     ) -> dict[str, Any]:
         listed = self._listing(version).get(name)
         if listed is None:
-            raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {name}")
+            # The spec's answer to an unknown tool is this JSON-RPC error; its data names our code.
+            raise MCPError(
+                code=types.INVALID_PARAMS,
+                message=f"Unknown tool: {name}",
+                data={"code": "tool_unknown"},
+            )
         canonical, _, wrapped = listed
         argument_gate, result_gate = self._gates[canonical]
         sent = arguments if arguments is not None else {}

@@ -17,7 +17,7 @@ from typing import Any
 
 from schemawire._json import quoted
 from schemawire.errors import UsageError
-from schemawire.project._limits import Limit, exceeded, measure
+from schemawire.project._limits import TargetLimit, exceeded, measure
 from schemawire.project._names import unique_name
 from schemawire.project.a2a import Agent, agent_card, project_a2a
 from schemawire.project.anthropic import project_anthropic
@@ -92,14 +92,14 @@ class Target:
     project: Callable[..., Projection]
     options: tuple[str, ...] = ()
     name_path: tuple[str, ...] = ("name",)
-    limits: tuple[Limit, ...] = ()
+    limits: tuple[TargetLimit, ...] = ()
     tool_limit: int | None = None
 
 
 _TOOLS, _FORMATS = ("tools",), ("handoffs", "state")
 _ANTHROPIC_STRICT = (
-    Limit("optional", 24, "Anthropic strict tools: optional parameters per request"),
-    Limit("unions", 16, "Anthropic strict tools: parameters with unions per request"),
+    TargetLimit("optional", 24, "Anthropic strict tools: optional parameters per request"),
+    TargetLimit("unions", 16, "Anthropic strict tools: parameters with unions per request"),
 )
 
 TARGETS: dict[str, Target] = {

@@ -14,7 +14,7 @@ from typing import Any
 
 from schemawire._json import quoted
 from schemawire.project._arguments import IDENTITY, ArgumentMap
-from schemawire.project._limits import Limit, exceeded
+from schemawire.project._limits import TargetLimit, exceeded
 from schemawire.project._names import NameRule
 from schemawire.project._transforms import Policy, Walk
 from schemawire.types import Loss, Projection, ToolSpec
@@ -47,7 +47,7 @@ class Draft:
         *,
         document: str,
         at: str,
-        limits: tuple[Limit, ...] = (),
+        limits: tuple[TargetLimit, ...] = (),
     ) -> tuple[Any, ArgumentMap]:
         """``schema`` walked under ``policy``; ``at`` is where the payload holds the result.
 
@@ -74,7 +74,7 @@ class Draft:
         *,
         at: str,
         root_type: str = "object",
-        limits: tuple[Limit, ...] = (),
+        limits: tuple[TargetLimit, ...] = (),
     ) -> dict[str, Any]:
         """The tool's input schema walked under ``policy`` (see `schema`) as the one object
         every provider's parameters are: ``type`` (``root_type``) said at the root. Its

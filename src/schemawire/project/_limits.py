@@ -12,7 +12,7 @@ from typing import Any
 
 from schemawire.types import Loss
 
-__all__ = ["Limit", "Size", "count_node", "exceeded", "measure"]
+__all__ = ["Size", "TargetLimit", "count_node", "exceeded", "measure"]
 
 _CONTAINERS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 _SUBSCHEMA = (
@@ -56,8 +56,9 @@ class Size:
 
 
 @dataclass(frozen=True, slots=True)
-class Limit:
-    """One limit of a target: the `Size` field it bounds, its maximum, and where it comes from."""
+class TargetLimit:
+    """One limit a target's API puts on the schemas of a request: the `Size` field it bounds,
+    its maximum, and where it comes from."""
 
     field: str
     maximum: int
@@ -78,7 +79,7 @@ def measure(schema: Any) -> Size:
     return size
 
 
-def exceeded(size: Size, limits: tuple[Limit, ...]) -> Iterator[Loss]:
+def exceeded(size: Size, limits: tuple[TargetLimit, ...]) -> Iterator[Loss]:
     """A blocking ``LIMIT_EXCEEDED`` loss for each limit that ``size`` is over."""
     for limit in limits:
         figure = getattr(size, limit.field)

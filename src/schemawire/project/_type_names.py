@@ -79,7 +79,10 @@ _TYPE_TOKEN = re.compile(r"\s*(\.\.\.|[A-Za-z_][A-Za-z0-9_.]*|[\[\],|])")
 
 
 class UnknownTypeError(Exception):
-    """A type expression that means nothing JSON Schema can say."""
+    """A type expression that means nothing JSON Schema can say.
+
+    Private: `parse_type` catches it and returns None; it never crosses the public API, so it
+    is not a `SchemawireError`."""
 
 
 def parse_type(value: str | list[Any]) -> tuple[dict[str, Any], bool] | None:

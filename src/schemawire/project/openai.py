@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from schemawire.project._draft import ENVELOPE_ANNOTATIONS, NO_DOCUMENTS, Draft
-from schemawire.project._limits import Limit
+from schemawire.project._limits import TargetLimit
 from schemawire.project._names import NameRule
 from schemawire.project._transforms import METADATA, Policy
 from schemawire.schema.dialect import DRAFT_07, DRAFT_2020_12
@@ -42,11 +42,11 @@ STRICT_FORMATS = frozenset(
     {"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"}
 )
 STRICT_LIMITS = (
-    Limit("properties", 5000, "OpenAI Structured Outputs: object properties in total"),
-    Limit("depth", 10, "OpenAI Structured Outputs: levels of nesting"),
-    Limit("chars", 120_000, "OpenAI Structured Outputs: characters of names and values"),
-    Limit("enum_values", 1000, "OpenAI Structured Outputs: enum values in total"),
-    Limit("long_enum_chars", 15_000, "OpenAI Structured Outputs: one enum over 250 values"),
+    TargetLimit("properties", 5000, "OpenAI Structured Outputs: object properties in total"),
+    TargetLimit("depth", 10, "OpenAI Structured Outputs: levels of nesting"),
+    TargetLimit("chars", 120_000, "OpenAI Structured Outputs: characters of names and values"),
+    TargetLimit("enum_values", 1000, "OpenAI Structured Outputs: enum values in total"),
+    TargetLimit("long_enum_chars", 15_000, "OpenAI Structured Outputs: one enum over 250 values"),
 )
 
 # Structured Outputs compiles patterns to a grammar: lookaround and backreferences do not fit.

@@ -30,31 +30,12 @@ __all__ = [
     "idempotency_key",
 ]
 
-from schemawire.errors import SchemawireError
+from schemawire.errors import RunLookupError, StoreError
 
 RunStatus = Literal["running", "done", "failed"]
 CallStatus = Literal["started", "completed", "failed"]
 SHORT_ID = 4
 """The fewest characters of a run id that `find_run` takes for the whole id."""
-
-
-class StoreError(SchemawireError):
-    """A store that cannot be opened or written, or a run it does not have."""
-
-
-class RunLookupError(StoreError):
-    """An id, or the start of one, that names no run or several.
-
-    Attributes:
-        given: what was asked for.
-        candidates: the runs whose ids start with it, newest first (empty: none, or ``given``
-            was too short to look for).
-    """
-
-    def __init__(self, message: str, given: str, candidates: tuple[str, ...] = ()) -> None:
-        super().__init__(message)
-        self.given = given
-        self.candidates = candidates
 
 
 @dataclass(frozen=True, slots=True)

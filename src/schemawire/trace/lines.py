@@ -21,7 +21,7 @@ from typing import Any
 
 import orjson
 
-from schemawire._json import Limits, loads
+from schemawire._json import ParseLimits, loads
 from schemawire.errors import ErrorCode, JSONError
 from schemawire.gates._values import is_unicode, without_lone_surrogates
 from schemawire.types import Hop
@@ -187,7 +187,7 @@ def _hop_or_none(line: bytes) -> Hop | None:
 
 # 20 digits in a row may be an integer beyond 64 bits, which orjson would turn into a float.
 _LONG_DIGITS = re.compile(rb"[0-9]{20}")
-_EXACT = Limits(max_bytes=2**31 - 1, max_depth=250, allow_duplicate_keys=True)
+_EXACT = ParseLimits(max_bytes=2**31 - 1, max_depth=250, allow_duplicate_keys=True)
 
 
 def _parsed(line: bytes) -> Any:
