@@ -68,6 +68,7 @@ class Walker(Protocol):
         """``schema``, found at ``where``, as the target takes it, and its argument map."""
         ...
 
+    # The same lines as `Walk.child`: a Protocol restates each signature it asks for.
     def child(
         self,
         schema: Any,
