@@ -3,17 +3,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from schemawire.project._policy import Where
-
-if TYPE_CHECKING:
-    from schemawire.project._transforms import Walk
+from schemawire.project._walker import Walker
 
 __all__ = ["in_2020_12"]
 
 
-def in_2020_12(walk: Walk, schema: dict[str, Any], where: Where) -> dict[str, Any]:
+def in_2020_12(walk: Walker, schema: dict[str, Any], where: Where) -> dict[str, Any]:
     """A draft-07 subschema in draft 2020-12's words: every target reads 2020-12."""
     translated = dict(schema)
     translated.pop("$schema", None)  # 2020-12 is the dialect of every projection
@@ -42,7 +40,7 @@ def in_2020_12(walk: Walk, schema: dict[str, Any], where: Where) -> dict[str, An
 
 
 def _split_dependencies(
-    walk: Walk, translated: dict[str, Any], dependencies: dict[str, Any], where: Where
+    walk: Walker, translated: dict[str, Any], dependencies: dict[str, Any], where: Where
 ) -> None:
     required = {k: v for k, v in dependencies.items() if isinstance(v, list)}
     schemas = {k: v for k, v in dependencies.items() if not isinstance(v, list)}

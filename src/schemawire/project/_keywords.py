@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from schemawire._json import quoted
 from schemawire.project._arguments import IDENTITY, ArgumentMap
@@ -23,14 +23,12 @@ from schemawire.project._policy import (
     short,
     upper_case_types,
 )
-
-if TYPE_CHECKING:
-    from schemawire.project._transforms import Walk
+from schemawire.project._walker import Walker
 
 __all__ = ["HANDLERS"]
 
 
-def _properties(walk: Walk, node: Node, value: Any, schema: dict[str, Any], where: Where) -> None:
+def _properties(walk: Walker, node: Node, value: Any, schema: dict[str, Any], where: Where) -> None:
     if not isinstance(value, dict):
         node.out["properties"] = value
         return
@@ -60,11 +58,11 @@ def _properties(walk: Walk, node: Node, value: Any, schema: dict[str, Any], wher
             walk.lose("PROPERTY_KEY_RENAMED", where, "required", "required names renamed keys")
 
 
-def _required(walk: Walk, node: Node, value: Any, schema: dict[str, Any], where: Where) -> None:
+def _required(walk: Walker, node: Node, value: Any, schema: dict[str, Any], where: Where) -> None:
     node.out["required"] = value  # renamed keys are mapped once all properties are known
 
 
-def _items(walk: Walk, node: Node, value: Any, schema: dict[str, Any], where: Where) -> None:
+def _items(walk: Walker, node: Node, value: Any, schema: dict[str, Any], where: Where) -> None:
     if isinstance(value, list):  # draft-07 tuple form
         node.out["items"] = walk.subschemas("items", value, where)
         return
@@ -75,7 +73,7 @@ def _items(walk: Walk, node: Node, value: Any, schema: dict[str, Any], where: Wh
 
 
 def _additional_properties(
-    walk: Walk, node: Node, value: Any, schema: dict[str, Any], where: Where
+    walk: Walker, node: Node, value: Any, schema: dict[str, Any], where: Where
 ) -> None:
     policy = walk.policy
     if value is False and (policy.strict or "additionalProperties" in policy.keep):
@@ -95,7 +93,7 @@ def _additional_properties(
         )
 
 
-def _type(walk: Walk, node: Node, value: Any, schema: dict[str, Any], where: Where) -> None:
+def _type(walk: Walker, node: Node, value: Any, schema: dict[str, Any], where: Where) -> None:
     mode = walk.policy.type_lists
     if not isinstance(value, list) or mode == "keep":
         node.out["type"] = value
@@ -117,7 +115,7 @@ def _type(walk: Walk, node: Node, value: Any, schema: dict[str, Any], where: Whe
     walk.lose("TYPE_ARRAY_TO_ANYOF", where, "type", "a list of types written as anyOf")
 
 
-def _enum(walk: Walk, node: Node, value: Any, schema: dict[str, Any], where: Where) -> None:
+def _enum(walk: Walker, node: Node, value: Any, schema: dict[str, Any], where: Where) -> None:
     if "enum" not in walk.policy.keep:
         walk.drop(node, "enum", value, where)
         return
@@ -135,7 +133,7 @@ def _enum(walk: Walk, node: Node, value: Any, schema: dict[str, Any], where: Whe
         node.out["enum"] = kept
 
 
-def _const(walk: Walk, node: Node, value: Any, schema: dict[str, Any], where: Where) -> None:
+def _const(walk: Walker, node: Node, value: Any, schema: dict[str, Any], where: Where) -> None:
     if walk.policy.const_to_enum:
         walk.lose("CONST_TO_ENUM", where, "const", "written as a one-value enum")
         _enum(walk, node, [value], schema, where)
@@ -145,7 +143,7 @@ def _const(walk: Walk, node: Node, value: Any, schema: dict[str, Any], where: Wh
         walk.drop(node, "const", value, where)
 
 
-def _one_of(walk: Walk, node: Node, value: Any, schema: dict[str, Any], where: Where) -> None:
+def _one_of(walk: Walker, node: Node, value: Any, schema: dict[str, Any], where: Where) -> None:
     if not walk.policy.one_of_to_any_of:
         _kept_or_dropped(walk, node, "oneOf", value, where)
         return
@@ -158,7 +156,7 @@ def _one_of(walk: Walk, node: Node, value: Any, schema: dict[str, Any], where: W
     ]
 
 
-def _all_of(walk: Walk, node: Node, value: Any, schema: dict[str, Any], where: Where) -> None:
+def _all_of(walk: Walker, node: Node, value: Any, schema: dict[str, Any], where: Where) -> None:
     if not walk.policy.merge_all_of or not isinstance(value, list):
         _kept_or_dropped(walk, node, "allOf", value, where)
         return
@@ -181,7 +179,7 @@ def _all_of(walk: Walk, node: Node, value: Any, schema: dict[str, Any], where: W
             node.arguments = arguments
 
 
-def _format(walk: Walk, node: Node, value: Any, schema: dict[str, Any], where: Where) -> None:
+def _format(walk: Walker, node: Node, value: Any, schema: dict[str, Any], where: Where) -> None:
     formats = walk.policy.formats
     if "format" in walk.policy.keep and (formats is None or value in formats):
         node.out["format"] = value
@@ -190,7 +188,7 @@ def _format(walk: Walk, node: Node, value: Any, schema: dict[str, Any], where: W
         walk.lose("FORMAT_DROPPED", where, "format", f"format {quoted(value)} is not supported")
 
 
-def _pattern(walk: Walk, node: Node, value: Any, schema: dict[str, Any], where: Where) -> None:
+def _pattern(walk: Walker, node: Node, value: Any, schema: dict[str, Any], where: Where) -> None:
     ok = walk.policy.pattern_ok
     if "pattern" in walk.policy.keep and (ok is None or (isinstance(value, str) and ok(value))):
         node.out["pattern"] = value
@@ -204,7 +202,7 @@ def _pattern(walk: Walk, node: Node, value: Any, schema: dict[str, Any], where: 
         )
 
 
-def _min_items(walk: Walk, node: Node, value: Any, schema: dict[str, Any], where: Where) -> None:
+def _min_items(walk: Walker, node: Node, value: Any, schema: dict[str, Any], where: Where) -> None:
     limit = walk.policy.max_min_items
     if "minItems" in walk.policy.keep and (
         limit is None or (isinstance(value, int) and value <= limit)
@@ -214,20 +212,20 @@ def _min_items(walk: Walk, node: Node, value: Any, schema: dict[str, Any], where
         walk.drop(node, "minItems", value, where)
 
 
-def _kept_or_dropped(walk: Walk, node: Node, keyword: str, value: Any, where: Where) -> None:
+def _kept_or_dropped(walk: Walker, node: Node, keyword: str, value: Any, where: Where) -> None:
     if keyword in walk.policy.keep:
         node.out[keyword] = walk.subschemas(keyword, value, where)
     else:
         walk.drop(node, keyword, value, where)
 
 
-def _ref(walk: Walk, node: Node, value: Any, schema: dict[str, Any], where: Where) -> None:
+def _ref(walk: Walker, node: Node, value: Any, schema: dict[str, Any], where: Where) -> None:
     """A ``$ref`` that stays (the walk inlines the others before keywords are looked at)."""
     node.out["$ref"] = value
     walk.kept_reference(value)
 
 
-Handler = Callable[["Walk", Node, Any, dict[str, Any], Where], None]
+Handler = Callable[[Walker, Node, Any, dict[str, Any], Where], None]
 HANDLERS: dict[str, Handler] = {
     "$ref": _ref,
     "properties": _properties,

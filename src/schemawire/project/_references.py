@@ -4,21 +4,19 @@ still references projected once the rest is known."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import unquote, urldefrag
 
 from schemawire._pointer import resolve
 from schemawire.project._arguments import IDENTITY, ArgumentMap
 from schemawire.project._merge import merge_schemas
 from schemawire.project._policy import ANY_SCALAR, DEFINITIONS, MISSING, Where, find, join_uri
-
-if TYPE_CHECKING:
-    from schemawire.project._transforms import Walk
+from schemawire.project._walker import Walker
 
 __all__ = ["inline", "inlines", "project_definitions"]
 
 
-def inlines(walk: Walk, schema: dict[str, Any], where: Where) -> bool:
+def inlines(walk: Walker, schema: dict[str, Any], where: Where) -> bool:
     """Whether the walk replaces the ``$ref`` of ``schema`` by what it names (the policy's
     ``inline_refs``), rather than keeping it."""
     reference = schema["$ref"]
@@ -30,7 +28,7 @@ def inlines(walk: Walk, schema: dict[str, Any], where: Where) -> bool:
     return mode == "all" or not walk.policy.recursion or (mode == "siblings" and len(schema) > 1)
 
 
-def inline(walk: Walk, schema: dict[str, Any], where: Where) -> tuple[Any, ArgumentMap]:
+def inline(walk: Walker, schema: dict[str, Any], where: Where) -> tuple[Any, ArgumentMap]:
     """``schema`` with its ``$ref`` replaced by what it names, projected (a reference back
     into itself kept or cut, one that does not resolve left out), and its argument map."""
     reference = schema["$ref"]
@@ -54,7 +52,7 @@ def inline(walk: Walk, schema: dict[str, Any], where: Where) -> tuple[Any, Argum
     return projected, arguments
 
 
-def _recursion(walk: Walk, schema: dict[str, Any], where: Where) -> tuple[Any, ArgumentMap]:
+def _recursion(walk: Walker, schema: dict[str, Any], where: Where) -> tuple[Any, ArgumentMap]:
     reference = schema["$ref"]
     local = reference.startswith("#") and where.base == walk.base_uri
     if walk.policy.recursion and local:
@@ -69,7 +67,7 @@ def _recursion(walk: Walk, schema: dict[str, Any], where: Where) -> tuple[Any, A
     return ({"anyOf": list(ANY_SCALAR)} if walk.policy.typed else {}), IDENTITY
 
 
-def _resolve_reference(walk: Walk, reference: str, where: Where) -> tuple[Any, Where] | None:
+def _resolve_reference(walk: Walker, reference: str, where: Where) -> tuple[Any, Where] | None:
     target = urldefrag(join_uri(where.base, reference))
     fragment = unquote(target.fragment)
     if target.url == walk.base_uri and (fragment == "" or fragment.startswith("/")):
@@ -81,7 +79,7 @@ def _resolve_reference(walk: Walk, reference: str, where: Where) -> tuple[Any, W
     return _resolve_elsewhere(walk, reference, where)
 
 
-def _resolve_elsewhere(walk: Walk, reference: str, where: Where) -> tuple[Any, Where] | None:
+def _resolve_elsewhere(walk: Walker, reference: str, where: Where) -> tuple[Any, Where] | None:
     target = urldefrag(join_uri(where.base, reference))
     document = walk.documents.get(target.url)
     if document is None:
@@ -91,7 +89,7 @@ def _resolve_elsewhere(walk: Walk, reference: str, where: Where) -> tuple[Any, W
 
 
 def _with_siblings(
-    walk: Walk, projected: Any, arguments: ArgumentMap, siblings: dict[str, Any], where: Where
+    walk: Walker, projected: Any, arguments: ArgumentMap, siblings: dict[str, Any], where: Where
 ) -> tuple[Any, ArgumentMap]:
     # A $ref with siblings applies both (2020-12); inlined, they merge into one subschema.
     own, own_arguments = walk.schema(siblings, where)
@@ -110,7 +108,7 @@ def _with_siblings(
 
 
 def project_definitions(
-    walk: Walk, schema: dict[str, Any], projected: dict[str, Any], where: Where
+    walk: Walker, schema: dict[str, Any], projected: dict[str, Any], where: Where
 ) -> None:
     """Project the root definitions that the output still references; report the rest."""
     if schema.keys().isdisjoint(DEFINITIONS):
@@ -154,7 +152,7 @@ def project_definitions(
             )
 
 
-def _still_referenced(walk: Walk, pointer: str) -> bool:
+def _still_referenced(walk: Walker, pointer: str) -> bool:
     if walk.policy.inline_refs == "external":
         return True
     return any(ref == pointer or ref.startswith(pointer + "/") for ref in walk.kept_refs)

@@ -4,7 +4,7 @@ properties made required and nullable, maps sent as key/value pairs, and every v
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from schemawire._pointer import join
 from schemawire.project._policy import (
@@ -15,9 +15,7 @@ from schemawire.project._policy import (
     Where,
     is_object,
 )
-
-if TYPE_CHECKING:
-    from schemawire.project._transforms import Walk
+from schemawire.project._walker import Walker
 
 __all__ = ["TYPING_KEYWORDS", "require_type", "strict_object"]
 
@@ -27,7 +25,7 @@ _OTHER_KEYS = frozenset({"additionalProperties", "unevaluatedProperties", "patte
 TYPING_KEYWORDS = frozenset({"type", "anyOf", "enum", "const", "$ref", "allOf", "oneOf"})
 
 
-def strict_object(walk: Walk, node: Node, schema: dict[str, Any], where: Where) -> None:
+def strict_object(walk: Walker, node: Node, schema: dict[str, Any], where: Where) -> None:
     """A strict target's object: closed, or sent as key/value pairs (a map)."""
     an_object = is_object(node.out)
     if node.map_values is None and an_object:
@@ -38,7 +36,7 @@ def strict_object(walk: Walk, node: Node, schema: dict[str, Any], where: Where) 
         _close_object(walk, node, where)
 
 
-def _open_by_default(walk: Walk, node: Node, schema: dict[str, Any], where: Where) -> None:
+def _open_by_default(walk: Walker, node: Node, schema: dict[str, Any], where: Where) -> None:
     """An object that says nothing of other keys takes any: JSON Schema's default, which a
     strict target reverses. A free-form object (no properties) below the root is sent as
     pairs like any map; otherwise the closing is reported."""
@@ -54,7 +52,7 @@ def _open_by_default(walk: Walk, node: Node, schema: dict[str, Any], where: Wher
     walk.lose("MAP_CLOSED", where, None, detail)
 
 
-def _map_to_pairs(walk: Walk, node: Node, schema: dict[str, Any], where: Where) -> None:
+def _map_to_pairs(walk: Walker, node: Node, schema: dict[str, Any], where: Where) -> None:
     walk.reshaped()
     kept = {k: v for k, v in node.out.items() if k in ANNOTATIONS_KEPT_ON_PAIRS}
     for keyword in set(node.out) - set(kept) - {"additionalProperties"}:
@@ -81,7 +79,7 @@ def _map_to_pairs(walk: Walk, node: Node, schema: dict[str, Any], where: Where) 
     )
 
 
-def _close_object(walk: Walk, node: Node, where: Where) -> None:
+def _close_object(walk: Walker, node: Node, where: Where) -> None:
     out = node.out
     properties: dict[str, Any] = out.setdefault("properties", {})
     out["additionalProperties"] = False
@@ -114,7 +112,7 @@ def _close_object(walk: Walk, node: Node, where: Where) -> None:
     node.arguments = node.arguments.with_optional_nulls(canonical.values())
 
 
-def _nullable(walk: Walk, schema: Any, where: Where) -> Any:
+def _nullable(walk: Walker, schema: Any, where: Where) -> Any:
     """``schema`` that also takes ``null`` (an optional property made required)."""
     if not isinstance(schema, dict):
         return schema
@@ -141,14 +139,14 @@ def _nullable(walk: Walk, schema: Any, where: Where) -> Any:
     return nullable
 
 
-def _null_or(walk: Walk, schema: dict[str, Any], where: Where) -> dict[str, Any]:
+def _null_or(walk: Walker, schema: dict[str, Any], where: Where) -> dict[str, Any]:
     """``{"anyOf": [schema, null]}``, with the origins below ``schema`` moved along."""
     _move_origins(walk, where.out, join(where.out, "anyOf", 0))
     walk.lose("OPTIONAL_TO_NULLABLE", where, None, "wrapped to also take null, for absent")
     return {"anyOf": [schema, dict(NULL)]}
 
 
-def _move_origins(walk: Walk, old: str, new: str) -> None:
+def _move_origins(walk: Walker, old: str, new: str) -> None:
     moved = {
         key: value for key, value in walk.origins.items() if key == old or key.startswith(old + "/")
     }
@@ -157,7 +155,7 @@ def _move_origins(walk: Walk, old: str, new: str) -> None:
         walk.origins[new + key[len(old) :]] = value
 
 
-def require_type(walk: Walk, out: dict[str, Any], where: Where) -> None:
+def require_type(walk: Walker, out: dict[str, Any], where: Where) -> None:
     """A typed target's subschema: one that says no type takes any scalar (and so do the
     items of an array that says none)."""
     if not TYPING_KEYWORDS.isdisjoint(out):

@@ -12,7 +12,8 @@ to ``enum``, type lists, inlining ``$ref``, cutting recursion, renaming property
 maps into key/value pairs, and restating dropped constraints in the description. The walk
 itself is here; what it does by concept lives beside it: `_keywords` (one handler per keyword),
 `_references` (``$ref``, recursion, definitions), `_strict` (closing, nullable optionals, maps
-as pairs, typing) and `_draft07` (draft-07 read as 2020-12).
+as pairs, typing) and `_draft07` (draft-07 read as 2020-12). Those steps are given the walk as
+a `_walker.Walker`, the Protocol `Walk` satisfies, so that they need not import this module.
 """
 
 from __future__ import annotations

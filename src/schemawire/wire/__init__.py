@@ -6,6 +6,7 @@ assistant turns (text and tool calls) back, streamed responses read as they arri
 - `conversation`: the conversation every API renders, and `EntryCache`, one conversation's
   renderings, which its owner passes to `WireFormat.body`.
 - `stream`: what a streamed event adds (`TextDelta`, `CallStarted`, `ArgumentsDelta`).
+- `_api`: `WireFormat`, what one model API is, and the skeleton each API module fills in.
 - `sse`: server-sent events parsed from bytes as they arrive.
 """
 
@@ -15,6 +16,7 @@ import importlib
 
 from schemawire._json import quoted
 from schemawire.errors import UsageError
+from schemawire.wire._api import WireFormat
 from schemawire.wire.conversation import (
     AssistantTurn,
     Entry,
@@ -23,7 +25,6 @@ from schemawire.wire.conversation import (
     ToolOutputs,
     ToolRef,
     UserText,
-    WireFormat,
 )
 from schemawire.wire.stream import (
     ArgumentsDelta,

@@ -1,6 +1,8 @@
-"""The skeleton every model API module fills in, so that each module holds only what is
-particular to its API.
+"""What one model API is (`WireFormat`), and the skeleton every API module fills in to be one,
+so that each module holds only what is particular to its API.
 
+`WireFormat` sits here, above the `conversation` and `stream` modules whose types its methods
+take and return: `stream` imports `conversation`, so `conversation` cannot name a stream reader.
 `ApiWire` is a `WireFormat` made of an API's own parts: how one conversation entry renders, how
 the request body is put together around the rendered messages, how a response body is read, and
 its stream reader. `EventReader` is what every `StreamReader` shares: counting events (so that
@@ -12,7 +14,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from schemawire.wire._render import Cursor
 from schemawire.wire.conversation import (
@@ -24,7 +26,63 @@ from schemawire.wire.conversation import (
 )
 from schemawire.wire.stream import StreamDelta, StreamReader, with_canonical_name
 
-__all__ = ["ApiWire", "BodyBuilder", "EventReader", "TurnReader", "stream_member"]
+__all__ = [
+    "ApiWire",
+    "BodyBuilder",
+    "EventReader",
+    "TurnReader",
+    "WireFormat",
+    "stream_member",
+]
+
+
+class WireFormat(Protocol):
+    """One model API: how a request is written and a response read. Pure: no I/O."""
+
+    @property
+    def name(self) -> str:
+        """The API's name, such as ``"openai.chat"``."""
+        ...
+
+    @property
+    def target(self) -> str:
+        """The projection target its tools use, such as ``"openai.chat"``."""
+        ...
+
+    def body(self, request: Request, rendered: EntryCache | None = None) -> dict[str, Any]:
+        """The JSON body of the HTTP request.
+
+        Without ``rendered``, the body is the caller's own: it shares no object with the
+        request or with any other body, so changing it changes nothing else. With
+        ``rendered`` (the conversation's cache), each entry is rendered once, and for speed
+        the body shares its messages and tools with the request and with the earlier bodies
+        rendered through that cache: read it, copy it, never change it.
+
+        Raises:
+            UsageError: an option names a member the request sets, or the conversation cannot
+                be put in this API's shape.
+            JSONError: a replayed tool call's arguments are a string that is not JSON.
+        """
+        ...
+
+    def turn(self, body: Any, tools: Sequence[ToolRef]) -> AssistantTurn:
+        """The model's answer in a response body, with tool names mapped back to canonical.
+
+        Raises:
+            InputError: the body is not a response of this API.
+        """
+        ...
+
+    def stream_body(self, body: dict[str, Any]) -> dict[str, Any]:
+        """``body`` (from `body`) asking for the response as a stream of server-sent events,
+        the way this API is asked (its members shared with ``body``)."""
+        ...
+
+    def stream_reader(self, tools: Sequence[ToolRef] = ()) -> StreamReader:
+        """A reader for one streamed response; with ``tools``, names are mapped back to
+        canonical (without, they stay as on the wire)."""
+        ...
+
 
 BodyBuilder = Callable[[Request, list[dict[str, Any]]], dict[str, Any]]
 """Puts a request body together: the request, and its conversation's rendered messages."""

@@ -20,7 +20,7 @@ from typing import Any
 
 from schemawire._json import loads
 from schemawire.types import ToolCall, ToolResult
-from schemawire.wire._api import ApiWire, EventReader
+from schemawire.wire._api import ApiWire, EventReader, WireFormat
 from schemawire.wire._render import (
     Cursor,
     arguments_object,
@@ -40,7 +40,6 @@ from schemawire.wire.conversation import (
     ToolOutputs,
     ToolRef,
     UserText,
-    WireFormat,
 )
 from schemawire.wire.stream import (
     ArgumentsDelta,

@@ -10,12 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any
 
 from schemawire.types import ToolCall, ToolResult
-
-if TYPE_CHECKING:
-    from schemawire.wire.stream import StreamReader
 
 __all__ = [
     "AssistantTurn",
@@ -25,7 +22,6 @@ __all__ = [
     "ToolOutputs",
     "ToolRef",
     "UserText",
-    "WireFormat",
 ]
 
 
@@ -172,51 +168,3 @@ class EntryCache:
             del self._kept[next(iter(self._kept))]
         self._kept[key] = (entry, before, tools, messages)
         return messages
-
-
-class WireFormat(Protocol):
-    """One model API: how a request is written and a response read. Pure: no I/O."""
-
-    @property
-    def name(self) -> str:
-        """The API's name, such as ``"openai.chat"``."""
-        ...
-
-    @property
-    def target(self) -> str:
-        """The projection target its tools use, such as ``"openai.chat"``."""
-        ...
-
-    def body(self, request: Request, rendered: EntryCache | None = None) -> dict[str, Any]:
-        """The JSON body of the HTTP request.
-
-        Without ``rendered``, the body is the caller's own: it shares no object with the
-        request or with any other body, so changing it changes nothing else. With
-        ``rendered`` (the conversation's cache), each entry is rendered once, and for speed
-        the body shares its messages and tools with the request and with the earlier bodies
-        rendered through that cache: read it, copy it, never change it.
-
-        Raises:
-            UsageError: an option names a member the request sets, or the conversation cannot
-                be put in this API's shape.
-            JSONError: a replayed tool call's arguments are a string that is not JSON.
-        """
-        ...
-
-    def turn(self, body: Any, tools: Sequence[ToolRef]) -> AssistantTurn:
-        """The model's answer in a response body, with tool names mapped back to canonical.
-
-        Raises:
-            InputError: the body is not a response of this API.
-        """
-        ...
-
-    def stream_body(self, body: dict[str, Any]) -> dict[str, Any]:
-        """``body`` (from `body`) asking for the response as a stream of server-sent events,
-        the way this API is asked (its members shared with ``body``)."""
-        ...
-
-    def stream_reader(self, tools: Sequence[ToolRef] = ()) -> StreamReader:
-        """A reader for one streamed response; with ``tools``, names are mapped back to
-        canonical (without, they stay as on the wire)."""
-        ...

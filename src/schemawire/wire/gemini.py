@@ -23,7 +23,7 @@ from typing import Any
 from schemawire._json import quoted
 from schemawire.errors import UsageError
 from schemawire.types import ToolCall, ToolResult
-from schemawire.wire._api import ApiWire, EventReader
+from schemawire.wire._api import ApiWire, EventReader, WireFormat
 from schemawire.wire._partial_args import ArgumentsBuilder
 from schemawire.wire._render import (
     Cursor,
@@ -42,7 +42,6 @@ from schemawire.wire.conversation import (
     Request,
     ToolRef,
     UserText,
-    WireFormat,
 )
 from schemawire.wire.stream import (
     ArgumentsDelta,

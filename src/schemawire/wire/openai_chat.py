@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from schemawire.types import ToolCall
-from schemawire.wire._api import ApiWire, EventReader
+from schemawire.wire._api import ApiWire, EventReader, WireFormat
 from schemawire.wire._render import (
     Cursor,
     arguments_text,
@@ -31,7 +31,6 @@ from schemawire.wire.conversation import (
     ToolOutputs,
     ToolRef,
     UserText,
-    WireFormat,
 )
 from schemawire.wire.stream import (
     ArgumentsDelta,

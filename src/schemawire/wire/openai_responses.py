@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from schemawire.types import ToolCall
-from schemawire.wire._api import ApiWire, EventReader
+from schemawire.wire._api import ApiWire, EventReader, WireFormat
 from schemawire.wire._render import (
     Cursor,
     arguments_text,
@@ -32,7 +32,6 @@ from schemawire.wire.conversation import (
     ToolOutputs,
     ToolRef,
     UserText,
-    WireFormat,
 )
 from schemawire.wire.stream import (
     ArgumentsDelta,
