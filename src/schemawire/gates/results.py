@@ -48,7 +48,6 @@ if TYPE_CHECKING:
 
 __all__ = ["McpResult", "ResultGate", "ResultOptions"]
 
-_MCP_BLOCK_TYPES = frozenset({"text", "image", "audio", "resource", "resource_link"})
 # What a content block of each type holds to stay one (MCP's required members; a resource's
 # text or blob and mime type): every other member (``_meta``, annotations, a link's title or
 # description, members MCP does not name) may be left out to fit the budget.
@@ -455,7 +454,7 @@ def _received(result: Any, call_id: str) -> _Received | BaseException:
     if isinstance(result, McpResult):
         return _from_mcp(result, call_id)
     if isinstance(result, ToolResult):  # its content may be MCP content blocks
-        return _Received(result, _is_blocks(result.content))
+        return _Received(result, result.has_content_blocks)
     return _Received(ToolResult(call_id, result), False)
 
 
@@ -499,15 +498,6 @@ def _kind(value: Any) -> str:
         (dict, "object"),
     )
     return next((name for kind, name in kinds if isinstance(value, kind)), "null")
-
-
-def _is_blocks(content: Any) -> bool:
-    """Whether ``content`` is a list of MCP content blocks."""
-    return (
-        isinstance(content, list)
-        and bool(content)
-        and all(isinstance(b, dict) and b.get("type") in _MCP_BLOCK_TYPES for b in content)
-    )
 
 
 def _only_text(content: Any, as_blocks: bool) -> str | None:

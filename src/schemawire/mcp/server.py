@@ -219,7 +219,7 @@ def mcp_result(
     schemas an older client takes only as objects) beside it. A result that is ``rejection``'s
     model-facing object is marked as one in ``_meta``."""
     content = result.content
-    if not _is_blocks(content):
+    if not result.has_content_blocks:
         text = content if isinstance(content, str) else dumps(content, indent=False)
         content = [{"type": "text", "text": text}]
     answer: dict[str, Any] = {"content": content, "isError": result.is_error}
@@ -242,14 +242,6 @@ def verdict_result(verdict: Verdict, *, wrap: bool = False) -> dict[str, Any]:
 
 def _refusal(rejection: Rejection) -> ToolResult:
     return ToolResult("", rejection.to_json(), True)
-
-
-def _is_blocks(content: Any) -> bool:
-    return (
-        isinstance(content, list)
-        and all(isinstance(block, dict) and isinstance(block.get("type"), str) for block in content)
-        and bool(content)
-    )
 
 
 # --- Python functions as tools ------------------------------------------------------------------
