@@ -36,6 +36,7 @@ __all__ = [
     "JSONLine",
     "JSONValue",
     "Limits",
+    "canonical",
     "dumps",
     "load_file",
     "loads",
@@ -184,6 +185,23 @@ def dumps(value: JSONValue, *, indent: bool = True, sort_keys: bool = False) -> 
             separators=separators,
             sort_keys=sort_keys,
         )
+
+
+def canonical(value: Any) -> str:
+    """One text for JSON values that are equal, to compare or key them by: a whole float is its
+    integer (JSON Schema holds ``20`` and ``20.0`` equal), object keys are sorted, ``true`` and
+    ``1`` stay apart. Compact, and exact for integers of any size."""
+    return dumps(_whole_floats_as_ints(value), indent=False, sort_keys=True)
+
+
+def _whole_floats_as_ints(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, list | tuple):
+        return [_whole_floats_as_ints(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _whole_floats_as_ints(item) for key, item in value.items()}
+    return value
 
 
 def quoted(value: Any) -> str:

@@ -17,7 +17,6 @@ walk only which codes change nothing but annotations, and classifies what comes 
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from fractions import Fraction
 from typing import Any
 from urllib.parse import unquote, urldefrag, urljoin
 
+from schemawire._json import canonical
 from schemawire._pointer import join, resolve
 from schemawire.schema.dialect import DEFAULT_DIALECT, dialect_named
 from schemawire.schema.walk import iter_sites
@@ -788,14 +788,4 @@ def _canonical(value: Any) -> str:
     """One text for JSON values that are equal (``1`` and ``1.0``; key order does not count)."""
     if value is ABSENT:
         return "<absent>"
-    return json.dumps(_normalised(value), sort_keys=True, ensure_ascii=False)
-
-
-def _normalised(value: Any) -> Any:
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, dict):
-        return {key: _normalised(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_normalised(item) for item in value]
-    return value
+    return canonical(value)

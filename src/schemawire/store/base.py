@@ -14,7 +14,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-import orjson
+from schemawire._json import Limits, canonical, loads
 
 __all__ = [
     "SHORT_ID",
@@ -36,6 +36,8 @@ RunStatus = Literal["running", "done", "failed"]
 CallStatus = Literal["started", "completed", "failed"]
 SHORT_ID = 4
 """The fewest characters of a run id that `find_run` takes for the whole id."""
+# What the store wrote itself: any size a column holds, and as deep as JSON may be.
+_STORED = Limits(max_bytes=2**30, max_depth=250)
 
 
 class StoreError(SchemawireError):
@@ -263,26 +265,12 @@ def check_next(checkpoint: Checkpoint, expected_step: int) -> None:
 def idempotency_key(run_id: str, step: int, tool: str, arguments: Any) -> str:
     """The key of a call: the same run, step, tool and arguments make the same key, so a
     resumed run recognises a call it has already made, whatever id the model gave it."""
-    text = orjson.dumps([run_id, step, tool, _same_numbers(arguments)], option=orjson.OPT_SORT_KEYS)
-    return hashlib.sha256(text).hexdigest()[:32]
+    # canonical: 20 and 20.0 make one key (a model may write either when it calls again).
+    text = canonical([run_id, step, tool, arguments])
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
 
-def _same_numbers(value: Any) -> Any:
-    """``value`` with whole floats as integers: JSON Schema holds 20 and 20.0 equal, and so
-    must the key (a model may write either when it calls again)."""
-    if isinstance(value, float) and value.is_integer() and abs(value) <= 2**53:
-        return int(value)  # past 2**53 a float is no longer an exact integer: kept as it is
-    if isinstance(value, list):
-        return [_same_numbers(item) for item in value]
-    if isinstance(value, dict):
-        return {key: _same_numbers(item) for key, item in value.items()}
-    return value
-
-
-def dumps(value: Any) -> str:
-    """JSON for a column."""
-    return orjson.dumps(value).decode("utf-8")
-
-
-def loads(text: str | bytes | None) -> Any:
-    return None if text is None else orjson.loads(text)
+def stored(text: str | bytes | None) -> Any:
+    """The JSON value of a column the store wrote (None for SQL NULL); integers of any size
+    come back exact."""
+    return None if text is None else loads(text, limits=_STORED, source="<store>")
