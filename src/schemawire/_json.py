@@ -38,6 +38,7 @@ __all__ = [
     "Limits",
     "canonical",
     "dumps",
+    "json_in_text",
     "load_file",
     "loads",
     "loads_lines",
@@ -185,6 +186,19 @@ def dumps(value: JSONValue, *, indent: bool = True, sort_keys: bool = False) -> 
             separators=separators,
             sort_keys=sort_keys,
         )
+
+
+def json_in_text(text: str, limits: Limits = DEFAULT_LIMITS) -> dict[str, Any] | list[Any] | None:
+    """The object or array ``text`` holds, if it is one and within ``limits`` (a tool's text
+    content that is JSON); None for anything else. Most text is prose: it is not parsed, since a
+    failed parse builds a whole error with a caret."""
+    if not text.lstrip().startswith(("{", "[")):
+        return None
+    try:
+        value = loads(text, limits=limits, source="<text content>")
+    except JSONError:
+        return None
+    return value if isinstance(value, dict | list) else None
 
 
 def canonical(value: Any) -> str:

@@ -41,6 +41,7 @@ from schemawire.mcp._offload import off_loop
 from schemawire.mcp._sent import SentLines, arguments_as_sent
 from schemawire.mcp._wire import record_verdicts
 from schemawire.project.mcp import VERSIONS, project_mcp
+from schemawire.schema.implementations import implemented_specs
 from schemawire.schema.repository import Repository
 from schemawire.trace import Trace
 from schemawire.types import Rejection, ToolResult
@@ -277,14 +278,8 @@ class LocalTools:
         Raises:
             UsageError: an implementation names a tool the repository does not have.
         """
-        specs = {spec.name: spec for spec in repository.tools()}
-        unknown = sorted(set(implementations) - set(specs))
-        if unknown:
-            from schemawire.errors import UsageError
-
-            raise UsageError(f"no schema for tools {', '.join(unknown)} in {repository.root}")
         self.repository = repository
-        self.specs = {name: specs[name] for name in implementations}
+        self.specs = implemented_specs(repository, implementations)
         self.implementations = dict(implementations)
         self.timeout = timeout
         self._gates = {
