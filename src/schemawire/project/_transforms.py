@@ -28,12 +28,9 @@ from schemawire.project._policy import (
     ANNOTATIONS_KEPT_ON_PAIRS,
     ANY_SCALAR,
     DEFINITIONS,
-    LISTS,
-    MAPS,
     METADATA,
     MISSING,
     NULL,
-    SINGLE,
     Node,
     Policy,
     WalkResult,
@@ -45,7 +42,13 @@ from schemawire.project._policy import (
     short,
     upper_case_types,
 )
-from schemawire.schema.dialect import DRAFT_07, dialect_named
+from schemawire.schema.dialect import (
+    DRAFT_07,
+    SUBSCHEMA_LISTS,
+    SUBSCHEMA_MAPS,
+    SUBSCHEMA_SINGLE,
+    dialect_named,
+)
 from schemawire.types import Loss
 
 __all__ = ["METADATA", "Policy", "Walk", "WalkResult"]
@@ -343,15 +346,15 @@ class Walk:
 
     def subschemas(self, keyword: str, value: Any, where: Where) -> Any:
         """``value`` of ``keyword`` with each subschema it holds projected in turn."""
-        if keyword in MAPS and isinstance(value, dict):
+        if keyword in SUBSCHEMA_MAPS and isinstance(value, dict):
             return {
                 k: self.child(v, where, (keyword, k), (keyword, k))[0] for k, v in value.items()
             }
-        if keyword in _LISTS_AND_ITEMS and isinstance(value, list):
+        if keyword in SUBSCHEMA_LISTS and isinstance(value, list):
             return [
                 self.child(v, where, (keyword, i), (keyword, i))[0] for i, v in enumerate(value)
             ]
-        if keyword in SINGLE and isinstance(value, dict | bool):
+        if keyword in SUBSCHEMA_SINGLE and isinstance(value, dict | bool):
             return self.child(value, where, (keyword,), (keyword,))[0]
         return value
 
@@ -677,7 +680,6 @@ def _takes_as_is(schema: Any, policy: Policy) -> bool:
 
 
 _ALTERNATIVES = frozenset({"anyOf", "oneOf"})
-_LISTS_AND_ITEMS = LISTS | {"items"}  # items: a list of subschemas in draft-07
 # Keywords that say what an object does with keys it does not name.
 _OTHER_KEYS = frozenset({"additionalProperties", "unevaluatedProperties", "patternProperties"})
 # Keywords that say what type a value has, directly or through other schemas.
