@@ -50,7 +50,7 @@ from schemawire.store.offloop import OffLoop
 from schemawire.trace import Trace, new_run_id
 from schemawire.types import Rejection, ToolResult, ToolSpec, Violation
 
-__all__ = ["FlowError", "FlowResult", "FlowRunner", "JournaledTool", "current_idempotency_key"]
+__all__ = ["FlowError", "FlowResult", "FlowRunner", "JournaledTool"]
 
 
 class FlowError(SchemawireError):
