@@ -458,12 +458,7 @@ def _compare_unique_items(walk: _Walk, old: At, new: At, pointer: str) -> None:
 def _compare_required(walk: _Walk, old: At, new: At, pointer: str) -> None:
     before, after = _names(old.get("required")), _names(new.get("required"))
     where = join(pointer, "required")
-    for name in before:
-        if name not in after:
-            walk.emit("REQUIRED_REMOVED", where, old=name)
-    for name in after:
-        if name not in before:
-            walk.emit("REQUIRED_ADDED", where, new=name)
+    _name_changes(walk, where, before, after, ("REQUIRED_REMOVED", "REQUIRED_ADDED"))
 
 
 def _names(value: Any) -> list[str]:
@@ -706,12 +701,21 @@ def _compare_dependencies(walk: _Walk, old: At, new: At, pointer: str) -> None:
 
 
 def _compare_dependent_names(walk: _Walk, where: str, before: list[str], after: list[str]) -> None:
+    _name_changes(walk, where, before, after, ("DEPENDENCY_REMOVED", "DEPENDENCY_ADDED"))
+
+
+def _name_changes(
+    walk: _Walk, where: str, before: list[str], after: list[str], codes: tuple[str, str]
+) -> None:
+    """The first of ``codes`` for each name only ``before`` has, the second for each name only
+    ``after`` has."""
+    removed, added = codes
     for name in before:
         if name not in after:
-            walk.emit("DEPENDENCY_REMOVED", where, old=name)
+            walk.emit(removed, where, old=name)
     for name in after:
         if name not in before:
-            walk.emit("DEPENDENCY_ADDED", where, new=name)
+            walk.emit(added, where, new=name)
 
 
 def _compare_annotations(walk: _Walk, old: At, new: At, pointer: str) -> None:
