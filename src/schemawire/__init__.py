@@ -179,6 +179,7 @@ __all__ = [
 ]
 
 # Where each public name lives: the module is imported the first time the name is asked for.
+# Each home's names stand again in its own __all__: the facade must name them to load lazily.
 _HOMES = {
     "schemawire._json": (
         "DEFAULT_LIMITS",

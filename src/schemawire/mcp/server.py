@@ -304,6 +304,7 @@ class LocalTools:
     async def list_tools(self, version: str) -> list[dict[str, Any]]:
         return [tool for _, tool, _ in self._listing(version).values()]
 
+    # ToolBackend.call_tool's signature, which this implements.
     async def call_tool(
         self,
         name: str,

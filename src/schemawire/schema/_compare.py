@@ -497,6 +497,7 @@ def _member_added(walk: _Walk, instead: At, added: At, where: str) -> None:
     walk.compare(instead, added, where)
 
 
+# The mirror of _member_added: the same steps with the sides and codes swapped.
 def _member_removed(walk: _Walk, removed: At, instead: At, where: str) -> None:
     if instead.schema is False:
         walk.emit("PROPERTY_REMOVED", where, old=removed.schema)

@@ -11,7 +11,7 @@ it has done from one it has not, and from one that was interrupted.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Literal, Protocol
 
 from schemawire._json import Limits, canonical, loads
@@ -86,16 +86,8 @@ class Checkpoint:
     created: float | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "run_id": self.run_id,
-            "step": self.step,
-            "state": self.state,
-            "schema": self.schema,
-            "version": self.version,
-            "node": self.node,
-            "next_input": self.next_input,
-            "created": self.created,
-        }
+        """Every field, by its name."""
+        return _fields_of(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,16 +128,8 @@ class RunInfo:
     error: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "run_id": self.run_id,
-            "flow": self.flow,
-            "status": self.status,
-            "step": self.step,
-            "node": self.node,
-            "created": self.created,
-            "updated": self.updated,
-            "error": self.error,
-        }
+        """Every field, by its name."""
+        return _fields_of(self)
 
 
 class Store(Protocol):
@@ -221,6 +205,10 @@ class Store(Protocol):
     def close(self) -> None:
         """Close the connection."""
         ...
+
+
+def _fields_of(value: Checkpoint | RunInfo) -> dict[str, Any]:
+    return {field.name: getattr(value, field.name) for field in fields(value)}
 
 
 def find_run(store: Store, given: str) -> RunInfo:

@@ -55,6 +55,8 @@ except ImportError as error:  # the optional extra, not a dependency of the SQLi
     raise ImportError(hint) from error
 
 from schemawire._json import dumps
+
+# The names the SQLite store imports too: both implement one Store.
 from schemawire.store.base import (
     CallStatus,
     Checkpoint,

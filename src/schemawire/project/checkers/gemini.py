@@ -15,6 +15,8 @@ from typing import Any
 
 from schemawire._json import quoted
 from schemawire._pointer import join
+
+# The checkers' shared pieces: each target module imports what its own rules use.
 from schemawire.project.checkers import (
     JSON_TYPES,
     Flaw,
@@ -151,6 +153,7 @@ def check_name(payload: dict[Any, Any]) -> Iterator[Flaw]:
         yield Flaw("/name", message)
 
 
+# Deliberately like the other targets' checkers: each restates its provider's own rules.
 ENVELOPE_RULES: dict[str, Callable[[dict[Any, Any]], Iterable[Flaw]]] = {
     "gemini.envelope.missing": lambda payload: _members(payload, "missing"),
     "gemini.envelope.field-type": lambda payload: _members(payload, "type"),
@@ -164,6 +167,7 @@ ENVELOPE_RULES: dict[str, Callable[[dict[Any, Any]], Iterable[Flaw]]] = {
 # --- parametersJsonSchema and responseJsonSchema (§4.4) ---------------------------------------
 
 
+# Like the other targets' root rules, in Gemini's words: each checker stands alone.
 def check_json_root_type(tree: SchemaTree) -> Iterator[Flaw]:
     if tree.root.schema.get("type") != "object":
         yield Flaw(tree.pointer, 'parametersJsonSchema must be "type": "object" at its root')
