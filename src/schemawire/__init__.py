@@ -31,6 +31,7 @@ if _TYPE_CHECKING:
         ConfigError,
         ErrorCode,
         FlowError,
+        GateRefusal,
         InputError,
         JSONError,
         ModelError,
@@ -122,6 +123,7 @@ __all__ = [
     "FlowError",
     "FlowResult",
     "FlowRunner",
+    "GateRefusal",
     "HandoffDecision",
     "HandoffGate",
     "Hop",
@@ -191,6 +193,7 @@ __all__ = [
 ]
 
 # Where each public name lives: the module is imported the first time the name is asked for.
+# Each home's names stand again in its own __all__: the facade must name them to load lazily.
 _HOMES = {
     "schemawire._json": (
         "DEFAULT_LIMITS",
@@ -207,6 +210,7 @@ _HOMES = {
         "ConfigError",
         "ErrorCode",
         "FlowError",
+        "GateRefusal",
         "InputError",
         "JSONError",
         "ModelError",

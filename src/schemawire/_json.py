@@ -36,7 +36,9 @@ __all__ = [
     "JSONLine",
     "JSONValue",
     "ParseLimits",
+    "canonical",
     "dumps",
+    "json_in_text",
     "load_file",
     "loads",
     "loads_lines",
@@ -187,6 +189,38 @@ def dumps(value: JSONValue, *, indent: bool = True, sort_keys: bool = False) -> 
             separators=separators,
             sort_keys=sort_keys,
         )
+
+
+def json_in_text(
+    text: str, limits: ParseLimits = DEFAULT_LIMITS
+) -> dict[str, Any] | list[Any] | None:
+    """The object or array ``text`` holds, if it is one and within ``limits`` (a tool's text
+    content that is JSON); None for anything else. Most text is prose: it is not parsed, since a
+    failed parse builds a whole error with a caret."""
+    if not text.lstrip().startswith(("{", "[")):
+        return None
+    try:
+        value = loads(text, limits=limits, source="<text content>")
+    except JSONError:
+        return None
+    return value if isinstance(value, dict | list) else None
+
+
+def canonical(value: Any) -> str:
+    """One text for JSON values that are equal, to compare or key them by: a whole float is its
+    integer (JSON Schema holds ``20`` and ``20.0`` equal), object keys are sorted, ``true`` and
+    ``1`` stay apart. Compact, and exact for integers of any size."""
+    return dumps(_whole_floats_as_ints(value), indent=False, sort_keys=True)
+
+
+def _whole_floats_as_ints(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, list | tuple):
+        return [_whole_floats_as_ints(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _whole_floats_as_ints(item) for key, item in value.items()}
+    return value
 
 
 def quoted(value: Any) -> str:

@@ -24,15 +24,13 @@ message text: codes are stable, messages may improve. Every code is listed in do
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from schemawire.types import Rejection
+from typing import Any, Protocol
 
 __all__ = [
     "ConfigError",
     "ErrorCode",
     "FlowError",
+    "GateRefusal",
     "InputError",
     "JSONError",
     "ModelError",
@@ -248,12 +246,28 @@ class RunLookupError(StoreError):
         self.candidates = candidates
 
 
+class GateRefusal(Protocol):
+    """What `FlowError.rejection` holds: a gate's `schemawire.Rejection`. Named here by the
+    members a handler reads, since the error tree sits below the value types and cannot import
+    them."""
+
+    @property
+    def gate(self) -> str: ...
+    @property
+    def code(self) -> str: ...
+    @property
+    def tool(self) -> str: ...
+    @property
+    def violations(self) -> tuple[Any, ...]: ...
+    def to_json(self) -> dict[str, Any]: ...
+
+
 class FlowError(SchemawireError):
     """A run that cannot go on: a handoff no route takes, a state that breaks its schema, an
     agent that gave no answer. ``rejection`` is the gate's structured error, when a gate
     stopped it."""
 
-    def __init__(self, message: str, rejection: Rejection | None = None) -> None:
+    def __init__(self, message: str, rejection: GateRefusal | None = None) -> None:
         super().__init__(message)
         self.rejection = rejection
 

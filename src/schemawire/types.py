@@ -21,6 +21,9 @@ __all__ = [
     "Violation",
 ]
 
+_MCP_BLOCK_TYPES = frozenset({"text", "image", "audio", "resource", "resource_link"})
+"""The content block types MCP defines."""
+
 
 @dataclass(frozen=True, slots=True)
 class Violation:
@@ -304,6 +307,19 @@ class ToolResult:
     content: Any
     is_error: bool = False
     structured: Any = None
+
+    @property
+    def has_content_blocks(self) -> bool:
+        """Whether ``content`` is a non-empty list of MCP content blocks: objects whose ``type``
+        is one MCP defines (text, image, audio, resource, resource_link). Any other value, a list
+        of other objects too, is a JSON value: the gates check it as one, and an MCP server sends
+        it as its JSON text, never as blocks a client would refuse."""
+        content = self.content
+        return (
+            isinstance(content, list)
+            and bool(content)
+            and all(isinstance(b, dict) and b.get("type") in _MCP_BLOCK_TYPES for b in content)
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -248,10 +248,16 @@ def test_validate_json_lines_by_id_with_one_json_line_per_instance(tmp_path: Pat
     assert lines[2]["error"]["code"] == "json_syntax"
 
 
+def validate_refund(tmp_path: Path, call: str, repo: Path) -> Any:
+    """``schemawire validate create_refund`` of ``call`` (written to a file) in ``repo``."""
+    path = tmp_path / "call.json"
+    path.write_text(call)
+    return invoke("validate", "create_refund", str(path), "--repo", str(repo))
+
+
 def test_validate_invalid_instance_exits_1_and_shows_violations(tmp_path: Path) -> None:
-    call = tmp_path / "call.json"
-    call.write_text('{"order_id": "1042", "amount": -5, "reason": "late", "note": "vip"}')
-    result = invoke("validate", "create_refund", str(call), "--repo", str(SUPPORT_DESK))
+    call = '{"order_id": "1042", "amount": -5, "reason": "late", "note": "vip"}'
+    result = validate_refund(tmp_path, call, SUPPORT_DESK)
     assert result.exit_code == 1
     assert "/amount exclusiveMinimum must be greater than 0" in result.output
     assert "/note additionalProperties unexpected property" in result.output
@@ -384,9 +390,9 @@ def test_validate_names_the_shared_file_that_is_broken(tmp_path: Path) -> None:
     shutil.copytree(SUPPORT_DESK, desk)
     common = desk / "schemas/common/order.json"
     common.write_text(common.read_text().replace('"A-1042"', '"A-1042",'))
-    call = tmp_path / "call.json"
-    call.write_text('{"order_id": "A-1042", "amount": 1, "reason": "late"}')
-    result = invoke("validate", "create_refund", str(call), "--repo", str(desk))
+    result = validate_refund(
+        tmp_path, '{"order_id": "A-1042", "amount": 1, "reason": "late"}', desk
+    )
     assert result.exit_code == 2
     assert "error: schemas/common/order.json:12:17: " in result.stderr
     assert "trailing comma" in result.stderr

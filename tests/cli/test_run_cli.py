@@ -26,6 +26,19 @@ SCHEMAWIRE = str(Path(sys.executable).with_name("schemawire"))
 DEMO_SCRIPT = Path(__file__).parents[2] / "src" / "schemawire" / "host" / "demo.json"
 
 
+def run_script(script: Path) -> tuple[str, ...]:
+    """``schemawire run`` with the scripted model ``script`` over the support desk's tools."""
+    return ("run", "-m", f"script:{script}", "--repo", str(SUPPORT_DESK))
+
+
+def demo_responses() -> list[dict[str, Any]]:
+    """The model responses the demo's script holds."""
+    responses: list[dict[str, Any]] = json.loads(DEMO_SCRIPT.read_text(encoding="utf-8"))[
+        "responses"
+    ]
+    return responses
+
+
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [SCHEMAWIRE, *args], capture_output=True, text=True, timeout=60, check=False, cwd=cwd
@@ -63,14 +76,10 @@ def script_file(tmp_path: Path, responses: list[dict[str, Any]]) -> Path:
 
 
 def test_run_with_a_script_and_the_repositorys_functions(tmp_path: Path) -> None:
-    demo = json.loads(DEMO_SCRIPT.read_text(encoding="utf-8"))["responses"]
+    demo = demo_responses()
     script = script_file(tmp_path, demo[:2])
     result = run(
-        "run",
-        "-m",
-        f"script:{script}",
-        "--repo",
-        str(SUPPORT_DESK),
+        *run_script(script),
         "上海今天多少度？",
         "--json",
         "--trace",
@@ -86,14 +95,10 @@ def test_run_with_a_script_and_the_repositorys_functions(tmp_path: Path) -> None
 
 
 def test_run_exits_1_without_an_answer(tmp_path: Path) -> None:
-    demo = json.loads(DEMO_SCRIPT.read_text(encoding="utf-8"))["responses"]
+    demo = demo_responses()
     script = script_file(tmp_path, [demo[0], demo[0]])
     result = run(
-        "run",
-        "-m",
-        f"script:{script}",
-        "--repo",
-        str(SUPPORT_DESK),
+        *run_script(script),
         "q",
         "--max-turns",
         "2",
@@ -161,9 +166,9 @@ def test_each_flow_run_has_a_trace_of_its_own(tmp_path: Path) -> None:
 
 
 def test_run_json_names_its_run_the_hops_and_the_file(tmp_path: Path) -> None:
-    demo = json.loads(DEMO_SCRIPT.read_text(encoding="utf-8"))["responses"]
+    demo = demo_responses()
     script = script_file(tmp_path, demo[:2])
-    body = run_json("run", "-m", f"script:{script}", "--repo", str(SUPPORT_DESK), "q", cwd=tmp_path)
+    body = run_json(*run_script(script), "q", cwd=tmp_path)
     assert body["trace"] == f".schemawire/traces/{body['run_id']}.jsonl"
     assert {hop.run_id for hop in read_trace(tmp_path / body["trace"])} == {body["run_id"]}
 
@@ -420,9 +425,9 @@ def test_the_trace_path_host_md_gives_is_where_run_and_run_flow_write(tmp_path: 
     page = (Path(__file__).parents[2] / "docs" / "host.md").read_text(encoding="utf-8")
     (claim,) = re.findall(r"`(\.schemawire/traces/<run id>\.jsonl)`", page)
     assert claim == str(trace_path("<run id>"))
-    demo = json.loads(DEMO_SCRIPT.read_text(encoding="utf-8"))["responses"]
+    demo = demo_responses()
     script = script_file(tmp_path, demo[:2])
-    args = ("run", "-m", f"script:{script}", "--repo", str(SUPPORT_DESK), "q")
+    args = (*run_script(script), "q")
     single = run_json(*args, cwd=tmp_path)
     flow = run_json("run", "--flow", str(REFUND_FLOW), REQUEST, cwd=tmp_path)
     for body in (single, flow):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -307,3 +308,26 @@ async def test_a_model_that_cannot_be_used_fails_the_run_which_can_be_resumed(
     resumed = await refund_runner(store, flow).resume("r10")
     assert resumed.status == "done"
     assert (store.run("r10").status, store.run("r10").error) == ("done", None)
+
+
+async def test_a_run_waiting_for_a_locked_store_leaves_the_loop_running(
+    store: Any, ledger: Path
+) -> None:
+    other = sqlite3.connect(store.path, isolation_level=None)  # another worker, mid-write
+    other.execute("BEGIN IMMEDIATE")
+    results: list[Any] = []
+
+    async def start() -> None:
+        results.append(await refund_runner(store).start(REQUEST, run_id="r9"))
+
+    try:
+        with anyio.fail_after(20):
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(start)
+                await anyio.wait_all_tasks_blocked()  # this task runs while the run waits
+                assert other.execute("SELECT count(*) FROM runs").fetchone() == (0,)
+                other.execute("COMMIT")
+    finally:
+        other.close()
+    assert [result.status for result in results] == ["done"]
+    assert [c.step for c in store.checkpoints("r9")] == [0, 1, 2]

@@ -22,10 +22,11 @@ from typer.testing import CliRunner
 from schemawire._json import dumps
 from schemawire.application.check import check_repository
 from schemawire.cli.app import app
-from schemawire.errors import ConfigError, ErrorCode
+from schemawire.errors import ConfigError, ErrorCode, UsageError
 from schemawire.mcp.serve import load_implementations as served
 from schemawire.schema.implementations import (
     implementation_findings,
+    implemented_specs,
     load_implementations,
     signature_mismatches,
 )
@@ -296,3 +297,18 @@ def test_what_a_module_prints_while_imported_stays_out_of_check_json(
         }
     ]
     assert "connecting..." in result.stderr
+
+
+def test_the_host_and_the_server_refuse_a_function_whose_tool_has_no_schema(
+    write_repo: WriteRepo,
+) -> None:
+    from schemawire.host import python_tools
+    from schemawire.mcp.server import LocalTools
+
+    repository = Repository.load(write_repo({"schemas/tools/weather.json": WEATHER}))
+    functions = {"weather": print, "wether": print, "forecast": print}
+
+    assert list(implemented_specs(repository, {"weather": print})) == ["weather"]
+    for build in (python_tools, LocalTools):
+        with pytest.raises(UsageError, match="no schema for tools forecast, wether in "):
+            build(repository, functions)

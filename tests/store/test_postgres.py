@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import multiprocessing
 import queue
+import subprocess
 import threading
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import psycopg
@@ -62,22 +63,13 @@ def test_a_claim_lapses_when_its_store_is_closed(postgres_url: str) -> None:
         second.close()
 
 
-def test_a_claim_holds_while_its_worker_process_lives(
-    store: PostgresStore, postgres_url: str
+@pytest.mark.parametrize("end", [exit_normally, crash], ids=["exits", "is killed"])
+def test_a_claim_holds_while_its_worker_process_lives_and_lapses_when_it_ends(
+    store: PostgresStore, postgres_url: str, end: Callable[[subprocess.Popen[str]], None]
 ) -> None:
     with claimed_in_another_process(postgres_url, "r1") as other:
         assert not store.claim("r1", "worker-1")
-        exit_normally(other)
-        wait_until_unclaimed(postgres_url, "r1")
-        assert store.claim("r1", "worker-1")
-
-
-def test_a_claim_lapses_when_its_worker_process_is_killed(
-    store: PostgresStore, postgres_url: str
-) -> None:
-    with claimed_in_another_process(postgres_url, "r1") as other:
-        assert not store.claim("r1", "worker-1")
-        crash(other)
+        end(other)
         wait_until_unclaimed(postgres_url, "r1")
         assert store.claim("r1", "worker-1")
 

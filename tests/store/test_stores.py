@@ -184,6 +184,24 @@ def test_states_come_back_as_the_json_they_were(store: Store) -> None:
     assert isinstance(store.checkpoints("r1")[0].state["whole float"], float)
 
 
+def test_integers_beyond_64_bits_are_written_and_read_back_exactly(store: Store) -> None:
+    big = {"big": 2**64 + 1, "negative": -(10**30) - 7}
+    store.create_run("r1", "refunds", checkpoint("r1", 0, big, next_input=[2**70]))
+    key = started(store, "r1", 1, "grow", big)
+    store.call_ended(key, "completed", {"structuredContent": big})
+
+    first = store.checkpoints("r1")[0]
+    assert (first.state, first.next_input) == (big, [2**70])
+    entry = store.call(key)
+    assert entry is not None
+    assert (entry.arguments, entry.result) == (big, {"structuredContent": big})
+
+
+def test_a_whole_number_makes_one_key_however_it_is_written() -> None:
+    assert idempotency_key("r", 1, "t", {"n": 10**20}) == idempotency_key("r", 1, "t", {"n": 1e20})
+    assert idempotency_key("r", 1, "t", {"n": 1}) != idempotency_key("r", 1, "t", {"n": True})
+
+
 def test_a_checkpoint_comes_back_with_the_time_it_was_written(store: Store) -> None:
     unwritten = checkpoint("r1", 0)
     assert unwritten.created is None

@@ -61,6 +61,15 @@ def record(trace: Trace, text: str) -> None:
     trace.record("host", "tool", "python", "send", {"text": text})
 
 
+def two_hops(path: Path) -> tuple[bytes, bytes]:
+    """A trace at ``path`` of two hops, ``one`` and ``two``; their lines."""
+    with Trace("r1", path=path) as trace:
+        record(trace, "one")
+        record(trace, "two")
+    one, two = path.read_bytes().splitlines()
+    return one, two
+
+
 async def test_a_process_that_appends_after_a_crash_starts_a_line_of_its_own(
     tmp_path: Path,
 ) -> None:
@@ -102,10 +111,7 @@ def test_a_resumed_run_numbers_on_past_a_cut_line(tmp_path: Path) -> None:
 def test_a_cut_line_an_older_writer_appended_to_is_read_past(tmp_path: Path) -> None:
     # What a writer that did not start a fresh line left: the cut hop, and one joined to it.
     path = tmp_path / "t.jsonl"
-    with Trace("r1", path=path) as first:
-        record(first, "one")
-        record(first, "two")
-    one, two = path.read_bytes().splitlines()
+    one, two = two_hops(path)
     path.write_bytes(one[:40] + two + b"\n")
     cuts: list[int] = []
     assert [h.payload["text"] for h in read_trace(path, on_cut=cuts.append)] == ["two"]
@@ -116,10 +122,7 @@ def test_a_cut_line_full_of_hop_like_objects_is_read_past_in_linear_time(tmp_pat
     # A payload of many {"run": ...} objects, cut by a crash, then a hop joined to it: the old
     # reader sliced the line and parsed from each of them (50,000: 10 s and more).
     path = tmp_path / "t.jsonl"
-    with Trace("r1", path=path) as first:
-        record(first, "one")
-        record(first, "two")
-    one, two = path.read_bytes().splitlines()
+    one, two = two_hops(path)
     head = one[: one.index(b'"payload":') + len(b'"payload":')]
     path.write_bytes(head + b"[" + b'{"run":1,"seq":2},' * 50_000 + two + b"\n")
     cuts: list[int] = []

@@ -148,6 +148,7 @@ def check(
     _run_check(directory, report_format, fail_on, options, title="schemawire check")
 
 
+# The options check takes too, declared again: typer reads each command's own signature.
 @guarded
 def lint(
     directory: Directory = Path("."),

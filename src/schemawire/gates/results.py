@@ -31,7 +31,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from schemawire._json import ParseLimits, dumps, loads, quoted
+from schemawire._json import ParseLimits, dumps, json_in_text, loads, quoted
 from schemawire._pointer import to_pointer
 from schemawire.errors import JSONError, SchemawireError, UsageError, one_line
 from schemawire.gates._rejection import carried_rejection, cut_rejection
@@ -48,7 +48,6 @@ if TYPE_CHECKING:
 
 __all__ = ["McpResult", "ResultGate", "ResultOptions"]
 
-_MCP_BLOCK_TYPES = frozenset({"text", "image", "audio", "resource", "resource_link"})
 # What a content block of each type holds to stay one (MCP's required members; a resource's
 # text or blob and mime type): every other member (``_meta``, annotations, a link's title or
 # description, members MCP does not name) may be left out to fit the budget.
@@ -340,7 +339,7 @@ class ResultGate:
     def _redacted_text(self, text: str, marked: Any) -> tuple[str, list[Change]]:
         """Text that is JSON is redacted member by member (keys and schema marks count), then
         written back; other text string by string."""
-        value = _json_container(text)
+        value = json_in_text(text, _TEXT_LIMITS)
         if value is not None:
             redacted, changes = self.redactor.value(value, marked)
             return (dumps(redacted, indent=False) if changes else text), changes
@@ -471,7 +470,7 @@ def _received(result: Any, call_id: str) -> _Received | BaseException:
     if isinstance(result, McpResult):
         return _from_mcp(result, call_id)
     if isinstance(result, ToolResult):  # its content may be MCP content blocks
-        return _Received(result, _is_blocks(result.content))
+        return _Received(result, result.has_content_blocks)
     return _Received(ToolResult(call_id, result), False)
 
 
@@ -517,15 +516,6 @@ def _kind(value: Any) -> str:
     return next((name for kind, name in kinds if isinstance(value, kind)), "null")
 
 
-def _is_blocks(content: Any) -> bool:
-    """Whether ``content`` is a list of MCP content blocks."""
-    return (
-        isinstance(content, list)
-        and bool(content)
-        and all(isinstance(b, dict) and b.get("type") in _MCP_BLOCK_TYPES for b in content)
-    )
-
-
 def _only_text(content: Any, as_blocks: bool) -> str | None:
     """The text of content that is one string or one text block."""
     if isinstance(content, str):
@@ -536,22 +526,10 @@ def _only_text(content: Any, as_blocks: bool) -> str | None:
     return None
 
 
-def _json_container(text: str) -> dict[str, Any] | list[Any] | None:
-    """The object or array ``text`` holds, if it is one. (Most text is prose: it is not parsed,
-    since a failed parse builds a whole error with a caret.)"""
-    if not text.lstrip().startswith(("{", "[")):
-        return None
-    try:
-        value = loads(text, limits=_TEXT_LIMITS, source="<result>")
-    except JSONError:
-        return None
-    return value if isinstance(value, dict | list) else None
-
-
 def _cut_text(text: str, budget: int, required: Any) -> tuple[str, list[Change]]:
     """A block's text cut to ``budget`` bytes; text that is JSON is cut as JSON and written
     back. (Whether the block is still over its room is the content's to say, as a whole.)"""
-    value = _json_container(text)
+    value = json_in_text(text, _TEXT_LIMITS)
     if value is not None:
         cut, changes = truncate(value, budget, required, say_if_over=False)
         return dumps(cut, indent=False), changes

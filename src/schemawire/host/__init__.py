@@ -50,6 +50,7 @@ __all__ = [
     "python_tools",
 ]
 
+# Each module's names again, as in its own __all__: the facade names them to load lazily.
 _HOMES = {
     "loop": ("CallRecord", "Host", "HostOptions", "RunResult"),
     "models": (

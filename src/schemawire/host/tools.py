@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from schemawire._invoke import DEFAULT_TIMEOUT, invoke
-from schemawire.errors import UsageError
 from schemawire.gates import ResultGate, ResultOptions, Verdict
+from schemawire.schema.implementations import implemented_specs, load_implementations
 from schemawire.schema.repository import Repository
 from schemawire.schema.validator import CompiledSchema
 from schemawire.trace import Trace, record_verdicts
@@ -178,13 +178,8 @@ def python_tools(
         ConfigError: a ``[serve.tools]`` function cannot be imported.
     """
     if functions is None:
-        from schemawire.schema.implementations import load_implementations
-
         functions = load_implementations(repository)
-    specs = {spec.name: spec for spec in repository.tools()}
-    unknown = sorted(set(functions) - set(specs))
-    if unknown:
-        raise UsageError(f"no schema for tools {', '.join(unknown)} in {repository.root}")
+    specs = implemented_specs(repository, functions)
     return [
         PythonTool(
             specs[name],

@@ -38,11 +38,18 @@ from schemawire.host.models import Model
 from schemawire.host.tools import ToolRunner, current_idempotency_key
 from schemawire.schema.repository import Repository
 from schemawire.schema.validator import CompiledSchema
-from schemawire.store.base import Checkpoint, JournalEntry, Store, idempotency_key
+from schemawire.store.base import (
+    CallStatus,
+    Checkpoint,
+    JournalEntry,
+    Store,
+    idempotency_key,
+)
+from schemawire.store.offloop import OffLoop
 from schemawire.trace import Trace, new_run_id
 from schemawire.types import Rejection, ToolResult, ToolSpec
 
-__all__ = ["FlowError", "FlowResult", "FlowRunner", "JournaledTool", "current_idempotency_key"]
+__all__ = ["FlowError", "FlowResult", "FlowRunner", "JournaledTool"]
 
 
 @dataclass(slots=True)
@@ -102,6 +109,7 @@ class FlowRunner:
         self.flow = flow
         self.repository = repository
         self.store = store
+        self._io = OffLoop(store)  # store calls run in a thread: the loop never waits
         self.tools = dict(tools)
         self.model = model
         self.trace = trace if trace is not None else Trace()
@@ -158,7 +166,7 @@ class FlowRunner:
             self.flow.start,
             user_input,
         )
-        self.store.create_run(run_id, self.flow.name, first)
+        await self._io.run(self.store.create_run, run_id, self.flow.name, first)
         return await self._claimed(run_id, resumed=False)
 
     async def resume(self, run_id: str) -> FlowResult:
@@ -176,22 +184,23 @@ class FlowRunner:
 
     async def _claimed(self, run_id: str, *, resumed: bool) -> FlowResult:
         """Claim the run, drive it, release it."""
-        run = self.store.run(run_id)
+        run = await self._io.run(self.store.run, run_id)
         if run is None:
             raise StoreError(f"no run {run_id}")
-        if not self.store.claim(run_id, self.worker):
+        if not await self._io.run(self.store.claim, run_id, self.worker):
             raise StoreError(f"run {run_id} is being run by another worker")
         self.trace.begin(run_id)
         try:
-            checkpoint = self.store.latest(run_id)
+            checkpoint = await self._io.run(self.store.latest, run_id)
             assert checkpoint is not None
             if resumed:
                 self.trace.record("store", "host", "checkpoint", "receive", checkpoint.to_json())
             if run.status == "failed":  # driven again: running until it ends
-                self.store.finish(run_id, "running")
+                await self._io.run(self.store.finish, run_id, "running")
             return await self._drive(checkpoint)
         finally:
-            self.store.release(run_id, self.worker)
+            with anyio.CancelScope(shield=True):  # a cancelled run still gives up its claim
+                await self._io.run(self.store.release, run_id, self.worker)
 
     async def _drive(self, checkpoint: Checkpoint) -> FlowResult:
         """Step the run on from ``checkpoint`` to its end, and mark how it ended.
@@ -216,14 +225,14 @@ class FlowRunner:
                 steps.append(checkpoint.node)
                 checkpoint, output = await self._step(checkpoint)
         except FlowError as error:
-            self.store.finish(run_id, "failed", str(error))
+            await self._io.run(self.store.finish, run_id, "failed", str(error))
             return FlowResult(run_id, "failed", checkpoint.state, None, steps, str(error))
         except StoreError:
             raise
         except SchemawireError as error:
-            self.store.finish(run_id, "failed", str(error))
+            await self._io.run(self.store.finish, run_id, "failed", str(error))
             raise
-        self.store.finish(run_id, "done")
+        await self._io.run(self.store.finish, run_id, "done")
         return FlowResult(run_id, "done", checkpoint.state, output, steps)
 
     async def _step(self, checkpoint: Checkpoint) -> tuple[Checkpoint, Any]:
@@ -232,7 +241,7 @@ class FlowRunner:
         agent = self.flow.agents[checkpoint.node]
         step = checkpoint.step + 1
         journaled = [
-            JournaledTool(self.tools[name], self.store, checkpoint.run_id, step)
+            JournaledTool(self.tools[name], self._io, checkpoint.run_id, step)
             for name in agent.tools
         ]
         answer = await self._run_agent(agent, journaled, checkpoint.next_input)
@@ -248,7 +257,9 @@ class FlowRunner:
             None if node == END else node,
             handed,
         )
-        written = self.store.save(next_checkpoint, expected_step=checkpoint.step)
+        written = await self._io.run(
+            self.store.save, next_checkpoint, expected_step=checkpoint.step
+        )
         self.trace.record("host", "store", "checkpoint", "send", written.to_json())
         return written, answer.output if answer.output is not None else answer.answer
 
@@ -336,21 +347,37 @@ def _handed(value: Any) -> str:
 class JournaledTool:
     """A tool whose calls are journaled in the store: a completed call is never run twice."""
 
-    def __init__(self, inner: ToolRunner, store: Store, run_id: str, step: int) -> None:
+    def __init__(self, inner: ToolRunner, store: OffLoop, run_id: str, step: int) -> None:
+        """
+        Args:
+            inner: the tool.
+            store: the run's store, whose calls run off the event loop.
+            run_id: the run.
+            step: the step the calls belong to.
+        """
         self.inner = inner
         self.spec = inner.spec
         self.validator = inner.validator
         self.repository = inner.repository
-        self.store, self.run_id, self.step = store, run_id, step
+        self.store, self._io = store.store, store
+        self.run_id, self.step = run_id, step
         self.structured: list[Any] = []  # the structured results of this step, for the state
         self._running: dict[str, anyio.Event] = {}  # calls in flight, by key
         self._idempotent = bool(self.spec.input_schema.get("x-idempotent"))
 
     async def run(self, call_id: str, accepted: Verdict, trace: Trace) -> Verdict:
         key = idempotency_key(self.run_id, self.step, self.spec.name, accepted.value)
-        if key in self._running:  # the same call twice in one turn: the second waits for the first
+        while key in self._running:  # the same call twice in one turn: the second waits
             await self._running[key].wait()
-        entry = self.store.call(key)
+        self._running[key] = anyio.Event()  # taken before any await: the journal is read after
+        try:
+            return self._keep(await self._answer(key, call_id, accepted, trace))
+        finally:
+            self._running.pop(key).set()
+
+    async def _answer(self, key: str, call_id: str, accepted: Verdict, trace: Trace) -> Verdict:
+        """The call's answer from the journal, when the journal has it; else the call's own."""
+        entry = await self._io.run(self.store.call, key)
         if entry is not None and (
             entry.status == "completed" or (entry.status == "failed" and not self._idempotent)
         ):
@@ -362,28 +389,24 @@ class JournaledTool:
                 "status": entry.status,
             }
             trace.record("store", "host", "journal", "receive", replayed)
-            return self._keep(_replayed(self.spec.name, call_id, entry))
+            return _replayed(self.spec.name, call_id, entry)
         if entry is not None and entry.status == "started" and not self._idempotent:
             return _interrupted(self.spec.name, call_id, key)
-        self._running[key] = anyio.Event()
-        try:
-            return self._keep(await self._call(key, call_id, accepted, trace))
-        finally:
-            self._running.pop(key).set()
+        return await self._call(key, call_id, accepted, trace)
 
     async def _call(self, key: str, call_id: str, accepted: Verdict, trace: Trace) -> Verdict:
         """Run the call, journaled before and after."""
-        self.store.call_started(
-            JournalEntry(key, self.run_id, self.step, self.spec.name, accepted.value, "started")
+        await self._io.run(
+            self.store.call_started,
+            JournalEntry(key, self.run_id, self.step, self.spec.name, accepted.value, "started"),
         )
         token = current_idempotency_key.set(key)
         try:
             verdict = await self.inner.run(call_id, accepted, trace)
         finally:
             current_idempotency_key.reset(token)
-        self.store.call_ended(
-            key, "completed" if verdict.accepted else "failed", _stored(verdict.value)
-        )
+        status: CallStatus = "completed" if verdict.accepted else "failed"
+        await self._io.run(self.store.call_ended, key, status, _stored(verdict.value))
         return verdict
 
     def _keep(self, verdict: Verdict) -> Verdict:

@@ -41,7 +41,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from pydantic import TypeAdapter, ValidationError
 
-from schemawire._json import quoted
+from schemawire._json import json_in_text, quoted
 from schemawire._version import __version__
 from schemawire.errors import SchemawireError, ServerError, UsageError, one_line
 from schemawire.gates import (
@@ -812,14 +812,7 @@ def _json_in_text(block: Any) -> Any:
     if not isinstance(block, dict) or block.get("type") != "text":
         return None
     text = block.get("text")
-    if not isinstance(text, str) or not text.lstrip().startswith(("{", "[")):
-        return None
-    from schemawire._json import loads
-
-    try:
-        return loads(text, source="<text content>")
-    except SchemawireError:
-        return None
+    return json_in_text(text) if isinstance(text, str) else None
 
 
 def _unknown(

@@ -79,6 +79,7 @@ class UpstreamTools:
             return tool.listed, False
         return {**tool.listed, "outputSchema": wrapped_output(output)}, True
 
+    # ToolBackend.call_tool's signature, which this implements.
     async def call_tool(
         self,
         name: str,

@@ -41,6 +41,7 @@ from schemawire.mcp._offload import off_loop
 from schemawire.mcp._sent import SentLines, arguments_as_sent
 from schemawire.mcp._wire import record_verdicts
 from schemawire.project.mcp import VERSIONS, project_mcp
+from schemawire.schema.implementations import implemented_specs
 from schemawire.schema.repository import Repository
 from schemawire.trace import Trace
 from schemawire.types import Rejection, ToolResult
@@ -219,7 +220,7 @@ def mcp_result(
     schemas an older client takes only as objects) beside it. A result that is ``rejection``'s
     model-facing object is marked as one in ``_meta``."""
     content = result.content
-    if not _is_blocks(content):
+    if not result.has_content_blocks:
         text = content if isinstance(content, str) else dumps(content, indent=False)
         content = [{"type": "text", "text": text}]
     answer: dict[str, Any] = {"content": content, "isError": result.is_error}
@@ -242,14 +243,6 @@ def verdict_result(verdict: Verdict, *, wrap: bool = False) -> dict[str, Any]:
 
 def _refusal(rejection: Rejection) -> ToolResult:
     return ToolResult("", rejection.to_json(), True)
-
-
-def _is_blocks(content: Any) -> bool:
-    return (
-        isinstance(content, list)
-        and all(isinstance(block, dict) and isinstance(block.get("type"), str) for block in content)
-        and bool(content)
-    )
 
 
 # --- Python functions as tools ------------------------------------------------------------------
@@ -285,14 +278,8 @@ class LocalTools:
         Raises:
             UsageError: an implementation names a tool the repository does not have.
         """
-        specs = {spec.name: spec for spec in repository.tools()}
-        unknown = sorted(set(implementations) - set(specs))
-        if unknown:
-            from schemawire.errors import UsageError
-
-            raise UsageError(f"no schema for tools {', '.join(unknown)} in {repository.root}")
         self.repository = repository
-        self.specs = {name: specs[name] for name in implementations}
+        self.specs = implemented_specs(repository, implementations)
         self.implementations = dict(implementations)
         self.timeout = timeout
         self._gates = {
@@ -317,6 +304,7 @@ class LocalTools:
     async def list_tools(self, version: str) -> list[dict[str, Any]]:
         return [tool for _, tool, _ in self._listing(version).values()]
 
+    # ToolBackend.call_tool's signature, which this implements.
     async def call_tool(
         self,
         name: str,

@@ -10,24 +10,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from schemawire.schema.dialect import SUBSCHEMA_LISTS, SUBSCHEMA_MAPS, SUBSCHEMA_SINGLE
 from schemawire.types import Loss
 
 __all__ = ["Size", "TargetLimit", "count_node", "exceeded", "measure"]
 
-_CONTAINERS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
-_SUBSCHEMA = (
-    "items",
-    "additionalProperties",
-    "contains",
-    "not",
-    "if",
-    "then",
-    "else",
-    "propertyNames",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-)
-_BRANCHES = ("anyOf", "allOf", "oneOf", "prefixItems")
 # The keywords `count_node` counts something of.
 _COUNTED = frozenset({"properties", "$defs", "definitions", "enum", "const"})
 
@@ -126,12 +113,12 @@ def _count_properties(properties: dict[str, Any], required: Any, size: Size) -> 
 
 
 def _children(node: dict[str, Any]) -> Iterator[Any]:
-    for key in _CONTAINERS:
+    for key in SUBSCHEMA_MAPS:
         if isinstance(node.get(key), dict):
             yield from node[key].values()
-    for key in _SUBSCHEMA:
+    for key in SUBSCHEMA_SINGLE:
         if isinstance(node.get(key), dict):
             yield node[key]
-    for key in _BRANCHES:
+    for key in SUBSCHEMA_LISTS:
         if isinstance(node.get(key), list):
             yield from node[key]

@@ -17,6 +17,7 @@ from schemawire._json import quoted
 from schemawire._pointer import join
 from schemawire.errors import ErrorCode, InputError
 from schemawire.project._type_names import FALSY, JSON_TYPES, TRUTHY, parse_type
+from schemawire.schema.dialect import SUBSCHEMA_LISTS, SUBSCHEMA_MAPS, SUBSCHEMA_SINGLE
 
 __all__ = [
     "DRAFT_2020_12",
@@ -39,27 +40,13 @@ _KNOWN_DIALECT = re.compile(
 
 # --- keywords that hold subschemas (drafts 04 to 2020-12 together) ----------------------------
 
-SINGLE = frozenset(
-    {
-        "additionalProperties",
-        "propertyNames",
-        "contains",
-        "not",
-        "if",
-        "then",
-        "else",
-        "unevaluatedItems",
-        "unevaluatedProperties",
-        "contentSchema",
-        "additionalItems",
-    }
-)
-MAPPING = frozenset(
-    {"patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"}
-)
-LISTING = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
+# Properties are normalised as properties (their presence flags folded); the older drafts'
+# dependencies map names to subschemas or to lists of names, and are normalised too.
+_MAPPING = SUBSCHEMA_MAPS - {"properties"} | {"dependencies"}
 # Keys that make a dict a schema rather than xLAM's flat map of parameter names to schemas.
-SCHEMA_SHAPES = SINGLE | MAPPING | LISTING | {"properties", "items", "$ref", "$schema", "$id"}
+SCHEMA_SHAPES = (
+    SUBSCHEMA_SINGLE | SUBSCHEMA_MAPS | SUBSCHEMA_LISTS | {"dependencies", "$ref", "$schema", "$id"}
+)
 
 
 class NormalisationCode(StrEnum):
@@ -264,11 +251,11 @@ class SchemaNormaliser:
 
     def keyword(self, key: str, value: Any, at: At) -> Any:
         """``value`` with the subschemas it holds, if any, normalised."""
-        if key in SINGLE or key == "items":
+        if key in SUBSCHEMA_SINGLE:  # a draft-07 list of items is kept as it is
             return self.subschema(value, at)
-        if key in MAPPING and isinstance(value, dict):
+        if key in _MAPPING and isinstance(value, dict):
             return {name: self.subschema(child, at.child(name)) for name, child in value.items()}
-        if key in LISTING and isinstance(value, list):
+        if key in SUBSCHEMA_LISTS and isinstance(value, list):
             return [self.subschema(child, at.child(index)) for index, child in enumerate(value)]
         return value
 

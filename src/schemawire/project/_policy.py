@@ -14,18 +14,16 @@ from schemawire._pointer import escape, resolve
 from schemawire.project._arguments import IDENTITY, ArgumentMap
 from schemawire.project._limits import Size
 from schemawire.project._names import NameRule
+from schemawire.schema.dialect import SUBSCHEMA_LISTS, SUBSCHEMA_MAPS, SUBSCHEMA_SINGLE
 from schemawire.types import Loss
 
 __all__ = [
     "ANNOTATIONS_KEPT_ON_PAIRS",
     "ANY_SCALAR",
     "DEFINITIONS",
-    "LISTS",
-    "MAPS",
     "METADATA",
     "MISSING",
     "NULL",
-    "SINGLE",
     "Node",
     "Policy",
     "WalkResult",
@@ -43,24 +41,6 @@ __all__ = [
 # data: they are never sent to a model and never count as a loss.
 METADATA = frozenset({"$schema", "$id", "$comment", "$anchor", "$dynamicAnchor", "$vocabulary"})
 
-SINGLE = frozenset(
-    {
-        "items",
-        "additionalProperties",
-        "contains",
-        "not",
-        "if",
-        "then",
-        "else",
-        "propertyNames",
-        "unevaluatedItems",
-        "unevaluatedProperties",
-        "additionalItems",
-        "contentSchema",
-    }
-)
-MAPS = frozenset({"properties", "patternProperties", "dependentSchemas", "$defs", "definitions"})
-LISTS = frozenset({"anyOf", "allOf", "oneOf", "prefixItems"})
 DEFINITIONS = ("$defs", "definitions")
 # Keywords holding subschemas that a policy keeping them may pass on as they are.
 _AS_IS_HOLDERS = frozenset(
@@ -145,7 +125,7 @@ class Policy:
 
     def __post_init__(self) -> None:
         handled = {keyword for keyword, needed in self._handler_needs().items() if needed}
-        holders = SINGLE | MAPS | LISTS | {"items"}
+        holders = SUBSCHEMA_SINGLE | SUBSCHEMA_MAPS | SUBSCHEMA_LISTS
         verbatim = self.keep - holders - handled - METADATA
         object.__setattr__(self, "handled", frozenset(handled))
         object.__setattr__(self, "verbatim", frozenset(verbatim))

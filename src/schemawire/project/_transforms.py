@@ -31,10 +31,7 @@ from schemawire.project._merge import merge_alternatives, merge_schemas
 from schemawire.project._policy import (
     ANY_SCALAR,
     DEFINITIONS,
-    LISTS,
-    MAPS,
     METADATA,
-    SINGLE,
     Node,
     Policy,
     WalkResult,
@@ -47,7 +44,13 @@ from schemawire.project._policy import (
 )
 from schemawire.project._references import inline, inlines, project_definitions
 from schemawire.project._strict import TYPING_KEYWORDS, require_type, strict_object
-from schemawire.schema.dialect import DRAFT_07, dialect_named
+from schemawire.schema.dialect import (
+    DRAFT_07,
+    SUBSCHEMA_LISTS,
+    SUBSCHEMA_MAPS,
+    SUBSCHEMA_SINGLE,
+    dialect_named,
+)
 from schemawire.types import Loss
 
 __all__ = ["METADATA", "Policy", "Walk", "WalkResult"]
@@ -302,15 +305,15 @@ class Walk:
 
     def subschemas(self, keyword: str, value: Any, where: Where) -> Any:
         """``value`` of ``keyword`` with each subschema it holds projected in turn."""
-        if keyword in MAPS and isinstance(value, dict):
+        if keyword in SUBSCHEMA_MAPS and isinstance(value, dict):
             return {
                 k: self.child(v, where, (keyword, k), (keyword, k))[0] for k, v in value.items()
             }
-        if keyword in _LISTS_AND_ITEMS and isinstance(value, list):
+        if keyword in SUBSCHEMA_LISTS and isinstance(value, list):
             return [
                 self.child(v, where, (keyword, i), (keyword, i))[0] for i, v in enumerate(value)
             ]
-        if keyword in SINGLE and isinstance(value, dict | bool):
+        if keyword in SUBSCHEMA_SINGLE and isinstance(value, dict | bool):
             return self.child(value, where, (keyword,), (keyword,))[0]
         return value
 
@@ -365,4 +368,3 @@ def _takes_as_is(schema: Any, policy: Policy) -> bool:
 
 
 _ALTERNATIVES = frozenset({"anyOf", "oneOf"})
-_LISTS_AND_ITEMS = LISTS | {"items"}  # items: a list of subschemas in draft-07

@@ -27,7 +27,8 @@ __all__ = [
 # --- type names of public function-calling collections, and what they mean --------------------
 
 JSON_TYPES = frozenset({"object", "array", "string", "number", "integer", "boolean", "null"})
-# Mirrors schema.lint._TYPE_FIXES, plus the Java and Python spellings found in BFCL and xLAM.
+# Mirrors schema.lint._TYPE_FIXES (lint sits a layer below and cannot import this), plus the Java
+# and Python spellings found in BFCL and xLAM.
 SCALAR_TYPES = {
     **{name: name for name in JSON_TYPES},
     "str": "string",

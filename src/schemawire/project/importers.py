@@ -137,6 +137,7 @@ def import_mcp(
     return _import("mcp", tools, _read_mcp_tool, id_base, version)
 
 
+# One public function per format, alike by design: what differs is the reader _import gets.
 def import_openai(
     tools: Any, *, id_base: str = "https://example.com/", version: str = "1.0.0"
 ) -> tuple[ImportedTool, ...]:

@@ -17,7 +17,6 @@ walk only which codes change nothing but annotations, and classifies what comes 
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from fractions import Fraction
 from typing import Any
 from urllib.parse import unquote, urldefrag, urljoin
 
+from schemawire._json import canonical
 from schemawire._pointer import join, resolve
 from schemawire.schema.dialect import DEFAULT_DIALECT, dialect_named
 from schemawire.schema.walk import iter_sites
@@ -458,12 +458,7 @@ def _compare_unique_items(walk: _Walk, old: At, new: At, pointer: str) -> None:
 def _compare_required(walk: _Walk, old: At, new: At, pointer: str) -> None:
     before, after = _names(old.get("required")), _names(new.get("required"))
     where = join(pointer, "required")
-    for name in before:
-        if name not in after:
-            walk.emit("REQUIRED_REMOVED", where, old=name)
-    for name in after:
-        if name not in before:
-            walk.emit("REQUIRED_ADDED", where, new=name)
+    _name_changes(walk, where, before, after, ("REQUIRED_REMOVED", "REQUIRED_ADDED"))
 
 
 def _names(value: Any) -> list[str]:
@@ -502,6 +497,7 @@ def _member_added(walk: _Walk, instead: At, added: At, where: str) -> None:
     walk.compare(instead, added, where)
 
 
+# The mirror of _member_added: the same steps with the sides and codes swapped.
 def _member_removed(walk: _Walk, removed: At, instead: At, where: str) -> None:
     if instead.schema is False:
         walk.emit("PROPERTY_REMOVED", where, old=removed.schema)
@@ -706,12 +702,21 @@ def _compare_dependencies(walk: _Walk, old: At, new: At, pointer: str) -> None:
 
 
 def _compare_dependent_names(walk: _Walk, where: str, before: list[str], after: list[str]) -> None:
+    _name_changes(walk, where, before, after, ("DEPENDENCY_REMOVED", "DEPENDENCY_ADDED"))
+
+
+def _name_changes(
+    walk: _Walk, where: str, before: list[str], after: list[str], codes: tuple[str, str]
+) -> None:
+    """The first of ``codes`` for each name only ``before`` has, the second for each name only
+    ``after`` has."""
+    removed, added = codes
     for name in before:
         if name not in after:
-            walk.emit("DEPENDENCY_REMOVED", where, old=name)
+            walk.emit(removed, where, old=name)
     for name in after:
         if name not in before:
-            walk.emit("DEPENDENCY_ADDED", where, new=name)
+            walk.emit(added, where, new=name)
 
 
 def _compare_annotations(walk: _Walk, old: At, new: At, pointer: str) -> None:
@@ -788,14 +793,4 @@ def _canonical(value: Any) -> str:
     """One text for JSON values that are equal (``1`` and ``1.0``; key order does not count)."""
     if value is ABSENT:
         return "<absent>"
-    return json.dumps(_normalised(value), sort_keys=True, ensure_ascii=False)
-
-
-def _normalised(value: Any) -> Any:
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, dict):
-        return {key: _normalised(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_normalised(item) for item in value]
-    return value
+    return canonical(value)

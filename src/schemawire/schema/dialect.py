@@ -18,6 +18,9 @@ __all__ = [
     "DRAFT_07",
     "DRAFT_2020_12",
     "KNOWN_FORMATS",
+    "SUBSCHEMA_LISTS",
+    "SUBSCHEMA_MAPS",
+    "SUBSCHEMA_SINGLE",
     "Dialect",
     "dialect_named",
 ]
@@ -172,6 +175,17 @@ DRAFT_07 = Dialect(
     mapping=_07_MAP,
     listing=_07_LIST,
 )
+
+# The keywords that hold subschemas in either dialect, for code that walks or rewrites schemas
+# of both. A value may be of another form in one dialect (draft-07 ``items`` is one subschema or
+# a list): check its type before taking its subschemas.
+SUBSCHEMA_SINGLE = DRAFT_2020_12.single | DRAFT_07.single
+"""Keywords whose value is one subschema."""
+SUBSCHEMA_MAPS = (DRAFT_2020_12.mapping | DRAFT_07.mapping) - {"dependencies"}
+"""Keywords whose value maps names to subschemas (not ``dependencies``: its values may be lists
+of property names)."""
+SUBSCHEMA_LISTS = DRAFT_2020_12.listing | DRAFT_07.listing
+"""Keywords whose value is a list of subschemas."""
 
 DEFAULT_DIALECT = DRAFT_2020_12
 DIALECTS = (DRAFT_2020_12, DRAFT_07)

@@ -6,11 +6,13 @@
     get_weather = "implementations:get_weather"
 
 `load_implementations` imports them for `schemawire serve`, the host and evals; a module or
-function that cannot be imported is a `ConfigError`. `implementation_findings` is what
-`schemawire check` makes of them, as findings: a module that does not import (SW501), a function
-that is not there (SW502), a tool of a repository that serves tools with no implementation
-(SW503), a function whose parameters do not match the tool's input schema (SW504), and an
-implementation of a tool that has no schema (SW505).
+function that cannot be imported is a `ConfigError`. `implemented_specs` is the tools they
+implement, or a `UsageError` for a function whose tool has no schema.
+
+`implementation_findings` is what `schemawire check` makes of them, as findings: a module that
+does not import (SW501), a function that is not there (SW502), a tool of a repository that serves
+tools with no implementation (SW503), a function whose parameters do not match the tool's input
+schema (SW504), and an implementation of a tool that has no schema (SW505).
 
 Importing a module runs its code: it happens only for a repository whose settings name modules.
 This module sits below the MCP layer, so `check` reads implementations without the MCP SDK.
@@ -24,19 +26,25 @@ import importlib
 import inspect
 import re
 import sys
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from schemawire._pointer import join
-from schemawire.errors import ConfigError, ErrorCode, one_line
+from schemawire.errors import ConfigError, ErrorCode, UsageError, one_line
 from schemawire.schema.files import relpath
 from schemawire.schema.repository import Repository
 from schemawire.schema.rules import Finding, rule
 from schemawire.schema.schema_file import SchemaFile
+from schemawire.types import ToolSpec
 
-__all__ = ["implementation_findings", "load_implementations", "signature_mismatches"]
+__all__ = [
+    "implementation_findings",
+    "implemented_specs",
+    "load_implementations",
+    "signature_mismatches",
+]
 
 # The keyword a workflow's journal may pass to a function that takes it (see host.tools).
 _HOST_KEYWORDS = frozenset({"idempotency_key"})
@@ -72,6 +80,20 @@ def load_implementations(repository: Repository) -> dict[str, Callable[..., Any]
             )
         functions[tool] = imported
     return functions
+
+
+def implemented_specs(repository: Repository, implemented: Iterable[str]) -> dict[str, ToolSpec]:
+    """The specs of the tools ``implemented`` names (by tool name), in its order.
+
+    Raises:
+        UsageError: it names a tool the repository has no schema for.
+    """
+    specs = {spec.name: spec for spec in repository.tools()}
+    names = list(implemented)
+    unknown = sorted(set(names) - set(specs))
+    if unknown:
+        raise UsageError(f"no schema for tools {', '.join(unknown)} in {repository.root}")
+    return {name: specs[name] for name in names}
 
 
 def implementation_findings(

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from schemawire._json import dumps, quoted
+from schemawire._json import canonical, quoted
 from schemawire._pointer import join
 from schemawire.schema.config import LintConfig
 from schemawire.schema.dialect import KNOWN_FORMATS
@@ -337,7 +337,7 @@ def check_value_types(context: LintContext, site: Site) -> Iterator[Finding]:
 
 
 def _is_member(value: Any, options: list[Any]) -> bool:
-    return _json_key(value) in {_json_key(option) for option in options}
+    return canonical(value) in {canonical(option) for option in options}
 
 
 def _declared_values(schema: dict[str, Any], pointer: str) -> Iterator[tuple[str, Any]]:
@@ -370,7 +370,7 @@ def check_duplicate_enum(context: LintContext, site: Site) -> Iterator[Finding]:
         return
     seen: set[str] = set()
     for index, value in enumerate(enum):
-        key = _json_key(value)
+        key = canonical(value)
         if key in seen:
             yield context.finding(
                 "SW108",
@@ -379,21 +379,6 @@ def check_duplicate_enum(context: LintContext, site: Site) -> Iterator[Finding]:
                 hint="remove one",
             )
         seen.add(key)
-
-
-def _json_key(value: Any) -> str:
-    """A key under which JSON-equal values (1 and 1.0; not true and 1) are equal."""
-    return dumps(_normalised(value), indent=False, sort_keys=True)
-
-
-def _normalised(value: Any) -> Any:
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, list):
-        return [_normalised(item) for item in value]
-    if isinstance(value, dict):
-        return {key: _normalised(item) for key, item in value.items()}
-    return value
 
 
 def check_unused_definitions(context: LintContext, site: Site) -> Iterator[Finding]:

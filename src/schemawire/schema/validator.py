@@ -18,7 +18,7 @@ import jsonschema_rs
 from schemawire._json import quoted
 from schemawire._pointer import join, resolve, to_pointer
 from schemawire.errors import ErrorCode, SchemaError
-from schemawire.schema.dialect import DRAFT_07, DRAFT_2020_12, Dialect
+from schemawire.schema.dialect import DRAFT_07, DRAFT_2020_12, SUBSCHEMA_MAPS, Dialect
 from schemawire.types import Violation
 
 __all__ = [
@@ -33,9 +33,6 @@ _VALIDATOR_CLASSES: dict[str, type[jsonschema_rs.Validator]] = {
     DRAFT_07.name: jsonschema_rs.Draft7Validator,
     DRAFT_2020_12.name: jsonschema_rs.Draft202012Validator,
 }
-_MAP_KEYWORDS = frozenset(
-    {"properties", "patternProperties", "dependentSchemas", "$defs", "definitions"}
-)
 
 
 def refuse_retrieval(uri: str) -> NoReturn:
@@ -167,7 +164,7 @@ def _keyword_of(error: jsonschema_rs.ValidationError) -> str:
         return "propertyNames"  # the failing keyword sits inside it, but the object is at fault
     if error.kind.name == "falseSchema":
         # A `false` subschema: name the keyword holding it (`items`, `then`, `properties`...).
-        if len(path) >= 2 and path[-2] in _MAP_KEYWORDS:
+        if len(path) >= 2 and path[-2] in SUBSCHEMA_MAPS:
             return path[-2]
         return path[-1] if path else "false"
     return path[-1] if path else error.kind.name

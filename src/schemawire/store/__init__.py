@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import parse_qs
 
+# The facade: base.py's names again, as the public face of the store package.
 from schemawire.store.base import (
     SHORT_ID,
     CallStatus,

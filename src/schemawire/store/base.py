@@ -11,10 +11,10 @@ it has done from one it has not, and from one that was interrupted.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Literal, Protocol
 
-import orjson
+from schemawire._json import ParseLimits, canonical, loads
 
 __all__ = [
     "SHORT_ID",
@@ -36,6 +36,8 @@ RunStatus = Literal["running", "done", "failed"]
 CallStatus = Literal["started", "completed", "failed"]
 SHORT_ID = 4
 """The fewest characters of a run id that `find_run` takes for the whole id."""
+# What the store wrote itself: any size a column holds, and as deep as JSON may be.
+_STORED = ParseLimits(max_bytes=2**30, max_depth=250)
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,16 +67,8 @@ class Checkpoint:
     created: float | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "run_id": self.run_id,
-            "step": self.step,
-            "state": self.state,
-            "schema": self.schema,
-            "version": self.version,
-            "node": self.node,
-            "next_input": self.next_input,
-            "created": self.created,
-        }
+        """Every field, by its name."""
+        return _fields_of(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,16 +109,8 @@ class RunInfo:
     error: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "run_id": self.run_id,
-            "flow": self.flow,
-            "status": self.status,
-            "step": self.step,
-            "node": self.node,
-            "created": self.created,
-            "updated": self.updated,
-            "error": self.error,
-        }
+        """Every field, by its name."""
+        return _fields_of(self)
 
 
 class Store(Protocol):
@@ -202,6 +188,10 @@ class Store(Protocol):
         ...
 
 
+def _fields_of(value: Checkpoint | RunInfo) -> dict[str, Any]:
+    return {field.name: getattr(value, field.name) for field in fields(value)}
+
+
 def find_run(store: Store, given: str) -> RunInfo:
     """The run ``given`` names: its whole id, or the start of one run's id (at least
     `SHORT_ID` characters), as people copy ids from ``schemawire runs list``.
@@ -244,26 +234,12 @@ def check_next(checkpoint: Checkpoint, expected_step: int) -> None:
 def idempotency_key(run_id: str, step: int, tool: str, arguments: Any) -> str:
     """The key of a call: the same run, step, tool and arguments make the same key, so a
     resumed run recognises a call it has already made, whatever id the model gave it."""
-    text = orjson.dumps([run_id, step, tool, _same_numbers(arguments)], option=orjson.OPT_SORT_KEYS)
-    return hashlib.sha256(text).hexdigest()[:32]
+    # canonical: 20 and 20.0 make one key (a model may write either when it calls again).
+    text = canonical([run_id, step, tool, arguments])
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
 
-def _same_numbers(value: Any) -> Any:
-    """``value`` with whole floats as integers: JSON Schema holds 20 and 20.0 equal, and so
-    must the key (a model may write either when it calls again)."""
-    if isinstance(value, float) and value.is_integer() and abs(value) <= 2**53:
-        return int(value)  # past 2**53 a float is no longer an exact integer: kept as it is
-    if isinstance(value, list):
-        return [_same_numbers(item) for item in value]
-    if isinstance(value, dict):
-        return {key: _same_numbers(item) for key, item in value.items()}
-    return value
-
-
-def dumps(value: Any) -> str:
-    """JSON for a column."""
-    return orjson.dumps(value).decode("utf-8")
-
-
-def loads(text: str | bytes | None) -> Any:
-    return None if text is None else orjson.loads(text)
+def stored(text: str | bytes | None) -> Any:
+    """The JSON value of a column the store wrote (None for SQL NULL); integers of any size
+    come back exact."""
+    return None if text is None else loads(text, limits=_STORED, source="<store>")

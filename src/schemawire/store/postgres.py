@@ -42,9 +42,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
+from functools import partial
 from typing import Any, TypeVar
-
-import orjson
 
 try:
     import psycopg
@@ -55,6 +54,9 @@ except ImportError as error:  # the optional extra, not a dependency of the SQLi
     hint = "postgresql:// stores need psycopg: pip install 'schemawire[postgres]'"
     raise ImportError(hint) from error
 
+from schemawire._json import dumps
+
+# The names the SQLite store imports too: both implement one Store.
 from schemawire.store.base import (
     CallStatus,
     Checkpoint,
@@ -63,10 +65,12 @@ from schemawire.store.base import (
     RunStatus,
     StoreError,
     check_next,
-    dumps,
+    stored,
 )
 
 __all__ = ["PostgresStore"]
+
+_compact = partial(dumps, indent=False)
 
 _Row = TypeVar("_Row", Checkpoint, JournalEntry, RunInfo)
 
@@ -186,7 +190,7 @@ class PostgresStore:
 
     def _prepare(self) -> int:
         """Create the tables if they are not there; return the claims' key seed."""
-        set_json_loads(orjson.loads, self._db)
+        set_json_loads(stored, self._db)
         with self._db.transaction():
             self._db.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
             self._db.execute(_SCHEMA)
@@ -360,7 +364,7 @@ def _row(checkpoint: Checkpoint) -> dict[str, Any]:
 
 
 def _jsonb(value: Any) -> Jsonb:
-    return Jsonb(value, dumps=dumps)
+    return Jsonb(value, dumps=_compact)
 
 
 def _describe(params: dict[str, Any]) -> str:

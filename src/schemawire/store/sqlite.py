@@ -18,6 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from schemawire._json import dumps
 from schemawire.store.base import (
     CallStatus,
     Checkpoint,
@@ -26,8 +27,7 @@ from schemawire.store.base import (
     RunStatus,
     StoreError,
     check_next,
-    dumps,
-    loads,
+    stored,
 )
 
 __all__ = ["SqliteStore"]
@@ -64,7 +64,11 @@ class SqliteStore:
         self.path = Path(path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
+            # Not tied to the opening thread: `OffLoop` runs the calls in a worker thread, one
+            # at a time.
+            self._db = sqlite3.connect(
+                self.path, isolation_level=None, timeout=30, check_same_thread=False
+            )
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute(f"PRAGMA synchronous={synchronous.upper()}")
             self._db.executescript(_SCHEMA)
@@ -104,11 +108,11 @@ class SqliteStore:
             (
                 written.run_id,
                 written.step,
-                dumps(written.state),
+                dumps(written.state, indent=False),
                 written.schema,
                 written.version,
                 written.node,
-                dumps(written.next_input),
+                dumps(written.next_input, indent=False),
                 now,
             ),
         )
@@ -183,14 +187,21 @@ class SqliteStore:
             ).fetchone()[0]
             self._db.execute(
                 "INSERT OR REPLACE INTO journal VALUES (?, ?, ?, ?, ?, ?, 'started', NULL)",
-                (entry.key, seq, entry.run_id, entry.step, entry.tool, dumps(entry.arguments)),
+                (
+                    entry.key,
+                    seq,
+                    entry.run_id,
+                    entry.step,
+                    entry.tool,
+                    dumps(entry.arguments, indent=False),
+                ),
             )
 
     def call_ended(self, key: str, status: CallStatus, result: Any) -> None:
         with self._write():
             self._db.execute(
                 "UPDATE journal SET status = ?, result = ? WHERE key = ?",
-                (status, dumps(result), key),
+                (status, dumps(result, indent=False), key),
             )
 
     def journal(self, run_id: str) -> list[JournalEntry]:
@@ -237,12 +248,14 @@ class _Transaction:
 
 def _checkpoint(row: tuple[Any, ...]) -> Checkpoint:
     run_id, step, state, schema, version, node, next_input, created = row
-    return Checkpoint(run_id, step, loads(state), schema, version, node, loads(next_input), created)
+    return Checkpoint(
+        run_id, step, stored(state), schema, version, node, stored(next_input), created
+    )
 
 
 def _entry(row: tuple[Any, ...]) -> JournalEntry:
     key, run_id, step, tool, arguments, status, result = row
-    return JournalEntry(key, run_id, step, tool, loads(arguments), status, loads(result))
+    return JournalEntry(key, run_id, step, tool, stored(arguments), status, stored(result))
 
 
 def _alive(pid: int) -> bool:

@@ -26,7 +26,6 @@ __all__ = [
     "compact",
     "error_body_message",
     "error_event_message",
-    "is_content_blocks",
     "refuse_error_body",
     "result_object",
     "result_text",
@@ -36,7 +35,6 @@ __all__ = [
 ]
 
 _T = TypeVar("_T")
-_MCP_BLOCK_TYPES = frozenset({"text", "image", "audio", "resource", "resource_link"})
 _JSON_NAMES = {
     dict: "object",
     list: "array",
@@ -56,15 +54,6 @@ def compact(value: Any) -> str:
 # --- tool results ------------------------------------------------------------------------------
 
 
-def is_content_blocks(content: Any) -> bool:
-    """Whether ``content`` is a list of MCP content blocks (as the result gate decides it)."""
-    return (
-        isinstance(content, list)
-        and bool(content)
-        and all(isinstance(b, dict) and b.get("type") in _MCP_BLOCK_TYPES for b in content)
-    )
-
-
 def result_text(result: ToolResult) -> str:
     """The result as the text an API's tool message carries.
 
@@ -73,7 +62,7 @@ def result_text(result: ToolResult) -> str:
     value, including a gate's ``{"error": ...}`` object, is compact JSON.
     """
     content = result.content
-    if is_content_blocks(content):
+    if result.has_content_blocks:
         return "\n".join(_block_text(block) for block in content)
     if isinstance(content, str):
         return content
@@ -97,7 +86,7 @@ def result_object(result: ToolResult) -> dict[str, Any]:
     content = result.content
     if isinstance(content, dict):
         return content if not result.is_error or "error" in content else {"error": content}
-    value = result_text(result) if is_content_blocks(content) else content
+    value = result_text(result) if result.has_content_blocks else content
     return {"error": value} if result.is_error else {"result": value}
 
 

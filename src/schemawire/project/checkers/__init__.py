@@ -24,6 +24,7 @@ from urllib.parse import unquote
 from schemawire._json import quoted
 from schemawire._pointer import join
 from schemawire.errors import UsageError
+from schemawire.schema.dialect import SUBSCHEMA_LISTS, SUBSCHEMA_MAPS, SUBSCHEMA_SINGLE
 
 __all__ = [
     "JSON_TYPES",
@@ -66,22 +67,6 @@ _OPTIONS: dict[str, frozenset[str]] = {"mcp": frozenset({"version"})}
 # itself must not loop forever (JSON parsed by `schemawire._json` nests at most 128 levels).
 _MAX_DEPTH = 128
 _MAX_NODES = 100_000
-_MAP_KEYWORDS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
-_LIST_KEYWORDS = ("allOf", "anyOf", "oneOf", "prefixItems", "items")
-_ONE_KEYWORDS = (
-    "items",
-    "additionalProperties",
-    "unevaluatedProperties",
-    "unevaluatedItems",
-    "additionalItems",
-    "contains",
-    "propertyNames",
-    "not",
-    "if",
-    "then",
-    "else",
-    "contentSchema",
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -328,11 +313,11 @@ def _children(node: Subschema) -> Iterator[Subschema]:
     if not isinstance(node.schema, dict):
         return
     for keyword, value in node.schema.items():
-        if keyword in _MAP_KEYWORDS and isinstance(value, dict):
+        if keyword in SUBSCHEMA_MAPS and isinstance(value, dict):
             members: Iterable[tuple[str | int, Any]] = value.items()
-        elif keyword in _LIST_KEYWORDS and isinstance(value, list):
+        elif keyword in SUBSCHEMA_LISTS and isinstance(value, list):
             members = enumerate(value)
-        elif keyword in _ONE_KEYWORDS:
+        elif keyword in SUBSCHEMA_SINGLE:
             yield _child(node, keyword, None, value)
             continue
         else:
@@ -397,7 +382,7 @@ _NUMBER = (_is_number, "a number")
 _COUNT = (lambda v: _is_number(v) and isinstance(v, int) and v >= 0, "a non-negative integer")
 _DISTINCT_STRINGS = (_is_distinct_strings, "an array of distinct strings")
 _KEYWORD_SHAPES: dict[str, tuple[Callable[[Any], bool], str]] = {
-    **dict.fromkeys(_MAP_KEYWORDS, _SCHEMA_MAP),
+    **dict.fromkeys(SUBSCHEMA_MAPS, _SCHEMA_MAP),
     **dict.fromkeys(("allOf", "anyOf", "oneOf", "prefixItems"), _SCHEMA_LIST),
     # A non-schema under items, not, if... is reported where it sits, as a subschema.
     "items": (lambda v: not isinstance(v, list), "one schema (the array form is pre-2020-12)"),

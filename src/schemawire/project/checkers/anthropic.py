@@ -13,6 +13,8 @@ from typing import Any
 
 from schemawire._json import quoted
 from schemawire._pointer import join
+
+# The checkers' shared pieces: each target module imports what its own rules use.
 from schemawire.project.checkers import (
     JSON_TYPES,
     Flaw,
@@ -106,6 +108,7 @@ def check_name(payload: dict[Any, Any]) -> Iterator[Flaw]:
         yield Flaw("/name", f"name {describe(name)} must match ^[a-zA-Z0-9_-]{{1,64}}$")
 
 
+# Deliberately like the other targets' checkers: each restates its provider's own rules.
 ENVELOPE_RULES: dict[str, Callable[[dict[Any, Any]], Iterable[Flaw]]] = {
     "anthropic.envelope.missing": lambda payload: _members(payload, "missing"),
     "anthropic.envelope.field-type": lambda payload: _members(payload, "type"),
@@ -117,6 +120,7 @@ ENVELOPE_RULES: dict[str, Callable[[dict[Any, Any]], Iterable[Flaw]]] = {
 # --- every tool -------------------------------------------------------------------------------
 
 
+# Like the other targets' root rules, in Anthropic's words: each checker stands alone.
 def check_root_type(tree: SchemaTree) -> Iterator[Flaw]:
     if tree.root.schema.get("type") != "object":
         yield Flaw(tree.pointer, 'input_schema must be "type": "object" at its root')

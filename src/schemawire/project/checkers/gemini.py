@@ -15,6 +15,8 @@ from typing import Any
 
 from schemawire._json import quoted
 from schemawire._pointer import join
+
+# The checkers' shared pieces: each target module imports what its own rules use.
 from schemawire.project.checkers import (
     JSON_TYPES,
     Flaw,
@@ -151,6 +153,7 @@ def check_name(payload: dict[Any, Any]) -> Iterator[Flaw]:
         yield Flaw("/name", message)
 
 
+# Deliberately like the other targets' checkers: each restates its provider's own rules.
 ENVELOPE_RULES: dict[str, Callable[[dict[Any, Any]], Iterable[Flaw]]] = {
     "gemini.envelope.missing": lambda payload: _members(payload, "missing"),
     "gemini.envelope.field-type": lambda payload: _members(payload, "type"),
@@ -164,16 +167,21 @@ ENVELOPE_RULES: dict[str, Callable[[dict[Any, Any]], Iterable[Flaw]]] = {
 # --- parametersJsonSchema and responseJsonSchema (§4.4) ---------------------------------------
 
 
+# Like the other targets' root rules, in Gemini's words: each checker stands alone.
 def check_json_root_type(tree: SchemaTree) -> Iterator[Flaw]:
     if tree.root.schema.get("type") != "object":
         yield Flaw(tree.pointer, 'parametersJsonSchema must be "type": "object" at its root')
 
 
 def check_json_keywords(node: Subschema) -> Iterator[Flaw]:
-    for keyword in node.schema:
-        if keyword not in JSON_SCHEMA_KEYWORDS:
-            message = f"{quoted(str(keyword))} is not in Gemini's JSON Schema subset"
-            yield Flaw(join(node.pointer, str(keyword)), message)
+    return _outside(node, JSON_SCHEMA_KEYWORDS, "in Gemini's JSON Schema subset")
+
+
+def _outside(node: Subschema, allowed: frozenset[str], subset: str) -> Iterator[Flaw]:
+    """A flaw at each key of ``node`` that is not ``allowed``: it is not ``subset``."""
+    for key in node.schema:
+        if key not in allowed:
+            yield Flaw(join(node.pointer, str(key)), f"{quoted(str(key))} is not {subset}")
 
 
 def check_ref_siblings(node: Subschema) -> Iterator[Flaw]:
@@ -215,10 +223,7 @@ def check_openapi_root_type(tree: SchemaTree) -> Iterator[Flaw]:
 
 
 def check_fields(node: Subschema) -> Iterator[Flaw]:
-    for name in node.schema:
-        if name not in OPENAPI_FIELDS:
-            message = f"{quoted(str(name))} is not a field of Gemini's Schema"
-            yield Flaw(join(node.pointer, str(name)), message)
+    return _outside(node, OPENAPI_FIELDS, "a field of Gemini's Schema")
 
 
 def check_type(node: Subschema) -> Iterator[Flaw]:

@@ -14,6 +14,8 @@ from typing import Any
 from schemawire._json import quoted
 from schemawire._pointer import join
 from schemawire.errors import UsageError
+
+# The checkers' shared pieces: each target module imports what its own rules use.
 from schemawire.project.checkers import (
     JSON_TYPES,
     Flaw,

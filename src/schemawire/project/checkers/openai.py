@@ -114,6 +114,7 @@ _LAYOUTS = {
         "parameters",
         always_strict=False,
     ),
+    # One entry per format, alike by design: the table is what differs between them.
     "openai.responses": _Layout(
         "a Responses tool",
         "function",
