@@ -19,13 +19,14 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
 from schemawire.gates import Verdict
+from schemawire.mcp._problems import ServerError
 from schemawire.mcp._tools import (
     OBJECT_OUTPUT_ONLY,
     RemoteTool,
     is_object_schema,
     wrapped_output,
 )
-from schemawire.mcp.client import McpClient, ServerError
+from schemawire.mcp.client import McpClient
 from schemawire.mcp.server import verdict_result
 from schemawire.project.mcp import project_mcp
 from schemawire.trace import Trace

@@ -15,10 +15,11 @@ from mcp.server.stdio import stdio_server
 
 from schemawire._version import __version__
 from schemawire.errors import UsageError
+from schemawire.mcp._addresses import HttpServer, StdioServer
 from schemawire.mcp._http import HttpOptions, SessionBounds, http_app, running
 from schemawire.mcp._memory import give_back_large_blocks
 from schemawire.mcp._sent import SentLines, stdin_lines
-from schemawire.mcp.client import HttpServer, McpClient, StdioServer
+from schemawire.mcp.client import McpClient
 from schemawire.mcp.proxy import UpstreamTools
 from schemawire.mcp.server import LocalTools, Sessions, build_server
 from schemawire.schema.implementations import load_implementations
