@@ -22,7 +22,7 @@ from schemawire.toolbox import (
     summarise_patch,
     validate_file,
 )
-from tests.conftest import EXAMPLES
+from tests.helpers import EXAMPLES
 
 values = st.recursive(
     st.none()

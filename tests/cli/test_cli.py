@@ -17,7 +17,7 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from schemawire.cli.app import COMMANDS, app
-from tests.conftest import EXAMPLES, WriteRepo, tool_schema
+from tests.helpers import EXAMPLES, WriteRepo, tool_schema
 
 runner = CliRunner()
 SUPPORT_DESK = EXAMPLES / "support-desk"

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.test_cli import SUPPORT_DESK, invoke
-from tests.mcp.conftest import SCRIPTED
+from tests.mcp.helpers import SCRIPTED
 
 SCHEMAWIRE = str(Path(sys.executable).with_name("schemawire"))
 DESK = ["--", SCHEMAWIRE, "serve", str(SUPPORT_DESK)]

@@ -19,7 +19,7 @@ from starlette.responses import JSONResponse, Response
 
 from schemawire.trace import read_trace, trace_path
 from tests.cli.test_cli import SUPPORT_DESK, invoke
-from tests.conftest import EXAMPLES
+from tests.helpers import EXAMPLES
 from tests.host.test_models import provider
 
 SCHEMAWIRE = str(Path(sys.executable).with_name("schemawire"))

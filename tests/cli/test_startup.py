@@ -28,7 +28,7 @@ import pytest
 from schemawire._version import __version__
 from schemawire.cli import toplevel
 from schemawire.cli.app import COMMANDS, Command
-from tests.conftest import EXAMPLES
+from tests.helpers import EXAMPLES
 
 STORED = Path(toplevel.__file__).parent
 COMMAND_MODULES = sorted({command.target.partition(":")[0] for command in COMMANDS})

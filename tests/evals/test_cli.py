@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from schemawire.evals import RecordedCase
-from tests.evals.conftest import (
+from tests.evals.cases import (
     CASES,
     FLOW,
     REFUND,

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.evals.conftest import CASES, invoke
+from tests.evals.cases import CASES, invoke
 
 ROOT = Path(__file__).parents[2]
 PAGE = (ROOT / "docs" / "evals.md").read_text(encoding="utf-8")

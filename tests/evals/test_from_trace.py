@@ -18,7 +18,7 @@ from schemawire.mcp.serve import load_implementations
 from schemawire.schema.repository import Repository
 from schemawire.store import SqliteStore
 from schemawire.trace import Trace, read_trace
-from tests.evals.conftest import FLOW, REFUND, REQUEST
+from tests.evals.cases import FLOW, REFUND, REQUEST
 
 
 def record(tmp_path: Path, triage_script: str) -> Path:

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from schemawire.evals import read_outcome
 from schemawire.evals.expect import same_json
 from schemawire.trace import Trace
-from tests.evals.conftest import chat
+from tests.evals.cases import chat
 
 
 def flow_hops(*route: Any, checkpoint: bool = True) -> Trace:
@@ -112,7 +112,7 @@ def test_a_call_from_no_agent_is_said_so_not_written_as_none() -> None:
     from schemawire.evals.expect import check_expectations
     from schemawire.evals.outcome import ObservedCall, Outcome
     from schemawire.schema.repository import Repository
-    from tests.evals.conftest import REFUND
+    from tests.evals.cases import REFUND
 
     outcome = Outcome("done", calls=[ObservedCall("lookup_order", {"order_id": "A-1"})])
     expect = {"calls": [{"tool": "lookup_order", "agent": "billing"}]}

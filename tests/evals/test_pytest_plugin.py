@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.evals.conftest import REFUND, flow_case
+from tests.evals.cases import REFUND, flow_case
 
 ROOT = Path(__file__).parents[2]
 PLUGIN = "schemawire.evals.pytest_plugin"

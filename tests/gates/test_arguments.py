@@ -16,7 +16,7 @@ from schemawire.errors import UsageError
 from schemawire.gates import ArgumentGate, ArgumentOptions, ValueLimits, Verdict
 from schemawire.project import project_catalogue
 from schemawire.types import ToolSpec
-from tests.conftest import EXAMPLES, WriteRepo, tool_schema
+from tests.helpers import EXAMPLES, WriteRepo, tool_schema
 
 VALID = {"order_id": "A-1042", "amount": 25.5, "reason": "late"}
 LIMITS = ValueLimits(max_bytes=4096, max_depth=8, max_string=64, max_items=16)

@@ -26,8 +26,8 @@ from schemawire.gates import (
 from schemawire.gates._rejection import cut_rejection
 from schemawire.schema.validator import compile_schema
 from schemawire.types import ToolResult, ToolSpec
-from tests.conftest import EXAMPLES
 from tests.gates.secret_placements import PLACEMENTS, corpus_cases, leaked, look_alikes
+from tests.helpers import EXAMPLES
 
 REFUND = {"refund_id": "R-2001", "order_id": "A-1042", "amount": 25.5, "status": "pending"}
 

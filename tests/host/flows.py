@@ -14,7 +14,7 @@ from schemawire.mcp.serve import load_implementations
 from schemawire.schema.repository import Repository
 from schemawire.store import Store
 from schemawire.trace import Trace
-from tests.conftest import EXAMPLES
+from tests.helpers import EXAMPLES
 
 REFUND = EXAMPLES / "refund"
 FLOW = REFUND / "flows" / "refund.json"

@@ -25,7 +25,7 @@ from schemawire import (
     python_tools,
     read_trace,
 )
-from tests.conftest import EXAMPLES
+from tests.helpers import EXAMPLES
 
 SUPPORT_DESK = EXAMPLES / "support-desk"
 REFUND = {"order_id": "A-1042", "amount": 5, "reason": "late"}

@@ -16,7 +16,7 @@ from schemawire.host import Host, HostOptions, ScriptedModel, python_tools
 from schemawire.schema.repository import Repository
 from schemawire.trace import Trace
 from schemawire.types import ToolSpec
-from tests.conftest import WriteRepo, tool_schema
+from tests.helpers import WriteRepo, tool_schema
 
 pytestmark = pytest.mark.anyio
 

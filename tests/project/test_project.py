@@ -14,7 +14,7 @@ from schemawire.project import TARGETS, project, project_catalogue
 from schemawire.project.checkers import check_payload
 from schemawire.schema.repository import Repository
 from schemawire.types import ToolSpec
-from tests.conftest import EXAMPLES
+from tests.helpers import EXAMPLES
 from tests.project.accounting import unaccounted
 from tests.project.strategies import tool_schemas
 

@@ -10,7 +10,7 @@ from schemawire.project import project
 from schemawire.project.importers import import_anthropic, import_mcp, import_openai
 from schemawire.schema.repository import Repository
 from schemawire.types import ToolSpec
-from tests.conftest import EXAMPLES
+from tests.helpers import EXAMPLES
 from tests.project.strategies import tool_schemas
 from tests.project.test_project import mcp_specs
 

@@ -26,7 +26,7 @@ from schemawire.schema.diff import (
     version_findings,
 )
 from schemawire.schema.repository import Repository
-from tests.conftest import WriteRepo, tool_schema
+from tests.helpers import WriteRepo, tool_schema
 
 BREAKING, COMPATIBLE, ANNOTATION = (
     ChangeSeverity.BREAKING,

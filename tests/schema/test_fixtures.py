@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from schemawire._json import dumps
 from schemawire.schema.fixtures import check_fixtures
 from schemawire.schema.repository import Repository
-from tests.conftest import EXAMPLES, WriteRepo, tool_schema
+from tests.helpers import EXAMPLES, WriteRepo, tool_schema
 
 AMOUNT = {"type": "number", "exclusiveMinimum": 0, "description": "Amount."}
 

@@ -30,7 +30,7 @@ from schemawire.schema.implementations import (
     signature_mismatches,
 )
 from schemawire.schema.repository import Repository
-from tests.conftest import WriteRepo, tool_schema
+from tests.helpers import WriteRepo, tool_schema
 
 ROOT = Path(__file__).parents[2]
 CITY = {"type": "string", "description": "A city."}

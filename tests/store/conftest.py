@@ -3,13 +3,12 @@ a real PostgreSQL server that the session starts once (`tests.store.postgres_ser
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import pytest
 
 from schemawire.store import Store, open_store
-
-OpenStore = Callable[[], Store]
+from tests.helpers import OpenStore
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -22,8 +22,8 @@ from schemawire.mcp.server import LocalTools, build_server
 from schemawire.schema.repository import Repository
 from schemawire.trace import Trace, record_verdicts
 from schemawire.types import ToolSpec
-from tests.conftest import WriteRepo, tool_schema
-from tests.mcp.conftest import SCRIPTED
+from tests.helpers import WriteRepo, tool_schema
+from tests.mcp.helpers import SCRIPTED
 
 CORPUS = json.loads((Path(__file__).parents[1] / "data" / "secrets.json").read_text("utf-8"))
 CASES: list[dict[str, str]] = CORPUS["secrets"]
