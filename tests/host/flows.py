@@ -10,7 +10,7 @@ from typing import Any
 from schemawire.host import HostOptions, model_from_spec, python_tools
 from schemawire.host.flow import AgentSpec, Flow, load_flow
 from schemawire.host.workflow import FlowRunner
-from schemawire.mcp.serve import load_implementations
+from schemawire.schema.implementations import load_implementations
 from schemawire.schema.repository import Repository
 from schemawire.store import Store
 from schemawire.trace import Trace

@@ -23,7 +23,7 @@ from mcp import Client
 from schemawire.gates import ArgumentGate, ResultGate, ResultOptions
 from schemawire.host import Host, ScriptedModel, mcp_tools
 from schemawire.mcp import HttpServer, McpClient, StdioServer
-from schemawire.mcp.serve import ServeOptions, gated_server
+from schemawire.mcp.launch import ServeOptions, gated_server
 from schemawire.mcp.server import LocalTools, build_server
 from schemawire.schema.repository import Repository
 from schemawire.schema.validator import compile_schema

@@ -25,7 +25,7 @@ from mcp.server.lowlevel import Server
 from schemawire.errors import ConfigError, ErrorCode, UsageError
 from schemawire.mcp import HttpServer, McpClient, ServerError, StdioServer
 from schemawire.mcp._http import HttpOptions
-from schemawire.mcp.serve import ServeOptions, gated_server
+from schemawire.mcp.launch import ServeOptions, gated_server
 from schemawire.mcp.server import LocalTools, Sessions, build_server
 from schemawire.schema.repository import Repository
 from schemawire.trace import Trace

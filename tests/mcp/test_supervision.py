@@ -22,7 +22,7 @@ import pytest
 
 from schemawire.gates import ArgumentOptions, ValueLimits
 from schemawire.mcp import HttpServer, McpCall, McpClient, StdioServer
-from schemawire.mcp.serve import ServeOptions, gated_server
+from schemawire.mcp.launch import ServeOptions, gated_server
 from schemawire.schema.repository import Repository
 from schemawire.trace import Trace
 from tests.mcp.helpers import scripted, serving

@@ -23,7 +23,7 @@ from schemawire._json import dumps
 from schemawire.check import check_repository
 from schemawire.cli.app import app
 from schemawire.errors import ConfigError, ErrorCode
-from schemawire.mcp.serve import load_implementations as served
+from schemawire.mcp.launch import load_implementations as served
 from schemawire.schema.implementations import (
     implementation_findings,
     load_implementations,

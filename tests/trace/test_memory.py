@@ -12,7 +12,7 @@ import pytest
 
 from schemawire.mcp import HttpServer, McpClient
 from schemawire.mcp._http import HttpOptions, http_app, running
-from schemawire.mcp.serve import ServeOptions, gated_server
+from schemawire.mcp.launch import ServeOptions, gated_server
 from schemawire.schema.repository import Repository
 from schemawire.trace import read_trace
 from tests.helpers import EXAMPLES

@@ -11,7 +11,7 @@ from collections import deque
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from types import TracebackType
-from typing import Any, Generic, Self, TypeVar
+from typing import Any, Self
 
 import anyio
 from mcp.shared._stream_protocols import ReadStream, WriteStream
@@ -25,7 +25,6 @@ from schemawire.trace import Trace, record_verdicts  # the client and server rec
 
 __all__ = ["WireTap", "message_json", "record_verdicts", "traced"]
 
-_T = TypeVar("_T")
 
 PROTOCOL = "mcp"
 _UNREADABLE_KEPT = 8  # lines that are not JSON-RPC kept for an error to quote (the last is quoted)
@@ -92,7 +91,7 @@ def _record(
     trace.record(source, target, PROTOCOL, direction, message_json(message))
 
 
-class _TappedRead(Generic[_T]):
+class _TappedRead:
     def __init__(self, inner: ReadStream[Any], tap: WireTap) -> None:
         self._inner = inner
         self._tap = tap
@@ -126,7 +125,7 @@ class _TappedRead(Generic[_T]):
         return None
 
 
-class _TappedWrite(Generic[_T]):
+class _TappedWrite:
     def __init__(self, inner: WriteStream[Any], tap: WireTap) -> None:
         self._inner = inner
         self._tap = tap

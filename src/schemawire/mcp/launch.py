@@ -1,5 +1,8 @@
-"""`schemawire serve`: the repository's tools as an MCP server, or a gating proxy, over stdio or
-Streamable HTTP."""
+"""Launching a gated server, what `schemawire serve` runs: the repository's tools (`LocalTools`)
+or a gating proxy (`UpstreamTools`), served over stdio or Streamable HTTP until told to stop.
+
+`schemawire.mcp.server` is the server itself (the SDK's `Server` with both gates on every
+call); this module picks its tools and runs it."""
 
 from __future__ import annotations
 
@@ -31,7 +34,6 @@ __all__ = [
     "ServeOptions",
     "SessionBounds",
     "gated_server",
-    "load_implementations",
     "serve",
 ]
 
