@@ -37,6 +37,7 @@ values = st.recursive(
 )
 
 
+@pytest.mark.slow
 @given(values)
 @settings(max_examples=200)
 def test_format_is_idempotent(value: Any) -> None:
@@ -44,6 +45,7 @@ def test_format_is_idempotent(value: Any) -> None:
     assert format_json(once) == once
 
 
+@pytest.mark.slow
 @given(values, values)
 @settings(max_examples=300)
 def test_diff_is_a_patch_that_turns_old_into_new(old: Any, new: Any) -> None:

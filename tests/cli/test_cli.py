@@ -46,6 +46,7 @@ def test_version() -> None:
     assert result.output.startswith("schemawire 0.")
 
 
+@pytest.mark.slow
 def test_console_script_exit_codes_reach_the_shell() -> None:
     script = Path(sys.executable).with_name("schemawire")
     codes = [

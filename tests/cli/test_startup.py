@@ -45,6 +45,8 @@ def _write_modules():
         json.dump(sorted(sys.modules), file)
 atexit.register(_write_modules)
 from schemawire.cli import main
+
+pytestmark = pytest.mark.slow  # real processes or peers: `make test-fast` leaves them out
 main()
 """
 

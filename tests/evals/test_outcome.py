@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -95,6 +96,7 @@ JSON = st.recursive(
 )
 
 
+@pytest.mark.slow
 @given(JSON, JSON)
 def test_same_json_is_an_equivalence(a: Any, b: Any) -> None:
     assert same_json(a, a)

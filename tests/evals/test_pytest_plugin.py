@@ -15,6 +15,8 @@ import pytest
 
 from tests.evals.cases import REFUND, flow_case
 
+pytestmark = pytest.mark.slow  # real processes or peers: `make test-fast` leaves them out
+
 ROOT = Path(__file__).parents[2]
 PLUGIN = "schemawire.evals.pytest_plugin"
 

@@ -516,6 +516,7 @@ def _integral_float_or_int(draw_integer: int, as_float: bool) -> Any:
     return float(draw_integer) if as_float else draw_integer
 
 
+@pytest.mark.slow
 @given(
     limit=st.integers(-(2**40), 2**40),
     ids=st.lists(st.tuples(st.integers(-1000, 1000), st.booleans()), max_size=5),

@@ -133,6 +133,7 @@ async def test_parallel_calls_are_matched_by_id_in_the_models_order(write_repo: 
     assert ("weather", {"city": "c", "unit": "celsius"}) in desk.ran
 
 
+@pytest.mark.slow
 async def test_failures_are_answered_and_the_run_goes_on(write_repo: WriteRepo) -> None:
     desk = Desk()
     script = [

@@ -32,7 +32,7 @@ from tests.helpers import EXAMPLES, WriteRepo, tool_schema
 from tests.host.test_loop import calls, says, tool_messages
 from tests.mcp.helpers import numbers, raw_call, sdk_client, serving
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 SCHEMAWIRE = str(Path(sys.executable).with_name("schemawire"))
 DESK = EXAMPLES / "support-desk"

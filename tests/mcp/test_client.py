@@ -19,7 +19,7 @@ from schemawire.mcp._problems import ServerProblem
 from schemawire.trace import Trace, read_trace
 from tests.mcp.helpers import scripted
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 DATA = Path(__file__).parents[1] / "data" / "mcp-tools"
 

@@ -27,7 +27,7 @@ from schemawire.schema.repository import Repository
 from schemawire.trace import Trace
 from tests.mcp.helpers import scripted, serving
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 STALLING = Path(__file__).parent / "servers" / "stalling.py"
 SCHEMAWIRE = str(Path(sys.executable).with_name("schemawire"))

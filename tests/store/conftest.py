@@ -11,7 +11,7 @@ from schemawire.store import Store, open_store
 from tests.helpers import OpenStore
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
 def store_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
     if request.param == "sqlite":
         return f"sqlite:{tmp_path_factory.mktemp('store') / 'runs.db'}"

@@ -17,7 +17,7 @@ from schemawire.schema.repository import Repository
 from schemawire.trace import read_trace
 from tests.helpers import EXAMPLES
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 CITY = "Paris " + "x" * 20_000  # each call's hops hold this a few times over: 60 KB or more
 CALLS = 200

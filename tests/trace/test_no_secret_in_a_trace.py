@@ -113,6 +113,7 @@ async def each(cases: list[dict[str, str]], run: Callable[[dict[str, str]], Any]
                     group.start_soon(run, case)
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
 async def test_a_servers_command_line_keeps_no_secret(tmp_path: Path, anyio_backend: str) -> None:
@@ -128,6 +129,7 @@ async def test_a_servers_command_line_keeps_no_secret(tmp_path: Path, anyio_back
     assert leaks(tmp_path / "t.jsonl", all_secrets()) == []
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
 async def test_a_servers_last_words_keep_no_secret(tmp_path: Path, anyio_backend: str) -> None:
@@ -159,6 +161,7 @@ async def serving(repository: Repository) -> AsyncIterator[int]:
         yield listening.port
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
 async def test_a_servers_url_keeps_no_password(

@@ -19,7 +19,7 @@ from pydantic import ValidationError
 from tests.helpers import EXAMPLES, WriteRepo, tool_schema
 from tests.mcp.helpers import SCRIPTED
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 SCHEMAWIRE = str(Path(sys.executable).with_name("schemawire"))
 DESK = EXAMPLES / "support-desk"
