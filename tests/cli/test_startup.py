@@ -30,6 +30,8 @@ from schemawire.cli import toplevel
 from schemawire.cli.app import COMMANDS, Command
 from tests.helpers import EXAMPLES
 
+pytestmark = pytest.mark.slow  # every test starts the console script as a process
+
 STORED = Path(toplevel.__file__).parent
 COMMAND_MODULES = sorted({command.target.partition(":")[0] for command in COMMANDS})
 NOT_FOR_HELP = ("typer", "rich", "click", "pydantic", "mcp", "httpx2", "jsonschema_rs", "anyio")
@@ -46,7 +48,6 @@ def _write_modules():
 atexit.register(_write_modules)
 from schemawire.cli import main
 
-pytestmark = pytest.mark.slow  # real processes or peers: `make test-fast` leaves them out
 main()
 """
 

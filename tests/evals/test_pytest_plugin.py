@@ -15,7 +15,7 @@ import pytest
 
 from tests.evals.cases import REFUND, flow_case
 
-pytestmark = pytest.mark.slow  # real processes or peers: `make test-fast` leaves them out
+pytestmark = pytest.mark.slow  # each test runs pytest in a process
 
 ROOT = Path(__file__).parents[2]
 PLUGIN = "schemawire.evals.pytest_plugin"

@@ -18,7 +18,7 @@ from schemawire.trace import read_trace, trace_path
 from tests.host.crash import in_child, work
 from tests.host.flows import REFUND, ledger_lines
 
-pytestmark = pytest.mark.slow  # real processes or peers: `make test-fast` leaves them out
+pytestmark = pytest.mark.slow  # workers killed as processes
 
 RUNS = 100
 WRITES_PER_RUN = 10  # create, claim, two checkpoints, two calls (started, ended), finish, release

@@ -32,7 +32,7 @@ import pytest
 
 from schemawire.trace import read_trace
 
-pytestmark = pytest.mark.slow  # real processes or peers: `make test-fast` leaves them out
+pytestmark = pytest.mark.slow  # Inspector, the conformance suite: npm peers
 
 REPO = Path(__file__).parents[2]
 HERE = Path(__file__).parent

@@ -19,7 +19,7 @@ from tests.store.other_process import claimed_in_another_process, crash, exit_no
 from tests.store.postgres_server import TemporaryPostgres, free_port
 from tests.store.racing_worker import Race, Report, race
 
-pytestmark = pytest.mark.slow  # real processes or peers: `make test-fast` leaves them out
+pytestmark = pytest.mark.slow  # a real PostgreSQL server
 
 SECONDS = 30
 
