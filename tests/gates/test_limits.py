@@ -273,7 +273,9 @@ def test_the_walk_of_a_part_counts_depth_from_where_the_part_sits(value: Any, at
     for _ in range(depth):
         nested = [nested]
     deep = first_problem(nested, TIGHT)
-    assert (problem is None) == (deep is None or deep.keyword == "maxBytes")
+    # The lists around the nested copy add bytes: over maxBytes there, the part may be too.
+    if deep is None or deep.keyword != "maxBytes":
+        assert (problem is None) == (deep is None)
 
 
 # --- cutting a result is linear ---------------------------------------------------------------

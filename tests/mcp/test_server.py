@@ -1,7 +1,8 @@
 """Our server and our proxy, seen from a client: every call gated both ways, HTTP locked down.
 
-What the server does with a call is tested in memory: the SDK's own client speaks JSON-RPC to
-the server inside the test's event loop (so a spy can see what ran). The real paths run too:
+What the server does with a call is tested in memory: the SDK's own client reaches the server
+inside the test's event loop (so a spy can see what ran), over in-memory JSON-RPC streams or, in
+a 2026-07-28 mode, handing it each request directly. The real paths run too:
 `schemawire serve` as a process over stdio, the server over Streamable HTTP on 127.0.0.1, and
 the proxy in front of a scripted stdio upstream (those are marked slow).
 """
