@@ -6,7 +6,7 @@ INSTALLED := $(VENV)/.installed
 PEERS := tests/peers/node_modules/.package-lock.json
 BENCH_PEERS := bench/.work/peers-venv/.installed
 
-.PHONY: demo test check bench soak fuzz clean
+.PHONY: demo test test-fast check bench soak fuzz clean
 
 $(INSTALLED): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -45,8 +45,15 @@ check: $(INSTALLED)
 	# The layers of docs/architecture.md: no upward import, no cycle (contracts in pyproject.toml).
 	$(BIN)/lint-imports --no-cache --no-logo
 
+# Everything, as CI runs it: real peers (npm servers, Inspector, the conformance suite),
+# processes, crash tests and PostgreSQL included.
 test: check $(PEERS)
 	$(BIN)/pytest
+
+# The tests a contributor runs while working, in under a minute: all but those marked slow
+# (real processes and peers, PostgreSQL, large inputs). `make test` still runs them all.
+test-fast: $(INSTALLED)
+	$(BIN)/pytest -q -m "not slow"
 
 bench: $(INSTALLED) $(BENCH_PEERS)
 	$(BIN)/python -m bench.run

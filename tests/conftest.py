@@ -1,4 +1,6 @@
-"""Shared test helpers: build schema repositories in a temporary directory."""
+"""Fixtures every test may use: a schema repository in a temporary directory, JSON snapshots.
+
+Helpers that tests import live in `tests.helpers`, not here."""
 
 from __future__ import annotations
 
@@ -10,29 +12,12 @@ from typing import Any
 import pytest
 
 from schemawire._json import dumps
+from tests.helpers import WriteRepo
 
-EXAMPLES = Path(__file__).parents[1] / "examples"
-
-# A real PostgreSQL for the store and crash tests, started once per session when asked for.
+# A real PostgreSQL for the store, crash and run tests (three folders, so registered here), started
+# once per session when a test asks for it; psycopg is imported only then, so the tests that
+# never ask (`pytest tests/gates`) run without the postgres extra.
 pytest_plugins = ["tests.store.postgres_server"]
-
-WriteRepo = Callable[[dict[str, Any]], Path]
-
-
-def tool_schema(name: str, **overrides: Any) -> dict[str, Any]:
-    """A clean tool input schema (passes every rule) that a test can spoil with overrides."""
-    schema: dict[str, Any] = {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": f"https://example.com/schemas/tools/{name}.json",
-        "x-version": "1.0.0",
-        "description": f"The {name} tool.",
-        "type": "object",
-        "properties": {"city": {"type": "string", "description": "A city name."}},
-        "required": ["city"],
-        "additionalProperties": False,
-    }
-    schema.update(overrides)
-    return {key: value for key, value in schema.items() if value is not None}
 
 
 @pytest.fixture

@@ -107,6 +107,7 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return directory
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("page", "command", "exit_code"), console_commands())
 def test_documented_command_runs(page: str, command: str, exit_code: int, workdir: Path) -> None:
     argv = shlex.split(command)
@@ -122,6 +123,7 @@ def test_documented_command_runs(page: str, command: str, exit_code: int, workdi
     assert completed.returncode == exit_code, completed.stdout + completed.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("page", "code", "replay"), python_blocks())
 def test_documented_python_prints_what_it_shows(
     page: str, code: str, replay: str | None, monkeypatch: pytest.MonkeyPatch

@@ -218,6 +218,7 @@ def test_dumps_writes_big_integers_exactly() -> None:
     assert dumps({"n": 2**70}, indent=False) == '{"n":1180591620717411303424}'
 
 
+@pytest.mark.slow
 @given(json_values)
 @settings(max_examples=300)
 def test_loads_agrees_with_the_standard_library(value: Any) -> None:
@@ -225,6 +226,7 @@ def test_loads_agrees_with_the_standard_library(value: Any) -> None:
         assert _same(loads(text), json.loads(text))
 
 
+@pytest.mark.slow
 @given(json_values)
 @settings(max_examples=300)
 def test_dumps_round_trips_and_is_stable(value: Any) -> None:

@@ -24,6 +24,7 @@ def test_offsets_point_at_keys_of_members_and_at_array_items() -> None:
     assert position(text, offsets["/~0x"]) == (3, 3)
 
 
+@pytest.mark.slow
 @given(json_values, st.booleans())
 @settings(max_examples=300)
 def test_every_pointer_of_a_document_is_found(document: Any, indent: bool) -> None:

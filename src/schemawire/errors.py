@@ -156,7 +156,6 @@ class ServerError(SchemawireError):
         stderr: the end of what the server wrote to stderr, when it ran as a process.
         code: what kind of problem it is, one of `schemawire.mcp.SERVER_PROBLEMS`.
         hint: what to do about it, in a few words.
-        rpc_code: the JSON-RPC error code the server answered with (code ``rpc_error``).
 
     Its message is one line: ``MCP server <server>: <reason>; <hint>`` (a server that prints it
     on exit is quoted whole by the client that started it).
@@ -174,11 +173,9 @@ class ServerError(SchemawireError):
         stderr: str = "",
         code: str = "unavailable",
         hint: str = "",
-        *,
-        rpc_code: int | None = None,
     ) -> None:
         self.server, self.reason, self.stderr = server, reason, stderr
-        self.code, self.hint, self.rpc_code = code, hint, rpc_code
+        self.code, self.hint = code, hint
         text = f"MCP server {server}: {reason}"
         super().__init__(f"{text}; {hint}" if hint else text)
 

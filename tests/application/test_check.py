@@ -12,7 +12,7 @@ from schemawire.application.check import check_repository
 from schemawire.errors import UsageError
 from schemawire.schema.repository import Repository
 from schemawire.schema.rules import Severity
-from tests.conftest import EXAMPLES, WriteRepo, tool_schema
+from tests.helpers import EXAMPLES, WriteRepo, tool_schema
 
 # What the broken example shows: every finding, by rule, file and line; the schemas' own
 # problems first, then the fixtures and the missing fixtures checked against them.

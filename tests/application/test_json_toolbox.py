@@ -18,10 +18,11 @@ from schemawire.application.json_toolbox import (
 )
 from schemawire.errors import ErrorCode, JSONError, SchemaError
 from schemawire.schema.validator import compile_schema
-from tests.conftest import EXAMPLES
+from tests.helpers import EXAMPLES
 from tests.strategies import json_values
 
 
+@pytest.mark.slow
 @given(json_values)
 @settings(max_examples=200)
 def test_format_is_idempotent(value: Any) -> None:

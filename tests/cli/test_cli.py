@@ -17,7 +17,7 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from schemawire.cli.app import COMMANDS, app
-from tests.conftest import EXAMPLES, WriteRepo, tool_schema
+from tests.helpers import EXAMPLES, WriteRepo, tool_schema
 
 runner = CliRunner()
 SUPPORT_DESK = EXAMPLES / "support-desk"
@@ -46,6 +46,7 @@ def test_version() -> None:
     assert result.output.startswith("schemawire 0.")
 
 
+@pytest.mark.slow
 def test_console_script_exit_codes_reach_the_shell() -> None:
     script = Path(sys.executable).with_name("schemawire")
     codes = [

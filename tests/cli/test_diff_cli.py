@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from schemawire._json import dumps
 from schemawire.cli.app import app
-from tests.conftest import EXAMPLES, WriteRepo, tool_schema
+from tests.helpers import EXAMPLES, WriteRepo, tool_schema
 
 runner = CliRunner()
 SUPPORT_DESK = EXAMPLES / "support-desk"

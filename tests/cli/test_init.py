@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from schemawire.cli.app import app
@@ -30,6 +31,7 @@ def test_a_blank_repository_has_the_folders_and_no_schema(tmp_path: Path) -> Non
     assert "schemas/tools/NAME.json" in result.output.replace("\n", "")
 
 
+@pytest.mark.slow
 def test_a_blank_repositorys_flow_loads_and_its_eval_passes_offline(tmp_path: Path) -> None:
     assert runner.invoke(app, ["init", "--blank", str(tmp_path)]).exit_code == 0
     flow = load_flow(tmp_path / "flows" / "assistant.json")

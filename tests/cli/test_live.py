@@ -110,6 +110,7 @@ async def run_against_a_stream(*options: str) -> tuple[Any, list[dict[str, Any]]
     return done, [body for _, _, body in app.requests]
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_run_prints_the_streamed_call_and_answer_as_they_arrive(tmp_path: Path) -> None:
     done, bodies = await run_against_a_stream("--trace", str(tmp_path / "t.jsonl"))
@@ -122,6 +123,7 @@ async def test_run_prints_the_streamed_call_and_answer_as_they_arrive(tmp_path: 
     assert "\n上海今天 18°C，晴。\n" in out  # the answer streamed, on a line of its own
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_a_streamed_run_is_an_eval_case_like_any_other(tmp_path: Path) -> None:
     trace = tmp_path / "t.jsonl"
@@ -136,6 +138,7 @@ async def test_a_streamed_run_is_an_eval_case_like_any_other(tmp_path: Path) -> 
     assert (await run_case_async(out)).status == "passed"  # replays the assembled responses
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_run_json_prints_nothing_live(tmp_path: Path) -> None:
     done, _ = await run_against_a_stream("--json", "--trace", str(tmp_path / "t.jsonl"))
@@ -143,6 +146,7 @@ async def test_run_json_prints_nothing_live(tmp_path: Path) -> None:
     assert json.loads(done.stdout)["answer"] == "上海今天 18°C，晴。"  # the JSON and nothing else
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_run_no_stream_asks_for_whole_answers(tmp_path: Path) -> None:
     done, bodies = await run_against_a_stream("--no-stream", "--trace", str(tmp_path / "t.jsonl"))

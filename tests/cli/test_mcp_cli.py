@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.test_cli import SUPPORT_DESK, invoke
-from tests.mcp.conftest import SCRIPTED
+from tests.mcp.helpers import SCRIPTED
 
 SCHEMAWIRE = str(Path(sys.executable).with_name("schemawire"))
 DESK = ["--", SCHEMAWIRE, "serve", str(SUPPORT_DESK)]
@@ -28,6 +28,7 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_tools_lists_and_projects() -> None:
     listed = run("tools", "--json", *DESK)
     assert listed.returncode == 0, listed.stderr
@@ -39,6 +40,7 @@ def test_tools_lists_and_projects() -> None:
     assert [t["function"]["strict"] for t in json.loads(projected.stdout)] == [True, True]
 
 
+@pytest.mark.slow
 def test_call_exit_codes_and_json() -> None:
     good = run("call", "get_weather", '{"city": "Paris"}', "--json", *DESK)
     refused = run(
@@ -59,6 +61,7 @@ def test_call_exit_codes_and_json() -> None:
     assert error["violations"][0]["pointer"] == "/order_id"
 
 
+@pytest.mark.slow
 def test_call_repairs_only_when_asked() -> None:
     broken = "{'city': 'Paris',}"
     assert run("call", "get_weather", broken, *DESK).returncode == 1
@@ -67,12 +70,14 @@ def test_call_repairs_only_when_asked() -> None:
     assert json.loads(repaired.stdout)["arguments"]["outcome"] == "repaired"
 
 
+@pytest.mark.slow
 def test_a_server_that_cannot_start_exits_2(tmp_path: Path) -> None:
     result = run("tools", "--", str(tmp_path / "no-such-server"))
     assert result.returncode == 2
     assert "error: MCP server no-such-server" in result.stderr
 
 
+@pytest.mark.slow
 def test_a_crashing_tool_exits_1_and_says_why() -> None:
     result = run("call", "crash", "{}", "--", sys.executable, str(SCRIPTED))
     assert result.returncode == 1
@@ -138,6 +143,7 @@ def one_error_line(result: subprocess.CompletedProcess[str]) -> str:
     return line
 
 
+@pytest.mark.slow
 def test_a_server_that_wants_a_token_is_http_401_and_says_to_pass_it() -> None:
     with serving_http("--token", "s3cret") as url:
         listed = one_error_line(run("tools", "--url", url))
@@ -157,6 +163,7 @@ def test_a_server_that_wants_a_token_is_http_401_and_says_to_pass_it() -> None:
     assert "connection refused" in gone
 
 
+@pytest.mark.slow
 def test_a_typo_in_serve_tools_is_the_servers_own_line(tmp_path: Path) -> None:
     desk = tmp_path / "desk"
     shutil.copytree(SUPPORT_DESK, desk)

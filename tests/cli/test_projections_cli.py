@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from schemawire.cli.app import app
-from tests.conftest import EXAMPLES
+from tests.helpers import EXAMPLES
 
 runner = CliRunner()
 MCP_TOOLS = Path(__file__).parents[1] / "data" / "mcp-tools"

@@ -19,7 +19,7 @@ from starlette.responses import JSONResponse, Response
 
 from schemawire.trace import read_trace, trace_path
 from tests.cli.test_cli import SUPPORT_DESK, invoke
-from tests.conftest import EXAMPLES
+from tests.helpers import EXAMPLES
 from tests.host.test_models import provider
 
 SCHEMAWIRE = str(Path(sys.executable).with_name("schemawire"))
@@ -45,6 +45,7 @@ def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_demo_walks_through_the_articles_example(tmp_path: Path) -> None:
     trace = tmp_path / "demo.jsonl"
     result = run("demo", "--trace", str(trace), cwd=tmp_path)
@@ -75,6 +76,7 @@ def script_file(tmp_path: Path, responses: list[dict[str, Any]]) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_run_with_a_script_and_the_repositorys_functions(tmp_path: Path) -> None:
     demo = demo_responses()
     script = script_file(tmp_path, demo[:2])
@@ -94,6 +96,7 @@ def test_run_with_a_script_and_the_repositorys_functions(tmp_path: Path) -> None
     assert (tmp_path / "t.jsonl").exists()
 
 
+@pytest.mark.slow
 def test_run_exits_1_without_an_answer(tmp_path: Path) -> None:
     demo = demo_responses()
     script = script_file(tmp_path, [demo[0], demo[0]])
@@ -138,6 +141,7 @@ def run_json(*args: str, cwd: Path) -> Any:
     return json.loads(result.stdout)
 
 
+@pytest.mark.slow
 def test_run_flow_prints_its_id_state_and_trace_and_they_agree(tmp_path: Path) -> None:
     result = run("run", "--flow", str(REFUND_FLOW), REQUEST, cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -154,6 +158,7 @@ def test_run_flow_prints_its_id_state_and_trace_and_they_agree(tmp_path: Path) -
     assert (listed["run_id"], listed["status"]) == (run_id, "done")
 
 
+@pytest.mark.slow
 def test_each_flow_run_has_a_trace_of_its_own(tmp_path: Path) -> None:
     first = run_json("run", "--flow", str(REFUND_FLOW), REQUEST, cwd=tmp_path)
     second = run_json("run", "--flow", str(REFUND_FLOW), REQUEST, cwd=tmp_path)
@@ -165,6 +170,7 @@ def test_each_flow_run_has_a_trace_of_its_own(tmp_path: Path) -> None:
         assert body["state"] == STATE
 
 
+@pytest.mark.slow
 def test_run_json_names_its_run_the_hops_and_the_file(tmp_path: Path) -> None:
     demo = demo_responses()
     script = script_file(tmp_path, demo[:2])
@@ -173,6 +179,7 @@ def test_run_json_names_its_run_the_hops_and_the_file(tmp_path: Path) -> None:
     assert {hop.run_id for hop in read_trace(tmp_path / body["trace"])} == {body["run_id"]}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["sqlite", "postgresql"])
 def test_runs_show_takes_the_start_of_an_id_and_prints_json_values(
     kind: str, tmp_path: Path, request: pytest.FixtureRequest
@@ -252,6 +259,7 @@ async def run_async(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 @pytest.mark.parametrize("status", [401, 503, None])
 async def test_a_run_whose_model_fails_prints_the_error_and_its_trace(
@@ -290,6 +298,7 @@ def refusing_once() -> Callable[[int, dict[str, Any]], Response]:
     return answer
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_a_flow_whose_model_fails_stops_and_its_resume_command_goes_on(
     tmp_path: Path,
@@ -408,6 +417,7 @@ def test_the_hop_printer_shows_values_as_json() -> None:
     ]
 
 
+@pytest.mark.slow
 def test_a_flow_the_flow_fails_exits_1_with_its_trace(tmp_path: Path) -> None:
     flow = json.loads(REFUND_FLOW.read_text(encoding="utf-8"))
     flow["agents"]["triage"]["model"] = f"script:{REFUND / 'scripts' / 'triage_prose.json'}"
@@ -421,6 +431,7 @@ def test_a_flow_the_flow_fails_exits_1_with_its_trace(tmp_path: Path) -> None:
     assert f"trace: .schemawire/traces/{run_id}.jsonl" in result.stdout.splitlines()
 
 
+@pytest.mark.slow
 def test_the_trace_path_host_md_gives_is_where_run_and_run_flow_write(tmp_path: Path) -> None:
     page = (Path(__file__).parents[2] / "docs" / "host.md").read_text(encoding="utf-8")
     (claim,) = re.findall(r"`(\.schemawire/traces/<run id>\.jsonl)`", page)
@@ -434,6 +445,7 @@ def test_the_trace_path_host_md_gives_is_where_run_and_run_flow_write(tmp_path: 
         assert body["trace"] == claim.replace("<run id>", body["run_id"])
 
 
+@pytest.mark.slow
 def test_a_flow_agent_whose_provider_key_is_missing_stops_it_before_it_starts(
     tmp_path: Path,
 ) -> None:

@@ -28,7 +28,9 @@ import pytest
 from schemawire._version import __version__
 from schemawire.cli import toplevel
 from schemawire.cli.app import COMMANDS, Command
-from tests.conftest import EXAMPLES
+from tests.helpers import EXAMPLES
+
+pytestmark = pytest.mark.slow  # every test starts the console script as a process
 
 STORED = Path(toplevel.__file__).parent
 COMMAND_MODULES = sorted({command.target.partition(":")[0] for command in COMMANDS})
@@ -45,6 +47,7 @@ def _write_modules():
         json.dump(sorted(sys.modules), file)
 atexit.register(_write_modules)
 from schemawire.cli import main
+
 main()
 """
 

@@ -12,7 +12,7 @@ import pytest
 from schemawire.errors import ConfigError, ErrorCode, JSONError
 from schemawire.evals import CASE_SCHEMA, load_case
 from schemawire.schema.validator import compile_schema
-from tests.evals.conftest import CASES, FLOW, REFUND, WriteCase, flow_case
+from tests.evals.cases import CASES, FLOW, REFUND, WriteCase, flow_case
 
 
 def test_the_example_cases_load_and_run_in_their_repository() -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from schemawire.evals import RecordedCase
-from tests.evals.conftest import (
+from tests.evals.cases import (
     CASES,
     FLOW,
     REFUND,
@@ -101,6 +101,7 @@ def schemawire(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_a_recorded_flow_run_becomes_a_case_that_passes(tmp_path: Path) -> None:
     trace = tmp_path / "refund.jsonl"
     run = schemawire(
@@ -136,6 +137,7 @@ def test_a_recorded_flow_run_becomes_a_case_that_passes(tmp_path: Path) -> None:
     assert again.exit_code == 2  # it never overwrites a case
 
 
+@pytest.mark.slow
 def test_a_recorded_single_agent_run_is_replayed_from_its_responses(tmp_path: Path) -> None:
     calls = chat(None, ("lookup_order", {"order_id": "A-2001"}))
     answer = chat("A-2001 has shipped.")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.evals.conftest import CASES, invoke
+from tests.evals.cases import CASES, invoke
 
 ROOT = Path(__file__).parents[2]
 PAGE = (ROOT / "docs" / "evals.md").read_text(encoding="utf-8")
@@ -25,6 +25,7 @@ def blocks(language: str) -> list[str]:
     return re.findall(rf"```{language}\n(.*?)```", PAGE, flags=re.DOTALL)
 
 
+@pytest.mark.slow
 def test_the_commands_run_in_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "examples").symlink_to(ROOT / "examples")
     monkeypatch.chdir(tmp_path)
@@ -79,6 +80,7 @@ def test_the_command_line_shown_is_the_commands() -> None:
         assert option in PAGE
 
 
+@pytest.mark.slow
 def test_the_pytest_command_runs_the_cases(tmp_path: Path) -> None:
     (tmp_path / "examples").symlink_to(ROOT / "examples")
     lines = [line for block in blocks("text") for line in block.splitlines()]

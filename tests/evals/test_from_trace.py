@@ -14,11 +14,11 @@ from schemawire.evals import case_from_trace, load_case, run_case
 from schemawire.flows.definition import AgentSpec, load_flow
 from schemawire.host import model_from_spec, python_tools
 from schemawire.host.workflow import FlowRunner
-from schemawire.mcp.serve import load_implementations
+from schemawire.schema.implementations import load_implementations
 from schemawire.schema.repository import Repository
 from schemawire.store import SqliteStore
 from schemawire.trace import Trace, read_trace
-from tests.evals.conftest import FLOW, REFUND, REQUEST
+from tests.evals.cases import FLOW, REFUND, REQUEST
 
 
 def record(tmp_path: Path, triage_script: str) -> Path:

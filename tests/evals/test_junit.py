@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from schemawire.evals import CaseResult, Failure, junit_xml, run_cases
-from tests.evals.conftest import CASES, WriteCase, flow_case
+from tests.evals.cases import CASES, WriteCase, flow_case
 
 
 def test_junit_has_a_testcase_per_case_with_failures_and_errors(write_case: WriteCase) -> None:

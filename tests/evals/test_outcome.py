@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from schemawire.evals import read_outcome
 from schemawire.evals.expect import same_json
 from schemawire.trace import Trace
-from tests.evals.conftest import chat
+from tests.evals.cases import chat
 
 
 def flow_hops(*route: Any, checkpoint: bool = True) -> Trace:
@@ -95,6 +96,7 @@ JSON = st.recursive(
 )
 
 
+@pytest.mark.slow
 @given(JSON, JSON)
 def test_same_json_is_an_equivalence(a: Any, b: Any) -> None:
     assert same_json(a, a)
@@ -112,7 +114,7 @@ def test_a_call_from_no_agent_is_said_so_not_written_as_none() -> None:
     from schemawire.evals.expect import check_expectations
     from schemawire.evals.outcome import ObservedCall, Outcome
     from schemawire.schema.repository import Repository
-    from tests.evals.conftest import REFUND
+    from tests.evals.cases import REFUND
 
     outcome = Outcome("done", calls=[ObservedCall("lookup_order", {"order_id": "A-1"})])
     expect = {"calls": [{"tool": "lookup_order", "agent": "billing"}]}

@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.evals.conftest import REFUND, flow_case
+from tests.evals.cases import REFUND, flow_case
+
+pytestmark = pytest.mark.slow  # each test runs pytest in a process
 
 ROOT = Path(__file__).parents[2]
 PLUGIN = "schemawire.evals.pytest_plugin"

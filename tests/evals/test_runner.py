@@ -9,7 +9,7 @@ import pytest
 
 from schemawire.errors import ConfigError
 from schemawire.evals import CaseResult, run_case, run_cases
-from tests.evals.conftest import (
+from tests.evals.cases import (
     CASES,
     REQUEST,
     WriteCase,

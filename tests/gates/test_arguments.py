@@ -16,7 +16,7 @@ from schemawire.errors import UsageError
 from schemawire.gates import ArgumentGate, ArgumentOptions, ValueLimits, Verdict
 from schemawire.project import project_catalogue
 from schemawire.types import ToolSpec
-from tests.conftest import EXAMPLES, WriteRepo, tool_schema
+from tests.helpers import EXAMPLES, WriteRepo, tool_schema
 
 VALID = {"order_id": "A-1042", "amount": 25.5, "reason": "late"}
 LIMITS = ValueLimits(max_bytes=4096, max_depth=8, max_string=64, max_items=16)
@@ -516,6 +516,7 @@ def _integral_float_or_int(draw_integer: int, as_float: bool) -> Any:
     return float(draw_integer) if as_float else draw_integer
 
 
+@pytest.mark.slow
 @given(
     limit=st.integers(-(2**40), 2**40),
     ids=st.lists(st.tuples(st.integers(-1000, 1000), st.booleans()), max_size=5),

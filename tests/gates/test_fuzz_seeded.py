@@ -13,6 +13,7 @@ SEED = 20240612
 INPUTS = 600
 
 
+@pytest.mark.slow
 def test_a_seeded_run_of_both_gates_has_no_bad_outcome() -> None:
     summary = work(SEED, seconds=600, inputs=INPUTS)
     assert sum(summary["inputs"].values()) == INPUTS

@@ -79,6 +79,7 @@ def _xfail(bug: str) -> pytest.MarkDecorator:
 # --- the argument gate on valid and invalid instances ----------------------------------------
 
 
+@pytest.mark.slow
 @GENERATED
 @given(schemas_and_instances(input_schemas()))
 def test_instances_of_the_schema_are_accepted_in_every_form_unchanged(
@@ -105,6 +106,7 @@ def test_instances_of_the_schema_are_accepted_in_every_form_unchanged(
         assert verdict_problems(verdict, gate.spec, "arguments") == []
 
 
+@pytest.mark.slow
 @GENERATED
 @given(schemas_and_instances(input_schemas()))
 def test_arguments_sent_as_a_json_string_holding_json_are_decoded_once(
@@ -117,6 +119,7 @@ def test_arguments_sent_as_a_json_string_holding_json_are_decoded_once(
     assert [change.kind for change in verdict.changes] == ["double_encoded"]
 
 
+@pytest.mark.slow
 @GENERATED
 @given(st.data())
 def test_mutated_instances_are_rejected_with_a_violation_at_the_mutated_place(
@@ -259,12 +262,14 @@ def _check_every_gate(given: Any) -> None:
         _assert_sound(gate, given, gate.check(given))  # and it returned: it never raises
 
 
+@pytest.mark.slow
 @HOSTILE
 @given(hostile_values())
 def test_hostile_python_values_never_make_a_gate_raise(value: Any) -> None:
     _check_every_gate(value)
 
 
+@pytest.mark.slow
 @HOSTILE
 @given(hostile_texts())
 def test_random_text_and_bytes_never_make_a_gate_raise(text: str | bytes) -> None:
@@ -274,6 +279,7 @@ def test_random_text_and_bytes_never_make_a_gate_raise(text: str | bytes) -> Non
         _assert_sound(gate, wrapped, gate.check(wrapped))
 
 
+@pytest.mark.slow
 @HOSTILE
 @given(hostile_results())
 def test_whatever_a_tool_returns_the_result_gate_never_raises(result: Any) -> None:
@@ -426,6 +432,7 @@ def _size(value: Any) -> int:
     return len(orjson.dumps(value))
 
 
+@pytest.mark.slow
 @GENERATED
 @given(
     schemas_and_instances(output_schemas()),
@@ -457,6 +464,7 @@ def test_the_result_gate_cuts_valid_results_to_valid_json_and_says_if_they_confo
         _size(verdict.value.content)
 
 
+@pytest.mark.slow
 @GENERATED
 @example(
     case=(

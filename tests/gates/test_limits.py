@@ -99,6 +99,7 @@ def test_an_array_far_over_the_item_limit_is_refused_at_its_length_without_walki
     assert peak < 4 * MIB
 
 
+@pytest.mark.slow
 def test_a_value_that_shares_references_is_walked_no_further_than_the_byte_limit() -> None:
     # 21 objects, 2**20 leaves as a tree: the old gate walked the tree, 26.5 s and 565 MB.
     gate = ArgumentGate(REFUND)
@@ -245,6 +246,7 @@ def _broken_limits(value: Any, limits: ValueLimits, depth: int = 0) -> set[str]:
     return broken
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(_json_values)
 def test_a_value_is_refused_exactly_when_it_breaks_a_limit(value: Any) -> None:
@@ -259,6 +261,7 @@ def test_a_value_is_refused_exactly_when_it_breaks_a_limit(value: Any) -> None:
         assert plain == value
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(_json_values, st.sampled_from(["", "/a", "/a/0"]))
 def test_the_walk_of_a_part_counts_depth_from_where_the_part_sits(value: Any, at: str) -> None:
@@ -294,6 +297,7 @@ def test_a_wide_object_is_cut_to_budget_in_linear_time() -> None:
     assert len(left_out) + len(content) == 20_000
 
 
+@pytest.mark.slow
 def test_a_schemas_marks_are_read_along_the_walk_not_from_the_root_for_each_node() -> None:
     # A value's nodes are asked for their marks one by one, parent before child: the old view
     # walked from the schema's root for each (120,000 nodes at depth 30 took 2.8 s; 40,000

@@ -289,6 +289,7 @@ def worst_shapes(size: int) -> dict[str, str]:
     return shapes
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", sorted(worst_shapes(64)), ids=str)
 def test_every_detector_scans_a_megabyte_of_its_worst_shape_in_linear_time(kind: str) -> None:
     # The old detectors took minutes here (4,000 PEM headers 6.7 s, 20,000 over 60 s; the URL
@@ -326,6 +327,7 @@ def dense_shapes(size: int) -> dict[str, str]:
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", sorted(dense_shapes(64)), ids=str)
 def test_a_text_of_matches_every_few_bytes_is_redacted_in_linear_time(shape: str) -> None:
     # The old code looked for a hidden part's own kind with a test per detector, 45 us a
@@ -372,6 +374,7 @@ def test_a_redacted_key_never_takes_the_place_of_another_key() -> None:
     assert [c.pointer for c in changes] == [f"/{marker_key} (3)"]
 
 
+@pytest.mark.slow
 def test_many_keys_that_redact_alike_are_numbered_in_linear_time() -> None:
     # Each was numbered from 1 up: 5,000 keys took 4 s, 20,000 over a minute.
     value = {f"sk-FAKE{i:025d}": i for i in range(20_000)}

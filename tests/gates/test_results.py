@@ -26,8 +26,8 @@ from schemawire.gates import (
 from schemawire.gates._rejection import cut_rejection
 from schemawire.schema.validator import compile_schema
 from schemawire.types import ToolResult, ToolSpec
-from tests.conftest import EXAMPLES
 from tests.gates.secret_placements import PLACEMENTS, corpus_cases, leaked, look_alikes
+from tests.helpers import EXAMPLES
 
 REFUND = {"refund_id": "R-2001", "order_id": "A-1042", "amount": 25.5, "status": "pending"}
 
@@ -441,6 +441,7 @@ violations_json = st.lists(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(violations=violations_json, hint=st.text(max_size=300), budget=st.integers(1, 20_000))
 def test_a_rejection_cut_to_any_budget_is_still_a_rejection(
@@ -679,6 +680,7 @@ _blocks = st.lists(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(_blocks, st.integers(1, 3000))
 def test_cut_content_is_valid_mcp_content_within_budget_or_says_it_is_not(
@@ -786,6 +788,7 @@ _extras = st.fixed_dictionaries(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(
     st.lists(

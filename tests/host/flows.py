@@ -10,11 +10,11 @@ from typing import Any
 from schemawire.flows.definition import AgentSpec, Flow, load_flow
 from schemawire.host import HostOptions, model_from_spec, python_tools
 from schemawire.host.workflow import FlowRunner
-from schemawire.mcp.serve import load_implementations
+from schemawire.schema.implementations import load_implementations
 from schemawire.schema.repository import Repository
 from schemawire.store import Store
 from schemawire.trace import Trace
-from tests.conftest import EXAMPLES
+from tests.helpers import EXAMPLES
 
 REFUND = EXAMPLES / "refund"
 FLOW = REFUND / "flows" / "refund.json"

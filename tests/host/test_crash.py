@@ -18,6 +18,8 @@ from schemawire.trace import read_trace, trace_path
 from tests.host.crash import in_child, work
 from tests.host.flows import REFUND, ledger_lines
 
+pytestmark = pytest.mark.slow  # workers killed as processes
+
 RUNS = 100
 WRITES_PER_RUN = 10  # create, claim, two checkpoints, two calls (started, ended), finish, release
 SIGKILL = -9

@@ -25,7 +25,7 @@ from schemawire import (
     python_tools,
     read_trace,
 )
-from tests.conftest import EXAMPLES
+from tests.helpers import EXAMPLES
 
 SUPPORT_DESK = EXAMPLES / "support-desk"
 REFUND = {"order_id": "A-1042", "amount": 5, "reason": "late"}
@@ -89,6 +89,7 @@ def test_a_model_string_that_names_nothing_is_a_usage_error() -> None:
         Host("gpt-4.1-mini")
 
 
+@pytest.mark.slow
 def test_the_host_connects_its_mcp_servers_for_a_run_and_traces_them_with_its_own_hops() -> None:
     model = ScriptedModel("openai.chat", [calls("create_refund", REFUND), says("Filed.")])
     repository = Repository.load(SUPPORT_DESK)
@@ -102,6 +103,7 @@ def test_the_host_connects_its_mcp_servers_for_a_run_and_traces_them_with_its_ow
     assert host.catalogue.projections == ()  # disconnected after the run
 
 
+@pytest.mark.slow
 def test_inside_async_with_the_servers_are_connected_once_for_every_run() -> None:
     responses = [calls("get_weather", {"city": "Paris"}), says("11.5"), says("still 11.5")]
     host = Host(ScriptedModel("openai.chat", responses), mcp=[serve_support_desk()])
@@ -127,6 +129,7 @@ def test_inside_async_with_the_servers_are_connected_once_for_every_run() -> Non
     assert len(handshakes) == 1
 
 
+@pytest.mark.slow
 def test_a_host_given_an_mcp_clients_tools_records_to_the_clients_trace() -> None:
     repository = Repository.load(SUPPORT_DESK)
 
@@ -182,6 +185,7 @@ def test_a_python_tool_gets_an_int_where_the_model_wrote_an_integral_float() -> 
     assert tool_results(model.requests[1]) == [[0, 1, 2]]
 
 
+@pytest.mark.slow
 def test_a_host_given_a_trace_has_a_client_without_one_record_its_calls_there() -> None:
     repository = Repository.load(SUPPORT_DESK)
     trace = Trace()
@@ -198,6 +202,7 @@ def test_a_host_given_a_trace_has_a_client_without_one_record_its_calls_there() 
     assert "tools/call" in methods
 
 
+@pytest.mark.slow
 def test_a_client_given_its_own_trace_keeps_it() -> None:
     repository = Repository.load(SUPPORT_DESK)
     own, hosts = Trace(), Trace()
@@ -261,6 +266,7 @@ def test_a_runner_of_the_callers_own_needs_no_repository_member() -> None:
     assert tool_results(model.requests[1]) == [{"text": "hi"}]
 
 
+@pytest.mark.slow
 def test_runs_that_overlap_each_connect_and_close_their_own_servers() -> None:
     model = ScriptedModel("openai.chat", [says("one"), says("two")])
     host = Host(model, mcp=[serve_support_desk()])

@@ -16,7 +16,7 @@ from schemawire.host import Host, HostOptions, ScriptedModel, python_tools
 from schemawire.schema.repository import Repository
 from schemawire.trace import Trace
 from schemawire.types import ToolSpec
-from tests.conftest import WriteRepo, tool_schema
+from tests.helpers import WriteRepo, tool_schema
 
 pytestmark = pytest.mark.anyio
 
@@ -133,6 +133,7 @@ async def test_parallel_calls_are_matched_by_id_in_the_models_order(write_repo: 
     assert ("weather", {"city": "c", "unit": "celsius"}) in desk.ran
 
 
+@pytest.mark.slow
 async def test_failures_are_answered_and_the_run_goes_on(write_repo: WriteRepo) -> None:
     desk = Desk()
     script = [

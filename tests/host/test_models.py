@@ -52,6 +52,7 @@ def ok(attempt: int, body: dict[str, Any]) -> Response:
     return JSONResponse({"echo": body, "attempt": attempt})
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("api_name", "path", "key_header", "key_value"),
     [
@@ -130,6 +131,7 @@ async def test_an_answer_that_is_not_json_is_an_error() -> None:
     assert (raised.value.code, raised.value.body) == (ModelError.NOT_JSON, "<html>gateway</html>")
 
 
+@pytest.mark.slow
 async def test_an_unreachable_server_is_an_error() -> None:
     model = HttpModel(
         "openai.chat", "m", base_url="http://127.0.0.1:9", api_key="k", retries=1, timeout=2
@@ -277,6 +279,7 @@ def agreement(case: dict[str, Any], body: dict[str, Any], deltas: list[StreamDel
 STREAMS = [case for case in CASES if case["streamed"]]
 
 
+@pytest.mark.slow
 async def test_every_recorded_stream_replayed_over_http_reads_as_expected(
     replay: tuple[str, Replay],
 ) -> None:
@@ -309,6 +312,7 @@ def threaded_replay() -> Iterator[tuple[str, Replay]]:
         yield served
 
 
+@pytest.mark.slow
 @settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -372,6 +376,7 @@ async def test_a_stream_refused_with_503_is_retried_before_any_of_it_arrives(
     assert model.wire.turn(body, ()).tool_calls
 
 
+@pytest.mark.slow
 async def test_a_stream_cut_before_its_first_event_is_retried(replay: tuple[str, Replay]) -> None:
     url, app = replay
     app.play(Reply([b': connected\n\ndata: {"cho'], cut=True), Reply([chat_stream()]))
@@ -469,6 +474,7 @@ async def test_a_server_that_answers_a_stream_request_whole_is_read_whole(
     assert body == plain["body"]
 
 
+@pytest.mark.slow
 async def test_a_stream_that_stalls_fails_after_the_timeout(replay: tuple[str, Replay]) -> None:
     url, app = replay
     app.play(Reply([b": connected\n\n", chat_stream()[:50]], stall=True))
@@ -478,6 +484,7 @@ async def test_a_stream_that_stalls_fails_after_the_timeout(replay: tuple[str, R
     assert raised.value.code == ModelError.STREAM_CUT
 
 
+@pytest.mark.slow
 async def test_a_whole_stream_is_bounded_too(replay: tuple[str, Replay]) -> None:
     url, app = replay
     app.play(Reply([b": connected\n\n"], stall=True))

@@ -318,6 +318,7 @@ def answered(api: str, body: dict[str, Any], streamed: bool) -> Response:
     return Response(sse_for(api, STREAMERS[api](body)), media_type="text/event-stream")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("streamed", [True, False], ids=["streamed", "plain"])
 @pytest.mark.parametrize("api", list(APIS))
 async def test_one_conversation_per_provider(api: str, streamed: bool, snapshot: Any) -> None:
@@ -374,6 +375,7 @@ def final_answer(api: str) -> bytes:
     return sse_for(api, STREAMERS[api](write(None))).encode()
 
 
+@pytest.mark.slow
 async def test_every_recorded_stream_through_the_host_is_gated_whole(
     replay: tuple[str, Replay],
 ) -> None:
@@ -463,6 +465,7 @@ FAILURES: dict[str, tuple[Reply | None, str, int | None, str | None]] = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("failure", list(FAILURES))
 async def test_a_failed_model_request_is_a_hop_before_the_error_propagates(
     replay: tuple[str, Replay], failure: str

@@ -23,16 +23,16 @@ from mcp import Client
 from schemawire.gates import ArgumentGate, ResultGate, ResultOptions
 from schemawire.host import Host, ScriptedModel, mcp_tools
 from schemawire.mcp import HttpServer, McpClient, StdioServer
-from schemawire.mcp.serve import ServeOptions, gated_server
+from schemawire.mcp.launch import ServeOptions, gated_server
 from schemawire.mcp.server import LocalTools, build_server
 from schemawire.schema.repository import Repository
 from schemawire.schema.validator import compile_schema
 from schemawire.trace import Trace
-from tests.conftest import EXAMPLES, WriteRepo, tool_schema
+from tests.helpers import EXAMPLES, WriteRepo, tool_schema
 from tests.host.test_loop import calls, says, tool_messages
-from tests.mcp.conftest import numbers, serving
+from tests.mcp.helpers import numbers, raw_call, sdk_client, serving
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 SCHEMAWIRE = str(Path(sys.executable).with_name("schemawire"))
 DESK = EXAMPLES / "support-desk"
@@ -238,8 +238,11 @@ async def test_the_proxy_wraps_what_it_lists_for_each_protocol_version(
         for mode in ("legacy", "auto"):
             async with McpClient(HttpServer(url), mode=mode) as client:
                 (listed,) = [t.listed for t in await client.list_tools() if t.name == "primes"]
-                raw = await client.call_unchecked("primes", {"limit": 10})
-                seen[client.protocol_version] = (listed["outputSchema"], raw["structuredContent"])
+                version = client.protocol_version
+            async with sdk_client(url, mode=mode) as raw_client:
+                await raw_client.list_tools()
+                raw = await raw_call(raw_client, "primes", {"limit": 10})
+            seen[version] = (listed["outputSchema"], raw["structuredContent"])
         # The official SDK's client checks structuredContent against the listed outputSchema.
         async with Client(url, mode="legacy") as sdk:
             checked = await sdk.call_tool("primes", {"limit": 10})

@@ -17,9 +17,9 @@ import pytest
 from schemawire.mcp import SERVER_PROBLEMS, McpClient, ServerError, StdioServer
 from schemawire.mcp._problems import ServerProblem
 from schemawire.trace import Trace, read_trace
-from tests.mcp.conftest import scripted
+from tests.mcp.helpers import scripted
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 DATA = Path(__file__).parents[1] / "data" / "mcp-tools"
 

@@ -29,7 +29,7 @@ from schemawire.mcp._sent import SentLines, arguments_to_check, stdin_lines
 from schemawire.mcp.server import LocalTools, build_server
 from schemawire.schema.repository import Repository
 from schemawire.trace import Trace
-from tests.conftest import WriteRepo, tool_schema
+from tests.helpers import WriteRepo, tool_schema
 from tests.mcp.rawmcp import ACCEPT, INITIALIZE, HttpSession, StdioSession, tool_call
 
 pytestmark = pytest.mark.anyio
@@ -59,6 +59,7 @@ async def lookup_server(
 # --- one client's worst request does not stall the others --------------------------------------
 
 
+@pytest.mark.slow
 async def test_a_huge_request_does_not_stall_the_other_clients(write_repo: WriteRepo) -> None:
     # A 4 MB body holding a 2,000,000-item array: the gates and the trace walk it. On the event
     # loop that stalled every client for seconds; off it, small calls keep being answered.
@@ -82,9 +83,9 @@ async def test_a_huge_request_does_not_stall_the_other_clients(write_repo: Write
                 group.start_soon(send_huge)
                 while not finished.is_set() or len(latencies) < 5:
                     started = time.perf_counter()
-                    done = await small.call_unchecked("lookup", {"city": "Oslo"})
+                    done = await small.call("lookup", {"city": "Oslo"})
                     latencies.append(time.perf_counter() - started)
-                    assert done["isError"] is False
+                    assert done.accepted, done.rejection
     assert spy.cities.count("Oslo") == len(latencies)
     assert max(latencies) < 1.0, sorted(latencies)[-3:]  # on the loop: 3.8 s
 
@@ -106,6 +107,7 @@ async def closed_within(port: int, sent: bytes, seconds: float) -> float:
     return time.perf_counter() - started
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "sent",
     [
@@ -134,6 +136,7 @@ async def trickle_until_closed(stream: anyio.abc.ByteStream) -> None:
         return
 
 
+@pytest.mark.slow
 async def test_headers_trickling_in_do_not_extend_the_deadline(write_repo: WriteRepo) -> None:
     options = HttpOptions(port=0, header_timeout=0.5)
     async with lookup_server(write_repo, Spy(), options) as url:
@@ -271,6 +274,7 @@ def initialize_scope(port: int, body: bytes) -> dict[str, Any]:
     }
 
 
+@pytest.mark.slow
 async def test_an_idle_session_ends_after_the_idle_time(write_repo: WriteRepo) -> None:
     options = HttpOptions(port=0, sessions=SessionBounds(idle=0.5))
     async with lookup_server(write_repo, Spy(), options) as url, httpx2.AsyncClient() as http:
@@ -282,6 +286,7 @@ async def test_an_idle_session_ends_after_the_idle_time(write_repo: WriteRepo) -
         assert time.perf_counter() - started < 10
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "flag",
     [
@@ -343,6 +348,7 @@ async def test_duplicate_keys_over_http_are_refused_before_the_tool_runs(
     assert spy.cities == ["Oslo"]  # only the plain call ran
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("proxied", [False, True], ids=["server", "proxy"])
 async def test_duplicate_keys_over_stdio_are_refused_as_the_gate_refuses_them(
     proxied: bool,
@@ -404,6 +410,7 @@ def test_arguments_nested_past_what_orjson_writes_are_taken_as_text() -> None:
     assert arguments_to_check(tool_call(1, "t", deeper)) is None  # the SDK refuses it too
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(
     st.one_of(
@@ -450,6 +457,7 @@ async def test_a_repeated_key_behind_a_non_finite_number_is_refused_over_http(
     assert spy.cities == []
 
 
+@pytest.mark.slow
 def test_finding_the_arguments_of_a_large_message_is_fast() -> None:
     # 7.7 MB, its repeated key at the end: the pure-Python scans took 16 s (on the event loop
     # over stdio, in a worker over HTTP).
@@ -462,6 +470,7 @@ def test_finding_the_arguments_of_a_large_message_is_fast() -> None:
     assert found.endswith('"a": 1, "a": 2}')
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("proxied", [False, True], ids=["server", "proxy"])
 async def test_a_line_no_parser_can_read_exactly_does_not_stop_the_stdio_server(
     proxied: bool,

@@ -32,6 +32,8 @@ import pytest
 
 from schemawire.trace import read_trace
 
+pytestmark = pytest.mark.slow  # Inspector, the conformance suite: npm peers
+
 REPO = Path(__file__).parents[2]
 HERE = Path(__file__).parent
 MODULES = REPO / "tests" / "peers" / "node_modules"

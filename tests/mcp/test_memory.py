@@ -51,6 +51,7 @@ def kept_after(mode: str) -> float:
     return float(run.stdout)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc, on Linux")
 def test_large_blocks_freed_in_worker_threads_are_given_back() -> None:
     # Without it glibc keeps them in the threads' arenas (the control shows the test can fail).

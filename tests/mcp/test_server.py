@@ -1,7 +1,10 @@
 """Our server and our proxy, seen from a client: every call gated both ways, HTTP locked down.
 
-The servers run for real: `schemawire serve` as a process over stdio, or the same server over
-Streamable HTTP on 127.0.0.1 inside the test's event loop (so a spy can see what ran).
+What the server does with a call is tested in memory: the SDK's own client reaches the server
+inside the test's event loop (so a spy can see what ran), over in-memory JSON-RPC streams or, in
+a 2026-07-28 mode, handing it each request directly. The real paths run too:
+`schemawire serve` as a process over stdio, the server over Streamable HTTP on 127.0.0.1, and
+the proxy in front of a scripted stdio upstream (those are marked slow).
 """
 
 from __future__ import annotations
@@ -17,16 +20,18 @@ from typing import Any
 import anyio
 import httpx2
 import pytest
+from mcp import StdioServerParameters
+from mcp.server.lowlevel import Server
 
 from schemawire.errors import ConfigError, ErrorCode, UsageError
 from schemawire.mcp import HttpServer, McpClient, ServerError, StdioServer
-from schemawire.mcp._http import HttpOptions, http_app, running
-from schemawire.mcp.serve import ServeOptions, gated_server
+from schemawire.mcp._http import HttpOptions
+from schemawire.mcp.launch import ServeOptions, gated_server
 from schemawire.mcp.server import LocalTools, Sessions, build_server
 from schemawire.schema.repository import Repository
 from schemawire.trace import Trace
-from tests.conftest import EXAMPLES, WriteRepo, tool_schema
-from tests.mcp.conftest import scripted
+from tests.helpers import EXAMPLES, WriteRepo, tool_schema
+from tests.mcp.helpers import raw_call, scripted, sdk_client, serving
 
 pytestmark = pytest.mark.anyio
 
@@ -43,24 +48,25 @@ def error_of(result: dict[str, Any]) -> dict[str, Any]:
 # --- `schemawire serve` over stdio --------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("mode", "version"), [("auto", "2026-07-28"), ("legacy", "2025-11-25")])
 async def test_serve_speaks_both_eras(mode: Any, version: str) -> None:
-    server = StdioServer(SCHEMAWIRE, ("serve", str(DESK)))
-    async with McpClient(server, mode=mode) as client:
-        tools = {t.name: t.listed for t in await client.list_tools()}
-        done = await client.call_unchecked("get_weather", {"city": "Paris"})
-        refused = await client.call_unchecked(
-            "create_refund", {"order_id": "A-1042", "amount": -5, "reason": "late"}
+    server = StdioServerParameters(command=SCHEMAWIRE, args=["serve", str(DESK)])
+    async with sdk_client(server, mode=mode) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        done = await raw_call(client, "get_weather", {"city": "Paris"})
+        refused = await raw_call(
+            client, "create_refund", {"order_id": "A-1042", "amount": -5, "reason": "late"}
         )
         assert client.protocol_version == version
-    assert tools["create_refund"]["inputSchema"]["properties"]["amount"]["exclusiveMinimum"] == 0
+    assert tools["create_refund"].input_schema["properties"]["amount"]["exclusiveMinimum"] == 0
     assert done["structuredContent"] == {"city": "Paris", "temp_c": 11.5, "condition": "cloudy"}
     error = error_of(refused)
     assert error["code"] == "arguments_invalid"
     assert [v["pointer"] for v in error["violations"]] == ["/amount"]
 
 
-# --- the server over HTTP, in process -----------------------------------------------------------
+# --- the server in memory, and over HTTP in process ---------------------------------------------
 
 
 class Spy:
@@ -101,29 +107,29 @@ def spy_repository(write_repo: WriteRepo) -> Repository:
     return Repository.load(root)
 
 
+def spy_server(repository: Repository, spy: Spy, trace: Trace) -> Server[Any]:
+    tools = LocalTools(repository, {"lookup": spy.lookup})
+    return build_server(tools, name="spy", version="1.0.0", trace=trace)
+
+
 @asynccontextmanager
 async def http_server(
     repository: Repository, spy: Spy, options: HttpOptions, trace: Trace
 ) -> AsyncIterator[str]:
-    server = build_server(
-        LocalTools(repository, {"lookup": spy.lookup}), name="spy", version="1.0.0", trace=trace
-    )
-    async with running(http_app(server, options), options) as listening:
-        yield f"http://127.0.0.1:{listening.port}/mcp"
+    async with serving(spy_server(repository, spy, trace), options) as url:
+        yield url
 
 
-async def test_every_call_is_gated_both_ways(write_repo: WriteRepo) -> None:
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_every_call_is_gated_both_ways(write_repo: WriteRepo, mode: str) -> None:
     spy, trace = Spy(), Trace()
-    options = HttpOptions(port=0)
-    async with (
-        http_server(spy_repository(write_repo), spy, options, trace) as url,
-        McpClient(HttpServer(url)) as client,
-    ):
-        bad = await client.call_unchecked("lookup", {"city": 5, "extra": True})
-        good = await client.call_unchecked("lookup", {"city": "Oslo"})
-        wrong = await client.call_unchecked("lookup", {"city": "wrong"})
-        boom = await client.call_unchecked("lookup", {"city": "boom"})
-        leak = await client.call_unchecked("lookup", {"city": "leak"})
+    server = spy_server(spy_repository(write_repo), spy, trace)
+    async with sdk_client(server, mode=mode) as client:
+        bad = await raw_call(client, "lookup", {"city": 5, "extra": True})
+        good = await raw_call(client, "lookup", {"city": "Oslo"})
+        wrong = await raw_call(client, "lookup", {"city": "wrong"})
+        boom = await raw_call(client, "lookup", {"city": "boom"})
+        leak = await raw_call(client, "lookup", {"city": "leak"})
     assert [city for _, call in spy.calls for city in call.values()] == [
         "Oslo",
         "wrong",
@@ -225,12 +231,11 @@ async def test_only_loopback_unless_asked() -> None:
 @asynccontextmanager
 async def proxy(
     upstream: StdioServer, trace: Trace, root: Path, timeout: float = 5
-) -> AsyncIterator[str]:
+) -> AsyncIterator[Server[Any]]:
+    """The gating proxy in front of ``upstream`` (a process: these tests are slow)."""
     options = ServeOptions(upstream=upstream, timeout=timeout)
     async with gated_server(Repository.load(root), options, trace) as server:
-        http = HttpOptions(port=0)
-        async with running(http_app(server, http), http) as listening:
-            yield f"http://127.0.0.1:{listening.port}/mcp"
+        yield server
 
 
 def upstream_calls(trace: Trace) -> list[str]:
@@ -242,14 +247,15 @@ def upstream_calls(trace: Trace) -> list[str]:
     ]
 
 
+@pytest.mark.slow
 async def test_proxy_gates_what_the_upstream_would_not(tmp_path: Path) -> None:
     trace = Trace()
-    async with proxy(scripted(), trace, tmp_path) as url, McpClient(HttpServer(url)) as client:
-        listed = [t.name for t in await client.list_tools()]
-        bad = await client.call_unchecked("add", {"a": 1, "b": "2"})
-        good = await client.call_unchecked("add", {"a": 1, "b": 2})
-        invalid = await client.call_unchecked("wrong_total", {})
-        leak = await client.call_unchecked("leak", {})
+    async with proxy(scripted(), trace, tmp_path) as server, sdk_client(server) as client:
+        listed = [t.name for t in (await client.list_tools()).tools]
+        bad = await raw_call(client, "add", {"a": 1, "b": "2"})
+        good = await raw_call(client, "add", {"a": 1, "b": 2})
+        invalid = await raw_call(client, "wrong_total", {})
+        leak = await raw_call(client, "leak", {})
     assert "add" in listed
     assert error_of(bad)["violations"][0]["pointer"] == "/b"
     assert good["structuredContent"] == {"total": 3}
@@ -258,6 +264,7 @@ async def test_proxy_gates_what_the_upstream_would_not(tmp_path: Path) -> None:
     assert upstream_calls(trace) == ["add", "wrong_total", "leak"]  # never the bad add
 
 
+@pytest.mark.slow
 async def test_proxy_passes_on_that_the_upstream_tools_changed(tmp_path: Path) -> None:
     changed = anyio.Event()
 
@@ -265,7 +272,8 @@ async def test_proxy_passes_on_that_the_upstream_tools_changed(tmp_path: Path) -
         changed.set()
 
     async with (
-        proxy(scripted(), Trace(), tmp_path) as url,
+        proxy(scripted(), Trace(), tmp_path) as server,
+        serving(server) as url,
         McpClient(HttpServer(url), mode="legacy", on_tools_changed=on_change) as client,
     ):
         before = {t.name for t in await client.list_tools()}
@@ -276,32 +284,36 @@ async def test_proxy_passes_on_that_the_upstream_tools_changed(tmp_path: Path) -
     assert after - before == {"grown"}
 
 
+@pytest.mark.slow
 async def test_proxy_restarts_a_crashed_upstream(tmp_path: Path) -> None:
     trace = Trace()
-    async with proxy(scripted(), trace, tmp_path) as url, McpClient(HttpServer(url)) as client:
-        crashed = await client.call_unchecked("crash", {})
-        back = await client.call_unchecked("echo", {"message": "again"})
+    async with proxy(scripted(), trace, tmp_path) as server, sdk_client(server) as client:
+        await client.list_tools()
+        crashed = await raw_call(client, "crash", {})
+        back = await raw_call(client, "echo", {"message": "again"})
     assert "crashing on purpose" in error_of(crashed)["violations"][0]["message"]
     assert back["content"][0]["text"] == "again"
-    handshakes = [h for h in trace.hops if h.payload.get("method") == "initialize"]
-    assert len(handshakes) == 2
+    upstream = [h for h in trace.hops if h.source == "host"]  # the proxy's side of the upstream
+    assert [h.payload.get("method") for h in upstream].count("initialize") == 2
 
 
+@pytest.mark.slow
 async def test_proxy_answers_for_a_hanging_or_garbled_upstream(tmp_path: Path) -> None:
     trace = Trace()
     async with (
-        proxy(scripted(), trace, tmp_path, timeout=0.5) as url,
-        McpClient(HttpServer(url), timeout=10) as client,
+        proxy(scripted(), trace, tmp_path, timeout=0.5) as server,
+        sdk_client(server) as client,
     ):
-        hung = await client.call_unchecked("hang", {})
-        garbled = await client.call_unchecked("garbage", {})
-        back = await client.call_unchecked("echo", {"message": "fine"})
+        hung = await raw_call(client, "hang", {})
+        garbled = await raw_call(client, "garbage", {})
+        back = await raw_call(client, "echo", {"message": "fine"})
     assert "did not answer within 0.5 s" in error_of(hung)["violations"][0]["message"]
     assert 'not JSON-RPC: "this is not json-rpc"' in error_of(garbled)["violations"][0]["message"]
     assert back["content"][0]["text"] == "fine"
     assert any(h.payload.get("method") == "notifications/cancelled" for h in trace.hops)
 
 
+@pytest.mark.slow
 async def test_proxy_applies_the_repository_schema_over_the_upstream_one(
     write_repo: WriteRepo,
 ) -> None:
@@ -311,11 +323,11 @@ async def test_proxy_applies_the_repository_schema_over_the_upstream_one(
     )
     root = write_repo({"schemas/tools/echo.json": canonical})
     trace = Trace()
-    async with proxy(scripted(), trace, root) as url, McpClient(HttpServer(url)) as client:
-        (echo,) = [t for t in await client.list_tools() if t.name == "echo"]
-        long = await client.call_unchecked("echo", {"message": "far too long"})
-        short = await client.call_unchecked("echo", {"message": "hi"})
-    assert echo.listed["inputSchema"]["properties"]["message"]["maxLength"] == 5
+    async with proxy(scripted(), trace, root) as server, sdk_client(server) as client:
+        (echo,) = [t for t in (await client.list_tools()).tools if t.name == "echo"]
+        long = await raw_call(client, "echo", {"message": "far too long"})
+        short = await raw_call(client, "echo", {"message": "hi"})
+    assert echo.input_schema["properties"]["message"]["maxLength"] == 5
     assert error_of(long)["violations"][0]["keyword"] == "maxLength"
     assert short["content"][0]["text"] == "hi"
     assert upstream_calls(trace) == ["echo"]
@@ -353,13 +365,11 @@ async def test_a_served_tool_that_overruns_its_timeout_is_a_tool_failure(
         }
     )
     with anyio.fail_after(30):
-        async with gated_server(Repository.load(root), options, Trace()) as server:
-            http = HttpOptions(port=0)
-            async with running(http_app(server, http), http) as listening:
-                url = f"http://127.0.0.1:{listening.port}/mcp"
-                async with McpClient(HttpServer(url), timeout=20) as client:
-                    call = await client.call("lookup", {"city": "Oslo"})
-    error = call.output.content["error"]
+        async with (
+            gated_server(Repository.load(root), options, Trace()) as server,
+            sdk_client(server) as client,
+        ):
+            error = error_of(await raw_call(client, "lookup", {"city": "Oslo"}))
     assert error["code"] == "tool_failed"
     assert error["violations"][0]["message"] == (
         "TimeoutError: the tool did not finish within 0.2 s"

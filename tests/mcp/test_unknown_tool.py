@@ -13,7 +13,7 @@ from mcp.shared.exceptions import MCPError
 from schemawire.mcp.server import LocalTools, build_server
 from schemawire.schema.repository import Repository
 from schemawire.trace import Trace
-from tests.conftest import WriteRepo, tool_schema
+from tests.helpers import WriteRepo, tool_schema
 
 pytestmark = pytest.mark.anyio
 

@@ -52,6 +52,7 @@ async def longest_stall(work: Any) -> float:
     return longest
 
 
+@pytest.mark.slow
 async def test_recording_a_large_message_does_not_stall_the_event_loop(tmp_path: Path) -> None:
     # Ten strings of 100,000 characters, each a run of URL-password look-alikes: redacting them
     # took the proxy's loop 6.5 s, every other client waiting.

@@ -273,6 +273,7 @@ def test_mcp_reports_each_loss_the_page_names() -> None:
     assert mcp_codes({"type": "object"}, output=ARRAY) == set()  # 2026-07-28 takes any output
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(schema=tool_schemas())
 def test_mcp_reports_no_loss_the_page_does_not_name(schema: dict[str, Any]) -> None:

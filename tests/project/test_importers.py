@@ -722,6 +722,7 @@ JSON = st.recursive(
 )
 
 
+@pytest.mark.slow
 @given(
     st.lists(
         st.fixed_dictionaries(
@@ -827,6 +828,7 @@ ROOTS = _objects(st.recursive(_leaf_schemas(), _standard_schemas, max_leaves=8))
 )
 
 
+@pytest.mark.slow
 @given(ROOTS)
 @settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
 def test_a_standard_object_schema_comes_through_unchanged_but_for_the_header(
@@ -873,6 +875,7 @@ def body(schema: dict[str, Any], annotations: dict[str, Any] | None = None) -> d
     return {key: value for key, value in schema.items() if key not in left_out}
 
 
+@pytest.mark.slow
 def test_imports_every_tool_of_the_berkeley_function_calling_leaderboard() -> None:
     imported = 0
     for where, tools in bfcl_tool_lists():

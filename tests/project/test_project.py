@@ -14,7 +14,7 @@ from schemawire.project import TARGETS, project, project_catalogue
 from schemawire.project.checkers import check_payload
 from schemawire.schema.repository import Repository
 from schemawire.types import ToolSpec
-from tests.conftest import EXAMPLES
+from tests.helpers import EXAMPLES
 from tests.project.accounting import unaccounted
 from tests.project.strategies import tool_schemas
 
@@ -106,6 +106,7 @@ def test_mcp_server_payloads_match_their_snapshots(
     snapshot(f"projections/mcp-{server}/{variant_id(variant)}", catalogue.payload)
 
 
+@pytest.mark.slow
 @given(tool_schemas())
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_generated_schemas_keep_or_report_every_keyword(schema: dict[str, Any]) -> None:
@@ -144,6 +145,7 @@ def test_the_agent_card_follows_a2a_rules() -> None:
     assert check_payload("a2a", card) == ()
 
 
+@pytest.mark.slow
 @given(tool_schemas())
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_generated_projections_follow_their_targets_rules(schema: dict[str, Any]) -> None:

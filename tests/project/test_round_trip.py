@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 
 from schemawire.project import project
 from schemawire.project.importers import import_anthropic, import_mcp, import_openai
 from schemawire.schema.repository import Repository
 from schemawire.types import ToolSpec
-from tests.conftest import EXAMPLES
+from tests.helpers import EXAMPLES
 from tests.project.strategies import tool_schemas
 from tests.project.test_project import mcp_specs
 
@@ -69,6 +70,7 @@ def test_real_mcp_tools_come_back() -> None:
             assert round_trip(tool) == [], spec.name
 
 
+@pytest.mark.slow
 @given(tool_schemas())
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_generated_tools_come_back_from_every_lossless_export(schema: dict[str, Any]) -> None:

@@ -178,6 +178,7 @@ def test_restoring_leaves_what_it_cannot_undo_for_the_gate() -> None:
     assert arguments.restore("text") == "text"
 
 
+@pytest.mark.slow
 def test_every_real_tool_projects_to_every_target_within_its_rules() -> None:
     """Each BFCL tool, imported, then projected to each target: the payload follows the
     target's rules, and a call made in the projected shape comes back valid for the canonical

@@ -26,7 +26,7 @@ from schemawire.schema.diff import (
     version_findings,
 )
 from schemawire.schema.repository import Repository
-from tests.conftest import WriteRepo, tool_schema
+from tests.helpers import WriteRepo, tool_schema
 
 BREAKING, COMPATIBLE, ANNOTATION = (
     ChangeSeverity.BREAKING,
@@ -826,6 +826,7 @@ schemas = st.builds(
 )
 
 
+@pytest.mark.slow
 @given(schemas)
 @settings(max_examples=300, deadline=None)
 def test_a_schema_has_no_changes_from_itself(schema: Any) -> None:
@@ -869,6 +870,7 @@ def annotated(schema: Any, draw: Any) -> Any:
     return {**added, **result} if (added or schema is not True) else schema
 
 
+@pytest.mark.slow
 @given(schemas, st.data(), st.sampled_from(list(Role)))
 @settings(max_examples=300, deadline=None)
 def test_adding_annotations_is_never_breaking(schema: Any, data: st.DataObject, role: Role) -> None:
@@ -877,6 +879,7 @@ def test_adding_annotations_is_never_breaking(schema: Any, data: st.DataObject, 
     assert all(change.severity is ANNOTATION for change in changes)
 
 
+@pytest.mark.slow
 @given(schemas, schemas, st.sampled_from(list(Role)))
 @settings(max_examples=300, deadline=None)
 def test_any_two_schemas_compare_into_known_codes(old: Any, new: Any, role: Role) -> None:

@@ -7,13 +7,14 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schemawire._json import dumps
 from schemawire.schema.fixtures import check_fixtures
 from schemawire.schema.repository import Repository
-from tests.conftest import EXAMPLES, WriteRepo, tool_schema
+from tests.helpers import EXAMPLES, WriteRepo, tool_schema
 
 AMOUNT = {"type": "number", "exclusiveMinimum": 0, "description": "Amount."}
 
@@ -160,6 +161,7 @@ _SEGMENTS = st.sampled_from(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.lists(_SEGMENTS, max_size=5), min_size=1, max_size=6))
 def test_every_file_under_fixtures_runs_or_is_a_finding(folders: list[list[str]]) -> None:

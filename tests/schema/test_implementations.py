@@ -23,7 +23,7 @@ from schemawire._json import dumps
 from schemawire.application.check import check_repository
 from schemawire.cli.app import app
 from schemawire.errors import ConfigError, ErrorCode, UsageError
-from schemawire.mcp.serve import load_implementations as served
+from schemawire.mcp.launch import load_implementations as served
 from schemawire.schema.implementations import (
     implementation_findings,
     implemented_specs,
@@ -31,7 +31,7 @@ from schemawire.schema.implementations import (
     signature_mismatches,
 )
 from schemawire.schema.repository import Repository
-from tests.conftest import WriteRepo, tool_schema
+from tests.helpers import WriteRepo, tool_schema
 
 ROOT = Path(__file__).parents[2]
 CITY = {"type": "string", "description": "A city."}

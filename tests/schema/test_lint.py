@@ -9,7 +9,7 @@ import pytest
 from schemawire.schema.lint import FILE_CHECKS, SITE_CHECKS, lint_repository
 from schemawire.schema.repository import Repository
 from schemawire.schema.rules import RULES
-from tests.conftest import WriteRepo, tool_schema
+from tests.helpers import WriteRepo, tool_schema
 
 CITY = {"type": "string", "description": "A city name."}
 

@@ -94,6 +94,7 @@ def test_official_format_case_with_format_assertion(
     assert outcome(draft, schema, instance, assert_formats=True) == valid
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("draft", "minimum"), [("draft2020-12", 0.999), ("draft7", 1.0)])
 def test_suite_pass_rate_matches_jsonschema_rs(draft: str, minimum: float) -> None:
     cases = [case.values for case in suite_cases() if case.values[0] == draft]

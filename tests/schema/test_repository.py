@@ -12,7 +12,7 @@ import pytest
 from schemawire.errors import ConfigError, ErrorCode
 from schemawire.schema.config import load_config
 from schemawire.schema.repository import Repository
-from tests.conftest import EXAMPLES, WriteRepo, tool_schema
+from tests.helpers import EXAMPLES, WriteRepo, tool_schema
 
 
 def rule_ids(repository: Repository) -> list[tuple[str, str, str]]:

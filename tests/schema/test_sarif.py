@@ -13,7 +13,7 @@ from schemawire.application.check import check_repository
 from schemawire.schema.rules import RULES, Finding
 from schemawire.schema.sarif import to_sarif
 from schemawire.schema.validator import compile_schema
-from tests.conftest import EXAMPLES
+from tests.helpers import EXAMPLES
 
 MULTITOOL = Path(__file__).parents[1] / "peers/node_modules/@microsoft/sarif-multitool-linux"
 

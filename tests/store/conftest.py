@@ -3,16 +3,15 @@ a real PostgreSQL server that the session starts once (`tests.store.postgres_ser
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import pytest
 
 from schemawire.store import Store, open_store
+from tests.helpers import OpenStore
 
-OpenStore = Callable[[], Store]
 
-
-@pytest.fixture(params=["sqlite", "postgresql"])
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
 def store_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
     if request.param == "sqlite":
         return f"sqlite:{tmp_path_factory.mktemp('store') / 'runs.db'}"

@@ -1,6 +1,7 @@
 """A throwaway PostgreSQL server for the tests, started from the machine's binaries, and its
 fixtures: ``postgres_server`` (one per session) and ``postgres_url`` (a fresh schema per test).
-A conftest brings them in with ``pytest_plugins = ["tests.store.postgres_server"]``.
+The root conftest brings them in with ``pytest_plugins = ["tests.store.postgres_server"]``;
+psycopg is imported only once a test asks for a server.
 
 PostgreSQL refuses to run as root (initdb and postgres both exit). CI and the developers'
 machines run the tests as root, so there the server runs as the unprivileged ``nobody``: its
@@ -25,7 +26,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import psycopg
 import pytest
 
 UNPRIVILEGED = "nobody"
@@ -130,6 +130,8 @@ def start_postgres() -> TemporaryPostgres:
             "--no-instructions",
         )
         _start_on_a_free_port(server)
+        import psycopg  # here, not at the top: a session that starts no server needs no psycopg
+
         with psycopg.connect(
             server.url.replace("/schemawire", "/postgres"), autocommit=True, connect_timeout=10
         ) as admin:
@@ -155,6 +157,8 @@ def postgres_server() -> Iterator[TemporaryPostgres]:
 @pytest.fixture
 def postgres_url(postgres_server: TemporaryPostgres) -> str:
     """A URL whose ``search_path`` is a schema of its own, so each test starts with no tables."""
+    import psycopg
+
     schema = f"test_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(postgres_server.url, autocommit=True, connect_timeout=10) as admin:
         admin.execute(f"CREATE SCHEMA {schema}")

@@ -20,6 +20,8 @@ from tests.store.other_process import claimed_in_another_process, crash, exit_no
 from tests.store.postgres_server import TemporaryPostgres, free_port
 from tests.store.racing_worker import Race, Report, race
 
+pytestmark = pytest.mark.slow  # a real PostgreSQL server
+
 SECONDS = 30
 
 
@@ -174,7 +176,6 @@ def test_claim_next_takes_the_least_recently_moved_running_run_nobody_holds(
 # --- many workers ------------------------------------------------------------------------------
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("claims", [True, False], ids=["with-claims", "saves-only"])
 def test_workers_on_one_database_never_write_the_same_step(postgres_url: str, claims: bool) -> None:
     """Four processes advance four runs to step 25. Every step of every run is written once,

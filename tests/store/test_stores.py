@@ -13,7 +13,7 @@ from schemawire.store import (
     find_run,
     idempotency_key,
 )
-from tests.store.conftest import OpenStore
+from tests.helpers import OpenStore
 
 STATE_SCHEMA = "https://example.com/schemas/state.json"
 

@@ -84,6 +84,7 @@ async def test_a_process_that_appends_after_a_crash_starts_a_line_of_its_own(
     assert cuts == [2]
 
 
+@pytest.mark.slow
 async def test_a_writer_open_before_the_crash_starts_a_line_of_its_own(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     path.write_bytes(b"")

@@ -22,8 +22,8 @@ from schemawire.mcp.server import LocalTools, build_server
 from schemawire.schema.repository import Repository
 from schemawire.trace import Trace, record_verdicts
 from schemawire.types import ToolSpec
-from tests.conftest import WriteRepo, tool_schema
-from tests.mcp.conftest import SCRIPTED
+from tests.helpers import WriteRepo, tool_schema
+from tests.mcp.helpers import SCRIPTED
 
 CORPUS = json.loads((Path(__file__).parents[1] / "data" / "secrets.json").read_text("utf-8"))
 CASES: list[dict[str, str]] = CORPUS["secrets"]
@@ -113,6 +113,7 @@ async def each(cases: list[dict[str, str]], run: Callable[[dict[str, str]], Any]
                     group.start_soon(run, case)
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
 async def test_a_servers_command_line_keeps_no_secret(tmp_path: Path, anyio_backend: str) -> None:
@@ -128,6 +129,7 @@ async def test_a_servers_command_line_keeps_no_secret(tmp_path: Path, anyio_back
     assert leaks(tmp_path / "t.jsonl", all_secrets()) == []
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
 async def test_a_servers_last_words_keep_no_secret(tmp_path: Path, anyio_backend: str) -> None:
@@ -159,6 +161,7 @@ async def serving(repository: Repository) -> AsyncIterator[int]:
         yield listening.port
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
 async def test_a_servers_url_keeps_no_password(

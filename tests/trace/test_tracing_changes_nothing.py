@@ -16,10 +16,10 @@ from anyio.abc import ByteReceiveStream
 from mcp_types import jsonrpc_message_adapter
 from pydantic import ValidationError
 
-from tests.conftest import EXAMPLES, WriteRepo, tool_schema
-from tests.mcp.conftest import SCRIPTED
+from tests.helpers import EXAMPLES, WriteRepo, tool_schema
+from tests.mcp.helpers import SCRIPTED
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 SCHEMAWIRE = str(Path(sys.executable).with_name("schemawire"))
 DESK = EXAMPLES / "support-desk"

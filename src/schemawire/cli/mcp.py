@@ -201,7 +201,7 @@ def serve_command(
     """Serve the repository's tools over MCP, every call gated both ways; or, with --upstream,
     stand in front of another MCP server and gate every call to it.
     """
-    from schemawire.mcp.serve import HttpOptions, ServeOptions, SessionBounds, serve
+    from schemawire.mcp.launch import HttpOptions, ServeOptions, SessionBounds, serve
 
     directory, upstream_address = _serve_target(arguments or [], upstream, upstream_url, repo)
     sessions = SessionBounds(idle=session_idle, per_client=client_sessions, total=max_sessions)

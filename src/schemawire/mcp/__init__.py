@@ -4,9 +4,11 @@ server for a repository's own tools, and a gating proxy in front of any server."
 from __future__ import annotations
 
 from schemawire.errors import ServerError
+from schemawire.mcp._addresses import HttpServer, StdioServer
+from schemawire.mcp._calls import McpCall
 from schemawire.mcp._problems import SERVER_PROBLEMS
 from schemawire.mcp._tools import RemoteTool
-from schemawire.mcp.client import HttpServer, McpCall, McpClient, StdioServer
+from schemawire.mcp.client import McpClient
 
 __all__ = [
     "SERVER_PROBLEMS",

@@ -40,7 +40,6 @@ ServerProblem = Literal[
     "timeout",
     "handshake_failed",
     "unavailable",
-    "rpc_error",
 ]
 
 SERVER_PROBLEMS: dict[str, str] = {
@@ -54,7 +53,6 @@ SERVER_PROBLEMS: dict[str, str] = {
     "timeout": "the server did not answer in time",
     "handshake_failed": "the server answered, but the handshake failed",
     "unavailable": "the server went away, or did not answer, after the handshake",
-    "rpc_error": "the server answered a request with a JSON-RPC error (its code: `rpc_code`)",
 }
 """Each `ServerError.code`, and what it means. Compare codes, never the message."""
 
@@ -76,15 +74,13 @@ def server_error(
     stderr: str = "",
     code: ServerProblem = "unavailable",
     hint: str | None = None,
-    *,
-    rpc_code: int | None = None,
 ) -> ServerError:
     """The `ServerError` for ``server``, its label, reason and stderr redacted (see why in
     `ServerError`), with the hint of its ``code`` unless one is given."""
     redact = default_redactor().text
     server, reason, stderr = redact(server)[0], redact(reason)[0], redact(stderr)[0]
     hint = _HINTS.get(code, "") if hint is None else hint
-    return ServerError(server, reason, stderr, code, hint, rpc_code=rpc_code)
+    return ServerError(server, reason, stderr, code, hint)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,5 +1,8 @@
-"""`schemawire serve`: the repository's tools as an MCP server, or a gating proxy, over stdio or
-Streamable HTTP."""
+"""Launching a gated server, what `schemawire serve` runs: the repository's tools (`LocalTools`)
+or a gating proxy (`UpstreamTools`), served over stdio or Streamable HTTP until told to stop.
+
+`schemawire.mcp.server` is the server itself (the SDK's `Server` with both gates on every
+call); this module picks its tools and runs it."""
 
 from __future__ import annotations
 
@@ -15,10 +18,11 @@ from mcp.server.stdio import stdio_server
 
 from schemawire._version import __version__
 from schemawire.errors import UsageError
+from schemawire.mcp._addresses import HttpServer, StdioServer
 from schemawire.mcp._http import HttpOptions, SessionBounds, http_app, running
 from schemawire.mcp._memory import give_back_large_blocks
 from schemawire.mcp._sent import SentLines, stdin_lines
-from schemawire.mcp.client import HttpServer, McpClient, StdioServer
+from schemawire.mcp.client import McpClient
 from schemawire.mcp.proxy import UpstreamTools
 from schemawire.mcp.server import LocalTools, Sessions, build_server
 from schemawire.schema.implementations import load_implementations
@@ -30,7 +34,6 @@ __all__ = [
     "ServeOptions",
     "SessionBounds",
     "gated_server",
-    "load_implementations",
     "serve",
 ]
 
