@@ -18,6 +18,7 @@ The fast path is orjson plus one walk over the parsed value. The position-tracki
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import sys
@@ -206,20 +207,21 @@ def json_in_text(
     return value if isinstance(value, dict | list) else None
 
 
-def canonical(value: Any) -> str:
+def canonical(value: Any, *, whole_floats_up_to: float = math.inf) -> str:
     """One text for JSON values that are equal, to compare or key them by: a whole float is its
     integer (JSON Schema holds ``20`` and ``20.0`` equal), object keys are sorted, ``true`` and
-    ``1`` stay apart. Compact, and exact for integers of any size."""
-    return dumps(_whole_floats_as_ints(value), indent=False, sort_keys=True)
+    ``1`` stay apart. Compact, and exact for integers of any size. A whole float larger in
+    magnitude than ``whole_floats_up_to`` stays a float (the idempotency key's rule)."""
+    return dumps(_whole_floats_as_ints(value, whole_floats_up_to), indent=False, sort_keys=True)
 
 
-def _whole_floats_as_ints(value: Any) -> Any:
-    if isinstance(value, float) and value.is_integer():
+def _whole_floats_as_ints(value: Any, bound: float) -> Any:
+    if isinstance(value, float) and value.is_integer() and abs(value) <= bound:
         return int(value)
     if isinstance(value, list | tuple):
-        return [_whole_floats_as_ints(item) for item in value]
+        return [_whole_floats_as_ints(item, bound) for item in value]
     if isinstance(value, dict):
-        return {key: _whole_floats_as_ints(item) for key, item in value.items()}
+        return {key: _whole_floats_as_ints(item, bound) for key, item in value.items()}
     return value
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import random
+import threading
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -21,7 +22,7 @@ from starlette.responses import JSONResponse, Response
 from schemawire.errors import InputError
 from schemawire.evals.outcome import read_outcome
 from schemawire.gates import ResultGate
-from schemawire.host import Host, HostOptions, HttpModel, ModelError, PythonTool
+from schemawire.host import Host, HostOptions, HttpModel, ModelError, PythonTool, ScriptedModel
 from schemawire.types import ToolSpec
 from schemawire.wire import CallStarted, StreamDelta, wire_format
 from tests.host.loopback import (
@@ -582,3 +583,55 @@ async def test_a_host_closes_its_models_connection_when_its_block_ends() -> None
     one, two, three = peers.addresses
     assert one == two  # one connection for the block's runs
     assert three != two  # the block's end closed it
+
+
+async def test_two_event_loops_holding_one_model_open_each_pool_and_close_their_own() -> None:
+    # Two threads, each with its own loop, hold one model open at once; the first to leave
+    # must close only its own pool (it once closed the other loop's, from the wrong loop).
+    peers = Peers()
+    together, first_left = threading.Barrier(2, timeout=10), threading.Event()
+    async with serving(peers) as url:
+        model = HttpModel("openai.chat", "m-1", base_url=url, api_key="", stream=False)
+
+        async def hold_and_ask(first: bool) -> None:
+            async with model:
+                together.wait()
+                await model.respond({"messages": []})
+                await model.respond({"messages": []})
+                if not first:  # the second leaves once the first has closed its pool
+                    assert first_left.wait(10)
+            if first:
+                first_left.set()
+
+        def in_a_thread(first: bool) -> None:
+            anyio.run(hold_and_ask, first)
+
+        with anyio.fail_after(30):
+            async with anyio.create_task_group() as group:
+                group.start_soon(anyio.to_thread.run_sync, in_a_thread, True)
+                group.start_soon(anyio.to_thread.run_sync, in_a_thread, False)
+    assert len(peers.addresses) == 4
+    assert len(set(peers.addresses)) == 2  # one connection per loop, each used twice
+
+
+class _SelfOpening(ScriptedModel):
+    """A model with its own ``async with`` (not a `PoolingModel`): the host must not enter it."""
+
+    entered = 0
+
+    async def __aenter__(self) -> _SelfOpening:
+        self.entered += 1
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        return None
+
+
+async def test_a_host_never_enters_a_model_that_does_not_pool() -> None:
+    says = {"choices": [{"index": 0, "message": {"role": "assistant", "content": "hi"}}]}
+    model = _SelfOpening("openai.chat", [says, says], name="m")
+    host = Host(model)
+    await host.run("one")
+    async with host:
+        await host.run("two")
+    assert model.entered == 0

@@ -3,9 +3,11 @@ journal that keeps a resumed run from repeating what it has done."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 import sqlite3
+import threading
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -331,3 +333,64 @@ async def test_a_run_waiting_for_a_locked_store_leaves_the_loop_running(
         other.close()
     assert [result.status for result in results] == ["done"]
     assert [c.step for c in store.checkpoints("r9")] == [0, 1, 2]
+
+
+# --- runners sharing one store -------------------------------------------------------------
+
+
+async def test_runners_sharing_one_store_each_finish_their_own_run(
+    store: SqliteStore, ledger: Path
+) -> None:
+    # Each runner runs its store calls in worker threads; the store lets one in at a time, so
+    # their transactions never interleave on its one connection.
+    statuses: list[str] = []
+
+    async def run_one(number: int) -> None:
+        result = await refund_runner(store).start(REQUEST, run_id=f"run-{number}")
+        statuses.append(result.status)
+
+    with anyio.fail_after(120):
+        async with anyio.create_task_group() as group:
+            for number in range(8):
+                group.start_soon(run_one, number)
+    assert statuses == ["done"] * 8
+
+
+class _ClaimHeldBack(SqliteStore):
+    """A real SQLite store whose claims wait for the test to let them through, and which says
+    when a claim that returned has been released."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self.claiming, self.let_through = threading.Event(), threading.Event()
+        self.returned, self.released = threading.Event(), threading.Event()
+
+    def claim(self, run_id: str, worker: str) -> bool:
+        self.claiming.set()
+        assert self.let_through.wait(10)
+        claimed = super().claim(run_id, worker)
+        self.returned.set()
+        return claimed
+
+    def release(self, run_id: str, worker: str) -> None:
+        super().release(run_id, worker)
+        if self.returned.is_set():
+            self.released.set()
+
+
+async def test_a_run_cancelled_while_it_claims_gives_its_claim_up(
+    tmp_path: Path, ledger: Path
+) -> None:
+    # asyncio's own cancel (wait_for, a web framework) does not wait for the worker thread:
+    # the claim is taken after its caller has gone, and must still be released.
+    store = _ClaimHeldBack(tmp_path / "runs.db")
+    started = asyncio.ensure_future(refund_runner(store).start(REQUEST, run_id="run-1"))
+    with anyio.fail_after(30):
+        await anyio.to_thread.run_sync(store.claiming.wait, 10)
+        started.cancel()
+        store.let_through.set()
+        with pytest.raises(asyncio.CancelledError):
+            await started
+        assert await anyio.to_thread.run_sync(store.released.wait, 10)
+    assert SqliteStore.claim(store, "run-1", "another-worker")
+    store.close()

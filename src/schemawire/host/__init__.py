@@ -25,6 +25,7 @@ if TYPE_CHECKING:
         DeltaSink,
         Model,
         ModelError,
+        PoolingModel,
         ScriptedModel,
         StreamingModel,
     )
@@ -40,6 +41,7 @@ __all__ = [
     "McpTool",
     "Model",
     "ModelError",
+    "PoolingModel",
     "PythonTool",
     "RunResult",
     "ScriptedModel",
@@ -58,6 +60,7 @@ _HOMES = {
         "Model",
         "ModelError",
         "ScriptedModel",
+        "PoolingModel",
         "StreamingModel",
     ),
     "model_spec": ("model_from_spec",),

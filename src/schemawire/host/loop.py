@@ -34,7 +34,7 @@ from schemawire.errors import InputError, ModelError, SchemawireError, UsageErro
 from schemawire.gates import ArgumentGate, ArgumentOptions, Verdict
 from schemawire.host._toolset import OfferedTool, Toolset, documents_of
 from schemawire.host.model_spec import model_from_spec
-from schemawire.host.models import DeltaSink, Model, StreamingModel
+from schemawire.host.models import DeltaSink, Model, PoolingModel, StreamingModel
 from schemawire.host.tools import ToolRunner
 from schemawire.project import Catalogue, project
 from schemawire.schema.repository import Repository
@@ -446,10 +446,11 @@ class _Run:
 
 
 def _held_open(model: Model) -> AbstractAsyncContextManager[object]:
-    """``model`` held open for a block, when it can be (an `HttpModel` then pools its
-    connections, and closes them when the block ends); else nothing to hold."""
-    if isinstance(model, AbstractAsyncContextManager):
-        return model
+    """``model`` held open for a block, when it asks to be (a `PoolingModel` such as
+    `HttpModel` then pools its connections, and closes them when the block ends); else nothing
+    to hold: a model's own ``async with`` is its caller's, never the host's."""
+    if isinstance(model, PoolingModel):
+        return model.held_open()
     return nullcontext()
 
 

@@ -9,6 +9,7 @@ request it received, for demos, tests and evals. The models of the providers' HT
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -20,6 +21,7 @@ __all__ = [
     "DeltaSink",
     "Model",
     "ModelError",
+    "PoolingModel",
     "ScriptedModel",
     "StreamingModel",
 ]
@@ -65,6 +67,16 @@ class StreamingModel(Model, Protocol):
             ModelError: the model could not answer, or its stream failed.
             InputError: an event of the stream is not one of its API.
         """
+        ...
+
+
+@runtime_checkable
+class PoolingModel(Model, Protocol):
+    """A model that keeps connections open while it is held (`HttpModel`): a host holds it open
+    for each run, and for its ``async with host:`` block. Other models are never entered."""
+
+    def held_open(self) -> AbstractAsyncContextManager[object]:
+        """A block for the model's requests to share connections in, closed at its end."""
         ...
 
 

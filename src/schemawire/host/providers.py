@@ -99,6 +99,14 @@ class _RetryableError(Exception):
         self.error, self.retry_after = error, retry_after
 
 
+@dataclass
+class _Pool:
+    """One event loop's pooled client of a model, and the blocks holding it open."""
+
+    users: int = 0
+    client: httpx2.AsyncClient | None = None  # opened by the first request
+
+
 class HttpModel:
     """A model behind an HTTP API, streamed by default.
 
@@ -109,8 +117,9 @@ class HttpModel:
 
     Inside ``async with model:`` (blocks may nest or overlap), requests share one pooled
     client, opened on first use and closed when the last block ends; a request outside any
-    block opens a client for itself and closes it after. A model is used from one event loop
-    at a time: its pool's connections belong to the loop that opened them.
+    block opens a client for itself and closes it after. Connections belong to the event loop
+    that opened them, so each loop that holds the model open has its own pool: one model may
+    serve hosts in several threads.
     """
 
     def __init__(
@@ -156,26 +165,32 @@ class HttpModel:
         self.timeout, self.retries = timeout, retries
         self.streaming, self.stream_timeout = stream, stream_timeout
         self._given = http
-        self._users = 0  # the blocks that hold the model open (``async with model:``)
-        self._pool: httpx2.AsyncClient | None = None
-        self._pool_loop: anyio.lowlevel.EventLoopToken | None = None
+        self._pools: dict[anyio.lowlevel.EventLoopToken, _Pool] = {}  # by the loop holding it
 
     async def __aenter__(self) -> HttpModel:
-        """Hold the model open: until the block ends, its requests share one pooled client."""
-        self._users += 1
+        """Hold the model open: until the block ends, this event loop's requests share one
+        pooled client."""
+        self._pools.setdefault(anyio.lowlevel.current_token(), _Pool()).users += 1
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
-        self._users -= 1
-        if self._users == 0:
-            await self.aclose()
+        pool = self._pools.get(anyio.lowlevel.current_token())
+        if pool is not None:
+            pool.users -= 1
+            if pool.users == 0:
+                await self.aclose()
+
+    def held_open(self) -> HttpModel:
+        """The model itself, as the block a host holds it open with (see `PoolingModel`)."""
+        return self
 
     async def aclose(self) -> None:
-        """Close the model's pooled client and its connections (a client it was given stays
-        open); a request after it opens a new one."""
-        pool, self._pool, self._pool_loop = self._pool, None, None
-        if pool is not None:
-            await pool.aclose()
+        """Close this event loop's pooled client and its connections (a client the model was
+        given stays open; other loops' pools are theirs to close); a request after it opens a
+        new one."""
+        pool = self._pools.pop(anyio.lowlevel.current_token(), None)
+        if pool is not None and pool.client is not None:
+            await pool.client.aclose()
 
     @asynccontextmanager
     async def _client(self) -> AsyncIterator[httpx2.AsyncClient]:
@@ -185,11 +200,11 @@ class HttpModel:
         if self._given is not None:
             yield self._given
             return
-        loop = anyio.lowlevel.current_token()
-        if self._users and self._pool_loop in (None, loop):
-            if self._pool is None:
-                self._pool, self._pool_loop = httpx2.AsyncClient(timeout=self.timeout), loop
-            yield self._pool
+        pool = self._pools.get(anyio.lowlevel.current_token())
+        if pool is not None:
+            if pool.client is None:
+                pool.client = httpx2.AsyncClient(timeout=self.timeout)
+            yield pool.client
             return
         async with httpx2.AsyncClient(timeout=self.timeout) as own:
             yield own

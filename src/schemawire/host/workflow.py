@@ -187,10 +187,12 @@ class FlowRunner:
         run = await self._io.run(self.store.run, run_id)
         if run is None:
             raise StoreError(f"no run {run_id}")
-        if not await self._io.run(self.store.claim, run_id, self.worker):
-            raise StoreError(f"run {run_id} is being run by another worker")
-        self.trace.begin(run_id)
         try:
+            # Inside the try: a claim that returned to a caller cancelled at that moment is
+            # released here (one whose caller left before it returned, by OffLoop.claim).
+            if not await self._io.claim(run_id, self.worker):
+                raise StoreError(f"run {run_id} is being run by another worker")
+            self.trace.begin(run_id)
             checkpoint = await self._io.run(self.store.latest, run_id)
             assert checkpoint is not None
             if resumed:
@@ -241,7 +243,7 @@ class FlowRunner:
         agent = self.flow.agents[checkpoint.node]
         step = checkpoint.step + 1
         journaled = [
-            JournaledTool(self.tools[name], self._io, checkpoint.run_id, step)
+            JournaledTool(self.tools[name], self.store, checkpoint.run_id, step)
             for name in agent.tools
         ]
         answer = await self._run_agent(agent, journaled, checkpoint.next_input)
@@ -347,11 +349,11 @@ def _handed(value: Any) -> str:
 class JournaledTool:
     """A tool whose calls are journaled in the store: a completed call is never run twice."""
 
-    def __init__(self, inner: ToolRunner, store: OffLoop, run_id: str, step: int) -> None:
+    def __init__(self, inner: ToolRunner, store: Store, run_id: str, step: int) -> None:
         """
         Args:
             inner: the tool.
-            store: the run's store, whose calls run off the event loop.
+            store: the run's store (its calls run off the event loop).
             run_id: the run.
             step: the step the calls belong to.
         """
@@ -359,7 +361,7 @@ class JournaledTool:
         self.spec = inner.spec
         self.validator = inner.validator
         self.repository = inner.repository
-        self.store, self._io = store.store, store
+        self.store, self._io = store, OffLoop(store)
         self.run_id, self.step = run_id, step
         self.structured: list[Any] = []  # the structured results of this step, for the state
         self._running: dict[str, anyio.Event] = {}  # calls in flight, by key

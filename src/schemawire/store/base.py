@@ -10,11 +10,15 @@ it has done from one it has not, and from one that was interrupted.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, TypeVar
 
 from schemawire._json import ParseLimits, canonical, loads
+from schemawire.errors import RunLookupError, StoreError
 
 __all__ = [
     "SHORT_ID",
@@ -29,8 +33,6 @@ __all__ = [
     "find_run",
     "idempotency_key",
 ]
-
-from schemawire.errors import RunLookupError, StoreError
 
 RunStatus = Literal["running", "done", "failed"]
 CallStatus = Literal["started", "completed", "failed"]
@@ -234,8 +236,9 @@ def check_next(checkpoint: Checkpoint, expected_step: int) -> None:
 def idempotency_key(run_id: str, step: int, tool: str, arguments: Any) -> str:
     """The key of a call: the same run, step, tool and arguments make the same key, so a
     resumed run recognises a call it has already made, whatever id the model gave it."""
-    # canonical: 20 and 20.0 make one key (a model may write either when it calls again).
-    text = canonical([run_id, step, tool, arguments])
+    # canonical: 20 and 20.0 make one key (a model may write either when it calls again). Past
+    # 2**53 a whole float stays a float, as keys in journals already written have it.
+    text = canonical([run_id, step, tool, arguments], whole_floats_up_to=2**53)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
 
@@ -243,3 +246,27 @@ def stored(text: str | bytes | None) -> Any:
     """The JSON value of a column the store wrote (None for SQL NULL); integers of any size
     come back exact."""
     return None if text is None else loads(text, limits=_STORED, source="<store>")
+
+
+_StoreClass = TypeVar("_StoreClass", bound=type)
+
+
+def one_call_at_a_time(cls: _StoreClass) -> _StoreClass:
+    """Make each public method of store class ``cls`` hold the store's own lock (``_lock``, a
+    `threading.RLock` its ``__init__`` makes), so that one connection serves any number of
+    threads: the runners, journaled tools and event loops that share one store each run their
+    calls in worker threads (`OffLoop`), and two transactions must never interleave on it."""
+    for name, method in list(vars(cls).items()):
+        if not name.startswith("_") and callable(method):
+            setattr(cls, name, _holding_the_lock(method))
+    return cls
+
+
+def _holding_the_lock(method: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(method)
+    def locked(self: Any, *args: Any, **kwargs: Any) -> Any:
+        lock: threading.RLock = self._lock
+        with lock:
+            return method(self, *args, **kwargs)
+
+    return locked

@@ -7,16 +7,19 @@ for the network and for any row lock. `OffLoop` runs each call in a worker threa
 it without blocking the loop, so the other tasks (a second agent, an MCP session, a progress
 display) keep running.
 
-The calls of one `OffLoop` run one at a time (a capacity limiter of one thread): a store's
-connection is used by one thread at a time, in the order the calls were made. Use one `OffLoop`
-per store. A call that has begun is never abandoned: cancelling its caller waits for it to end,
-so each write still commits or rolls back whole, and `Store.save`'s compare-and-set is the
-store's own.
+The calls of one `OffLoop` run one at a time, in the order they were made (a capacity limiter
+of one thread). Any number of `OffLoop`s, in any number of threads and event loops, may share a
+store: the store lets one call at a time onto its connection (`one_call_at_a_time`), so two
+transactions never interleave. A call that has begun is never abandoned: cancelling its caller
+waits for it to end, so each write still commits or rolls back whole, and `Store.save`'s
+compare-and-set is the store's own.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from functools import partial
 from typing import ParamSpec, TypeVar
 
@@ -50,3 +53,33 @@ class OffLoop:
         return await anyio.to_thread.run_sync(
             partial(method, *args, **kwargs), limiter=self._limiter
         )
+
+    async def claim(self, run_id: str, worker: str) -> bool:
+        """`Store.claim` in a worker thread, given up again if its caller is cancelled before
+        the claim returns: asyncio's own cancel (``wait_for``, a server's timeout) does not
+        wait for the thread, and a claim taken for no one would hold the run until the store
+        closes. The caller releases a claim that did return, as always.
+        """
+        caller = _Caller()
+
+        def claim_for_the_caller() -> bool:
+            claimed = self.store.claim(run_id, worker)
+            with caller.lock:
+                if caller.gone and claimed:
+                    self.store.release(run_id, worker)
+            return claimed
+
+        try:
+            return await self.run(claim_for_the_caller)
+        except BaseException:
+            with caller.lock:
+                caller.gone = True
+            raise
+
+
+@dataclass
+class _Caller:
+    """Whether the coroutine waiting for a claim is still there to receive it."""
+
+    gone: bool = False
+    lock: threading.Lock = field(default_factory=threading.Lock)

@@ -39,6 +39,7 @@ holding U+0000 cannot be stored (`StoreError`), which SQLite's text columns acce
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -65,6 +66,7 @@ from schemawire.store.base import (
     RunStatus,
     StoreError,
     check_next,
+    one_call_at_a_time,
     stored,
 )
 
@@ -156,8 +158,10 @@ _CLIENT_KEEPALIVES = {
 }
 
 
+@one_call_at_a_time
 class PostgresStore:
-    """A `Store` in a PostgreSQL database, shared by workers on many machines."""
+    """A `Store` in a PostgreSQL database, shared by workers on many machines; one connection
+    (one session, which holds the claims), which any number of threads may share."""
 
     def __init__(self, url: str, *, connect_timeout: int = 10) -> None:
         """
@@ -169,6 +173,7 @@ class PostgresStore:
             StoreError: the URL is malformed, the server cannot be reached, or the tables
                 cannot be created.
         """
+        self._lock = threading.RLock()  # see one_call_at_a_time
         try:
             params: dict[str, Any] = dict(conninfo_to_dict(url))
         except psycopg.ProgrammingError as error:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -27,6 +28,7 @@ from schemawire.store.base import (
     RunStatus,
     StoreError,
     check_next,
+    one_call_at_a_time,
     stored,
 )
 
@@ -51,21 +53,23 @@ _JOURNAL = "SELECT key, run_id, step, tool, arguments, status, result FROM journ
 _SYNCHRONOUS = ("OFF", "NORMAL", "FULL", "EXTRA")
 
 
+@one_call_at_a_time
 class SqliteStore:
-    """A `Store` in one SQLite file."""
+    """A `Store` in one SQLite file; one connection, which any number of threads may share."""
 
     def __init__(self, path: str | Path, *, synchronous: str = "FULL") -> None:
         """
         Raises:
             StoreError: the file cannot be opened or is not a schemawire store.
         """
+        self._lock = threading.RLock()  # see one_call_at_a_time
         if synchronous.upper() not in _SYNCHRONOUS:
             raise StoreError(f"synchronous must be one of {', '.join(_SYNCHRONOUS)}")
         self.path = Path(path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            # Not tied to the opening thread: `OffLoop` runs the calls in a worker thread, one
-            # at a time.
+            # Not tied to the opening thread: `OffLoop` runs the calls in worker threads, and
+            # the store's lock lets one in at a time.
             self._db = sqlite3.connect(
                 self.path, isolation_level=None, timeout=30, check_same_thread=False
             )
@@ -176,7 +180,11 @@ class SqliteStore:
 
     def release(self, run_id: str, worker: str) -> None:
         with self._write():
-            self._db.execute("DELETE FROM claims WHERE run_id = ? AND worker = ?", (run_id, worker))
+            # Only this process's own claim: a refused or interrupted claim releases nothing.
+            self._db.execute(
+                "DELETE FROM claims WHERE run_id = ? AND worker = ? AND pid = ?",
+                (run_id, worker, os.getpid()),
+            )
 
     # --- the journal of tool calls -------------------------------------------------------------
 
