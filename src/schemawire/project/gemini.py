@@ -22,6 +22,7 @@ from typing import Any
 from schemawire.project._draft import NO_DOCUMENTS, Draft
 from schemawire.project._names import NameRule
 from schemawire.project._transforms import Policy
+from schemawire.project.checkers.gemini import JSON_SCHEMA_KEYWORDS
 from schemawire.types import Projection, ToolSpec
 
 __all__ = ["NAME", "PROPERTY_KEY", "project_gemini"]
@@ -56,28 +57,8 @@ _RESTATE = frozenset(
 )
 
 JSON_SCHEMA = Policy(
-    keep=frozenset(
-        {
-            "$defs",
-            "$ref",
-            "type",
-            "format",
-            "title",
-            "description",
-            "enum",
-            "items",
-            "prefixItems",
-            "minItems",
-            "maxItems",
-            "minimum",
-            "maximum",
-            "anyOf",
-            "oneOf",
-            "properties",
-            "additionalProperties",
-            "required",
-        }
-    ),
+    # What the checker accepts, less the three keywords the projection has always dropped.
+    keep=JSON_SCHEMA_KEYWORDS - {"$id", "$anchor", "propertyOrdering"},
     restate=_RESTATE,
     const_to_enum=True,
     merge_all_of=True,

@@ -22,6 +22,7 @@ from schemawire.project._draft import ENVELOPE_ANNOTATIONS, NO_DOCUMENTS, Draft
 from schemawire.project._limits import TargetLimit
 from schemawire.project._names import NameRule
 from schemawire.project._transforms import METADATA, Policy
+from schemawire.project.checkers.openai import STRICT_FORMATS, STRICT_KEYWORDS
 from schemawire.schema.dialect import DRAFT_07, DRAFT_2020_12
 from schemawire.types import Projection, ToolSpec
 
@@ -38,9 +39,6 @@ __all__ = [
 
 NAME = NameRule("[a-zA-Z0-9_-]", None, 64)
 DESCRIPTION_LIMIT = 1024
-STRICT_FORMATS = frozenset(
-    {"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"}
-)
 STRICT_LIMITS = (
     TargetLimit("properties", 5000, "OpenAI Structured Outputs: object properties in total"),
     TargetLimit("depth", 10, "OpenAI Structured Outputs: levels of nesting"),
@@ -55,30 +53,7 @@ _EVERY_KEYWORD = (DRAFT_2020_12.keywords | DRAFT_07.keywords) - METADATA
 
 NON_STRICT = Policy(keep=_EVERY_KEYWORD, object_root=True)
 STRICT = Policy(
-    keep=frozenset(
-        {
-            "type",
-            "properties",
-            "required",
-            "additionalProperties",
-            "items",
-            "anyOf",
-            "enum",
-            "const",
-            "$ref",
-            "$defs",
-            "description",
-            "pattern",
-            "format",
-            "multipleOf",
-            "maximum",
-            "exclusiveMaximum",
-            "minimum",
-            "exclusiveMinimum",
-            "minItems",
-            "maxItems",
-        }
-    ),
+    keep=STRICT_KEYWORDS,  # what the strict checker accepts, and nothing else
     restate=frozenset(
         {
             "minLength",
