@@ -19,6 +19,7 @@ from typing import Any
 
 from schemawire.project._draft import NO_DOCUMENTS, Draft
 from schemawire.project._names import NameRule
+from schemawire.project._policy import RESTATABLE
 from schemawire.project._transforms import METADATA, Policy
 from schemawire.project.checkers.anthropic import STRICT_FORMATS, STRICT_KEYWORDS
 from schemawire.schema.dialect import DRAFT_07, DRAFT_2020_12
@@ -38,33 +39,7 @@ NON_STRICT = Policy(
 )
 STRICT = Policy(
     keep=STRICT_KEYWORDS,  # what the strict checker accepts, and nothing else
-    restate=frozenset(
-        {
-            "minimum",
-            "maximum",
-            "exclusiveMinimum",
-            "exclusiveMaximum",
-            "multipleOf",
-            "minLength",
-            "maxLength",
-            "maxItems",
-            "uniqueItems",
-            "contains",
-            "minContains",
-            "maxContains",
-            "minProperties",
-            "maxProperties",
-            "examples",
-            "dependentRequired",
-            "propertyNames",
-            "patternProperties",
-            "prefixItems",
-            "not",
-            "if",
-            "then",
-            "else",
-        }
-    ),
+    restate=RESTATABLE - STRICT_KEYWORDS,
     strict=True,
     one_of_to_any_of=True,
     inline_refs="siblings",

@@ -21,6 +21,7 @@ from typing import Any
 from schemawire.project._draft import ENVELOPE_ANNOTATIONS, NO_DOCUMENTS, Draft
 from schemawire.project._limits import TargetLimit
 from schemawire.project._names import NameRule
+from schemawire.project._policy import RESTATABLE
 from schemawire.project._transforms import METADATA, Policy
 from schemawire.project.checkers.openai import STRICT_FORMATS, STRICT_KEYWORDS
 from schemawire.schema.dialect import DRAFT_07, DRAFT_2020_12
@@ -54,28 +55,7 @@ _EVERY_KEYWORD = (DRAFT_2020_12.keywords | DRAFT_07.keywords) - METADATA
 NON_STRICT = Policy(keep=_EVERY_KEYWORD, object_root=True)
 STRICT = Policy(
     keep=STRICT_KEYWORDS,  # what the strict checker accepts, and nothing else
-    restate=frozenset(
-        {
-            "minLength",
-            "maxLength",
-            "minProperties",
-            "maxProperties",
-            "uniqueItems",
-            "contains",
-            "minContains",
-            "maxContains",
-            "default",
-            "examples",
-            "dependentRequired",
-            "propertyNames",
-            "patternProperties",
-            "prefixItems",
-            "not",
-            "if",
-            "then",
-            "else",
-        }
-    ),
+    restate=RESTATABLE - STRICT_KEYWORDS,
     strict=True,
     typed=True,
     one_of_to_any_of=True,
