@@ -59,6 +59,13 @@ async def lookup_server(
         yield f"http://127.0.0.1:{listening.port}/mcp"
 
 
+@asynccontextmanager
+async def lookup_session(write_repo: WriteRepo, spy: Spy) -> AsyncIterator[HttpSession]:
+    """An open MCP session over HTTP with the `lookup_server` of ``spy``."""
+    async with lookup_server(write_repo, spy) as url, httpx2.AsyncClient(timeout=30) as http:
+        yield await HttpSession(http, url).open()
+
+
 # --- one client's worst request does not stall the others --------------------------------------
 
 
@@ -336,8 +343,7 @@ async def test_duplicate_keys_over_http_are_refused_before_the_tool_runs(
     write_repo: WriteRepo,
 ) -> None:
     spy = Spy()
-    async with lookup_server(write_repo, spy) as url, httpx2.AsyncClient(timeout=30) as http:
-        session = await HttpSession(http, url).open()
+    async with lookup_session(write_repo, spy) as session:
         with anyio.fail_after(30):
             refused = await session.post(tool_call(3, "lookup", DUPLICATED))
             plain = await session.post(tool_call(4, "lookup", '{"city": "Oslo"}'))
@@ -439,8 +445,7 @@ async def test_a_repeated_key_behind_a_non_finite_number_is_refused_over_http(
     write_repo: WriteRepo,
 ) -> None:
     spy = Spy()
-    async with lookup_server(write_repo, spy) as url, httpx2.AsyncClient(timeout=30) as http:
-        session = await HttpSession(http, url).open()
+    async with lookup_session(write_repo, spy) as session:
         with anyio.fail_after(30):
             refused = await session.post(HIDDEN % (3, b"1e999"))
     assert (refusal(refused)["code"], refusal(refused)["violations"][0]["pointer"]) == (

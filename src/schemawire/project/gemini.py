@@ -23,7 +23,7 @@ from schemawire.project._draft import NO_DOCUMENTS, Draft
 from schemawire.project._names import NameRule
 from schemawire.project._policy import RESTATABLE
 from schemawire.project._transforms import Policy
-from schemawire.project.checkers.gemini import JSON_SCHEMA_KEYWORDS
+from schemawire.project.checkers.gemini import JSON_SCHEMA_KEYWORDS, OPENAPI_FIELDS
 from schemawire.types import Projection, ToolSpec
 
 __all__ = ["NAME", "PROPERTY_KEY", "project_gemini"]
@@ -45,28 +45,18 @@ JSON_SCHEMA = Policy(
     object_root=True,
 )
 
-# The fields of Gemini's OpenAPI Schema the projection writes (its checker knows a few more).
-_OPENAPI_KEPT = frozenset(
-    {
-        "type",
-        "format",
-        "description",
-        "enum",
-        "items",
-        "minItems",
-        "maxItems",
-        "properties",
-        "required",
-        "minProperties",
-        "maxProperties",
-        "minLength",
-        "maxLength",
-        "pattern",
-        "minimum",
-        "maximum",
-        "anyOf",
-    }
-)
+# The fields the checker accepts, less those the projection writes itself (nullable), inlines
+# ($ref, $defs) or leaves out.
+_OPENAPI_KEPT = OPENAPI_FIELDS - {
+    "nullable",
+    "$ref",
+    "$defs",
+    "additionalProperties",
+    "title",
+    "default",
+    "example",
+    "propertyOrdering",
+}
 OPENAPI = Policy(
     keep=_OPENAPI_KEPT,
     restate=RESTATABLE - _OPENAPI_KEPT,
