@@ -101,6 +101,7 @@ class _ClosedOnExit:
     async def __aenter__(self) -> Self:
         return self
 
+    # The protocol's own signature, which McpClient.__aexit__ writes the same.
     async def __aexit__(
         self,
         exc_type: type[BaseException] | None,
