@@ -3,7 +3,8 @@ types of the fixtures that build things."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,32 @@ def tool_schema(name: str, **overrides: Any) -> dict[str, Any]:
     }
     schema.update(overrides)
     return {key: value for key, value in schema.items() if value is not None}
+
+
+def same_json(left: Any, right: Any) -> bool:
+    """JSON equality that keeps ``true`` apart from ``1``, ``1`` from ``1.0`` and ``-0.0`` from
+    ``0.0``."""
+    if isinstance(left, float) and isinstance(right, float):
+        return left == right and math.copysign(1, left) == math.copysign(1, right)
+    if type(left) is not type(right):
+        return False
+    if isinstance(left, dict):
+        return left.keys() == right.keys() and all(same_json(left[k], right[k]) for k in left)
+    if isinstance(left, list):
+        return len(left) == len(right) and all(map(same_json, left, right))
+    return bool(left == right)
+
+
+def json_strings(value: Any) -> Iterator[str]:
+    """Every string a JSON value holds, its keys left out, depth first."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from json_strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from json_strings(item)
 
 
 OpenStore = Callable[[], Store]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import tracemalloc
 from pathlib import Path
 from typing import Any
@@ -14,6 +13,7 @@ from hypothesis import strategies as st
 
 from schemawire._json import ParseLimits, dumps, load_file, loads, loads_lines
 from schemawire.errors import ErrorCode, JSONError, UsageError
+from tests.helpers import same_json
 from tests.strategies import json_values
 
 
@@ -223,7 +223,7 @@ def test_dumps_writes_big_integers_exactly() -> None:
 @settings(max_examples=300)
 def test_loads_agrees_with_the_standard_library(value: Any) -> None:
     for text in (json.dumps(value), json.dumps(value, ensure_ascii=False, indent=1)):
-        assert _same(loads(text), json.loads(text))
+        assert same_json(loads(text), json.loads(text))
 
 
 @pytest.mark.slow
@@ -231,7 +231,7 @@ def test_loads_agrees_with_the_standard_library(value: Any) -> None:
 @settings(max_examples=300)
 def test_dumps_round_trips_and_is_stable(value: Any) -> None:
     text = dumps(value)
-    assert _same(loads(text), value)
+    assert same_json(loads(text), value)
     assert dumps(loads(text)) == text
 
 
@@ -244,19 +244,6 @@ def test_arbitrary_bytes_either_parse_or_raise_a_located_json_error(data: bytes)
     except JSONError as refused:
         error = refused
     assert error is None or error.line is not None
-
-
-def _same(left: Any, right: Any) -> bool:
-    """JSON equality that tells booleans from numbers and compares floats exactly (or both -0.0)."""
-    if isinstance(left, float) and isinstance(right, float):
-        return left == right and math.copysign(1, left) == math.copysign(1, right)
-    if type(left) is not type(right):
-        return False
-    if isinstance(left, dict):
-        return left.keys() == right.keys() and all(_same(left[k], right[k]) for k in left)
-    if isinstance(left, list):
-        return len(left) == len(right) and all(map(_same, left, right))
-    return bool(left == right)
 
 
 def test_an_escaped_backslash_before_u003a_is_not_an_escaped_colon() -> None:

@@ -45,7 +45,6 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable
-from decimal import Decimal
 from typing import Any, NamedTuple
 
 import jsonschema
@@ -64,6 +63,7 @@ from tests.gates.fuzz_secrets import PLACEMENTS, Planted, escaped, plant, plante
 from tests.gates.strategies import (
     CHANGE_KINDS,
     FORMATS,
+    ODD_SCALARS,
     PATTERNS,
     Count,
     Text,
@@ -366,29 +366,6 @@ def random_bytes(rng: random.Random, spec: ToolSpec) -> bytes:
 
 # --- random Python values -------------------------------------------------------------------
 
-_ODD = (
-    math.nan,
-    math.inf,
-    -math.inf,
-    -0.0,
-    2**63,
-    2**64,
-    -(2**63) - 1,
-    10**30,
-    b"",
-    b"{}",
-    bytearray(b"[1]"),
-    Ellipsis,
-    1j,
-    Decimal("1.5"),
-    Decimal("NaN"),
-    "\ud800",
-    "\x00",
-    '{"order_id": "A-1042", "amount": 1}',
-    "[1, 2]",
-    object(),
-)
-
 
 def random_value(rng: random.Random, depth: int = 0) -> Any:
     """A random Python value: JSON-like, or not at all."""
@@ -430,7 +407,7 @@ def _scalar(rng: random.Random) -> Any:
             lambda: rng.uniform(-1e300, 1e300),
             lambda: _text(rng),
             lambda: _text(rng, surrogates=True),
-            lambda: rng.choice(_ODD),
+            lambda: rng.choice(ODD_SCALARS),
             lambda: 10 ** rng.choice([4000, 4301, 5000]),
             lambda: Text(_text(rng, 4)),
             lambda: Count(rng.randint(0, 9)),

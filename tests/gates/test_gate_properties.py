@@ -200,6 +200,8 @@ def test_a_json_string_in_a_member_named_empty_does_not_replace_the_arguments() 
 
 # --- hostile input: no gate raises, every verdict is well formed ----------------------------
 
+# Not fuzz.REFUND: a smaller refund, with the members (note, reason) these tests name.
+
 REFUND = {
     "type": "object",
     "properties": {

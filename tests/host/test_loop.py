@@ -17,44 +17,9 @@ from schemawire.schema.repository import Repository
 from schemawire.trace import Trace
 from schemawire.types import ToolSpec
 from tests.helpers import WriteRepo, tool_schema
+from tests.host.chat_script import calls, says, tool_messages
 
 pytestmark = pytest.mark.anyio
-
-
-def calls(*calls: tuple[str, str, Any]) -> dict[str, Any]:
-    """A Chat Completions response asking for ``(id, tool, arguments)`` calls; arguments that
-    are not a string are sent as their JSON text, as OpenAI does."""
-    tool_calls = [
-        {
-            "id": call_id,
-            "type": "function",
-            "function": {
-                "name": name,
-                "arguments": args if isinstance(args, str) else json.dumps(args),
-            },
-        }
-        for call_id, name, args in calls
-    ]
-    return _response({"role": "assistant", "content": None, "tool_calls": tool_calls}, "tool_calls")
-
-
-def says(text: str) -> dict[str, Any]:
-    return _response({"role": "assistant", "content": text}, "stop")
-
-
-def _response(message: dict[str, Any], finish: str) -> dict[str, Any]:
-    return {
-        "id": "chatcmpl-1",
-        "object": "chat.completion",
-        "created": 1,
-        "model": "m",
-        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-    }
-
-
-def tool_messages(request: dict[str, Any]) -> dict[str, str]:
-    """The tool results a request sends back, by call id."""
-    return {m["tool_call_id"]: m["content"] for m in request["messages"] if m["role"] == "tool"}
 
 
 class Desk:

@@ -25,6 +25,7 @@ from schemawire.gates import ResultGate
 from schemawire.host import Host, HostOptions, HttpModel, ModelError, PythonTool, ScriptedModel
 from schemawire.types import ToolSpec
 from schemawire.wire import CallStarted, StreamDelta, wire_format
+from tests.helpers import same_json
 from tests.host.loopback import (
     Replay,
     Reply,
@@ -38,7 +39,6 @@ from tests.wire.provider_responses import (
     CASES,
     api,
     case_id,
-    same_json,
     split_at,
     sse_for,
     sse_text,

@@ -29,7 +29,7 @@ from schemawire.schema.repository import Repository
 from schemawire.schema.validator import compile_schema
 from schemawire.trace import Trace
 from tests.helpers import EXAMPLES, WriteRepo, tool_schema
-from tests.host.test_loop import calls, says, tool_messages
+from tests.host.chat_script import calls, says, tool_messages
 from tests.mcp.helpers import numbers, raw_call, sdk_client, serving
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
@@ -156,7 +156,7 @@ async def test_a_rejection_over_the_clients_budget_stays_a_rejection() -> None:
     trace = Trace()
     async with (
         desk_server(trace) as url,
-        McpClient(HttpServer(url), results=ResultOptions(max_bytes=600)) as client,
+        McpClient(HttpServer(url), result_options=ResultOptions(max_bytes=600)) as client,
     ):
         call = await client.call("create_refund", REFUND)
     shown = call.output.content

@@ -349,7 +349,7 @@ async def test_a_call_refused_without_a_repository_names_a_schemawire_servers_sc
     async with McpClient(server) as client:  # no repository: the server's listing is all it has
         refused = await client.call("create_refund", {"order_id": "A-1042", "amount": -5})
     assert not refused.sent
-    rejection = refused.arguments.rejection
+    rejection = refused.argument_verdict.rejection
     assert rejection is not None
     assert (rejection.schema_id, rejection.version) == (
         "https://example.com/schemas/tools/create_refund.json",

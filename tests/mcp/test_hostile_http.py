@@ -29,8 +29,11 @@ from schemawire.mcp._sent import SentLines, arguments_to_check, stdin_lines
 from schemawire.mcp.server import LocalTools, build_server
 from schemawire.schema.repository import Repository
 from schemawire.trace import Trace
-from tests.helpers import WriteRepo, tool_schema
+from tests.helpers import EXAMPLES, WriteRepo, tool_schema
 from tests.mcp.rawmcp import ACCEPT, INITIALIZE, HttpSession, StdioSession, tool_call
+
+SCHEMAWIRE = str(Path(sys.executable).with_name("schemawire"))
+DESK = EXAMPLES / "support-desk"
 
 pytestmark = pytest.mark.anyio
 
@@ -54,6 +57,13 @@ async def lookup_server(
     options = options or HttpOptions(port=0)
     async with running(http_app(server, options), options) as listening:
         yield f"http://127.0.0.1:{listening.port}/mcp"
+
+
+@asynccontextmanager
+async def lookup_session(write_repo: WriteRepo, spy: Spy) -> AsyncIterator[HttpSession]:
+    """An open MCP session over HTTP with the `lookup_server` of ``spy``."""
+    async with lookup_server(write_repo, spy) as url, httpx2.AsyncClient(timeout=30) as http:
+        yield await HttpSession(http, url).open()
 
 
 # --- one client's worst request does not stall the others --------------------------------------
@@ -298,10 +308,8 @@ async def test_an_idle_session_ends_after_the_idle_time(write_repo: WriteRepo) -
     ],
 )
 def test_serve_refuses_bounds_that_are_not_positive(flag: str) -> None:
-    schemawire = str(Path(sys.executable).with_name("schemawire"))
-    desk = Path(__file__).parents[2] / "examples" / "support-desk"
     done = subprocess.run(
-        [schemawire, "serve", str(desk), "--http", "--port", "0", flag],
+        [SCHEMAWIRE, "serve", str(DESK), "--http", "--port", "0", flag],
         capture_output=True,
         text=True,
         timeout=60,
@@ -335,8 +343,7 @@ async def test_duplicate_keys_over_http_are_refused_before_the_tool_runs(
     write_repo: WriteRepo,
 ) -> None:
     spy = Spy()
-    async with lookup_server(write_repo, spy) as url, httpx2.AsyncClient(timeout=30) as http:
-        session = await HttpSession(http, url).open()
+    async with lookup_session(write_repo, spy) as session:
         with anyio.fail_after(30):
             refused = await session.post(tool_call(3, "lookup", DUPLICATED))
             plain = await session.post(tool_call(4, "lookup", '{"city": "Oslo"}'))
@@ -353,23 +360,15 @@ async def test_duplicate_keys_over_http_are_refused_before_the_tool_runs(
 async def test_duplicate_keys_over_stdio_are_refused_as_the_gate_refuses_them(
     proxied: bool,
 ) -> None:
-    schemawire = str(Path(sys.executable).with_name("schemawire"))
-    desk = Path(__file__).parents[2] / "examples" / "support-desk"
-    command = [schemawire, "serve", str(desk)]
-    if proxied:
-        command = [schemawire, "serve", "--upstream", "--", *command]
     text = '{"city": "Oslo", "city": "Paris"}'
     with anyio.fail_after(60):
-        async with await anyio.open_process(command) as process:
-            session = await StdioSession(process).open()
+        async with desk_over_stdio(proxied) as session:
             await session.send(tool_call(5, "get_weather", text))
             refused = await session.receive()
             await session.send(tool_call(6, "get_weather", '{"city": "Paris"}'))
             plain = await session.receive()
-            assert process.stdin is not None
-            await process.stdin.aclose()
     error = refusal(refused)
-    assert error == gate_error(Repository.load(desk), "get_weather", text)
+    assert error == gate_error(Repository.load(DESK), "get_weather", text)
     assert (error["code"], error["violations"][0]["pointer"]) == ("arguments_malformed", "/city")
     assert plain["result"]["structuredContent"]["city"] == "Paris"
 
@@ -446,8 +445,7 @@ async def test_a_repeated_key_behind_a_non_finite_number_is_refused_over_http(
     write_repo: WriteRepo,
 ) -> None:
     spy = Spy()
-    async with lookup_server(write_repo, spy) as url, httpx2.AsyncClient(timeout=30) as http:
-        session = await HttpSession(http, url).open()
+    async with lookup_session(write_repo, spy) as session:
         with anyio.fail_after(30):
             refused = await session.post(HIDDEN % (3, b"1e999"))
     assert (refusal(refused)["code"], refusal(refused)["violations"][0]["pointer"]) == (
@@ -477,24 +475,29 @@ async def test_a_line_no_parser_can_read_exactly_does_not_stop_the_stdio_server(
 ) -> None:
     # A repeated key in the arguments and an integer of 5,000 digits elsewhere: reading the
     # line's id raised out of stdin's reader, and the server exited.
-    schemawire = str(Path(sys.executable).with_name("schemawire"))
-    desk = Path(__file__).parents[2] / "examples" / "support-desk"
-    command = [schemawire, "serve", str(desk)]
-    if proxied:
-        command = [schemawire, "serve", "--upstream", "--", *command]
     line = tool_call(5, "get_weather", '{"city": "Oslo", "city": "Paris"}')
     line = line[:-1] + b', "x": ' + b"7" * 5000 + b"}"
     with anyio.fail_after(60):
-        async with await anyio.open_process(command) as process:
-            session = await StdioSession(process).open()
+        async with desk_over_stdio(proxied) as session:
             await session.send(line)
             await session.send(tool_call(6, "get_weather", '{"city": "Paris"}'))
             answer = await session.receive()
             while answer.get("id") != 6:
                 answer = await session.receive()
-            assert process.stdin is not None
-            await process.stdin.aclose()
     assert answer["result"]["structuredContent"]["city"] == "Paris"
+
+
+@asynccontextmanager
+async def desk_over_stdio(proxied: bool) -> AsyncIterator[StdioSession]:
+    """A session with ``schemawire serve`` of the support desk over stdio (behind ``serve
+    --upstream`` when ``proxied``); the server's stdin closes on the way out."""
+    command = [SCHEMAWIRE, "serve", str(DESK)]
+    if proxied:
+        command = [SCHEMAWIRE, "serve", "--upstream", "--", *command]
+    async with await anyio.open_process(command) as process:
+        yield await StdioSession(process).open()
+        assert process.stdin is not None
+        await process.stdin.aclose()
 
 
 def lowest_free_descriptor() -> int:

@@ -148,7 +148,7 @@ async def test_a_write_the_server_never_reads_is_bounded(tmp_path: Path) -> None
     # writing. The SDK's timeout starts only once the write is done: the client bounds it.
     pids = tmp_path / "pids"
     with reaped(pids), anyio.fail_after(60):
-        async with McpClient(stalling(pids), arguments=LARGE) as client:
+        async with McpClient(stalling(pids), argument_options=LARGE) as client:
             deaf = await client.call("deafen", {})
             unread = await client.call("echo", {"message": "x" * 1_000_000}, timeout=1)
             assert not client.connected

@@ -18,6 +18,7 @@ from schemawire.project._transforms import METADATA
 from schemawire.schema.dialect import DRAFT_2020_12
 from schemawire.schema.walk import iter_sites
 from schemawire.types import Projection, ToolSpec
+from tests.helpers import json_strings
 
 _HOLDS_SUBSCHEMAS = DRAFT_2020_12.subschema_keywords() | {"$defs", "definitions"}
 
@@ -95,19 +96,8 @@ def _in_envelope(projection: Projection, keyword: str, value: Any) -> bool:
     if f"envelope:{keyword}" not in projection.origins:
         return False
     return any(
-        isinstance(v, str) and v.startswith(str(value)) for v in _strings(projection.payload)
+        isinstance(v, str) and v.startswith(str(value)) for v in json_strings(projection.payload)
     )
-
-
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _strings(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _strings(item)
 
 
 def _spelling(keyword: str, value: Any) -> Any:

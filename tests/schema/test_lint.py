@@ -191,6 +191,18 @@ def test_type_name_hints_give_the_json_schema_name(write_repo: WriteRepo) -> Non
     }
 
 
+def test_type_name_hints_know_the_names_the_importers_read(write_repo: WriteRepo) -> None:
+    # One table for the linter and the importers: Java's names are suggested a fix too.
+    properties = {name: {"type": name, "description": "x"} for name in ("HashMap", "short")}
+    root = write_repo(tool(properties=properties, required=[]))
+    findings = lint_repository(Repository.load(root))
+    hints = {f.pointer: f.hint for f in findings if f.rule.id == "SW106"}
+    assert hints == {
+        "/properties/HashMap/type": 'use "object"',
+        "/properties/short/type": 'use "integer"',
+    }
+
+
 def test_default_outside_its_enum_is_a_mismatch(write_repo: WriteRepo) -> None:
     unit = {"type": "string", "description": "U.", "enum": ["c", "f"], "default": "k"}
     findings = lint(write_repo, tool(properties={"city": CITY, "unit": unit}))

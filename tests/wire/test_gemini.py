@@ -16,8 +16,8 @@ from schemawire.types import ToolCall, ToolResult, ToolSpec
 from schemawire.wire import AssistantTurn, Request, ToolOutputs, ToolRef
 from schemawire.wire.gemini import WIRE, accumulate
 from schemawire.wire.stream import CallStarted
+from tests.helpers import same_json
 from tests.wire import scenario
-from tests.wire.provider_responses import same_json
 from tests.wire.provider_schemas import errors
 from tests.wire.strategies import fragments
 from tests.wire.wire_case import WireCase

@@ -225,6 +225,7 @@ def test_a_call_never_named_in_the_stream_is_refused() -> None:
         accumulate(events, TOOLS)
 
 
+# One declarative record per provider, alike by design: the values are what differs.
 CASE = WireCase(
     api=API,
     tools=TOOLS,

@@ -332,7 +332,11 @@ async def _call(
     repository = Repository.load(repo) if repo is not None else None
     with Recorder(path=trace) as recorder:
         async with McpClient(
-            address, repository=repository, trace=recorder, timeout=timeout, arguments=options
+            address,
+            repository=repository,
+            trace=recorder,
+            timeout=timeout,
+            argument_options=options,
         ) as client:
             return await client.call(tool, text), _info(client)
 
@@ -360,7 +364,7 @@ def _print_tools(tools: Any, info: dict[str, Any]) -> None:
 
 
 def _print_call(call: Any, info: dict[str, Any]) -> None:
-    for verdict in (call.arguments, call.result):
+    for verdict in (call.argument_verdict, call.result):
         if verdict is None:
             stdout.print("[dim]results: not checked: the call was not sent[/]")
             continue

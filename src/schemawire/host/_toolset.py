@@ -42,7 +42,7 @@ class Toolset:
         target: str,
         *,
         strict: bool,
-        arguments: ArgumentOptions | None,
+        argument_options: ArgumentOptions | None,
         documents: Mapping[str, Any],
     ) -> None:
         """
@@ -55,7 +55,7 @@ class Toolset:
         self.catalogue: Catalogue = project_catalogue(specs, target, documents=documents, **options)
         _refuse_unresolved(self.catalogue)
         self.tools = {
-            runner.spec.name: _offered(runner, projection, arguments, documents)
+            runner.spec.name: _offered(runner, projection, argument_options, documents)
             for runner, projection in zip(runners, self.catalogue.projections, strict=True)
         }
         # One tuple for every request: the wire modules render an entry once per tool list.
@@ -77,11 +77,11 @@ def documents_of(
 def _offered(
     runner: ToolRunner,
     projection: Projection,
-    arguments: ArgumentOptions | None,
+    argument_options: ArgumentOptions | None,
     documents: Mapping[str, Any],
 ) -> OfferedTool:
     gate = ArgumentGate(
-        runner.spec, runner.validator, arguments, projection=projection, documents=documents
+        runner.spec, runner.validator, argument_options, projection=projection, documents=documents
     )
     ref = ToolRef(runner.spec.name, projection.projected_name, projection.payload)
     return OfferedTool(runner, gate, ref)

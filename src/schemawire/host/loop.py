@@ -206,7 +206,7 @@ class Host:
             runners,
             self.wire.target,
             strict=self.options.strict,
-            arguments=self.options.argument_options,
+            argument_options=self.options.argument_options,
             documents=documents_of(runners, self.repository),
         )
 
@@ -268,7 +268,7 @@ class Host:
                 server,
                 repository=self.repository,
                 trace=self.trace,
-                arguments=self.options.argument_options,
+                argument_options=self.options.argument_options,
             )
             runners += await mcp_tools(await stack.enter_async_context(client))
         return runners

@@ -27,7 +27,7 @@ import httpx2
 import orjson
 
 from schemawire._json import quoted
-from schemawire.errors import ModelError, UsageError
+from schemawire.errors import ModelError, UsageError, one_line
 from schemawire.host.models import DeltaSink
 from schemawire.wire import StreamDelta, StreamReader, wire_format
 from schemawire.wire.sse import DONE, Event, EventParser
@@ -325,7 +325,7 @@ class _StreamedResponse:
         try:
             return await self._read_events(chunks, on_delta)
         except (httpx2.TransportError, TimeoutError) as error:
-            raise self._cut(f"{type(error).__name__}: {error}") from None
+            raise self._cut(one_line(error)) from None
         finally:
             await chunks.aclose()
 
@@ -389,8 +389,7 @@ def _wait(timeout: float, deadline: float) -> float:
 def _unreachable(url: str, error: Exception, timeout: float) -> ModelError:
     if isinstance(error, TimeoutError):
         return ModelError(f"{url}: no answer within {timeout:g} s", code=ModelError.UNREACHABLE)
-    message = f"{url}: {type(error).__name__}: {error}"
-    return ModelError(message, code=ModelError.UNREACHABLE)
+    return ModelError(f"{url}: {one_line(error)}", code=ModelError.UNREACHABLE)
 
 
 def _refuse_status(response: httpx2.Response, url: str) -> None:

@@ -22,7 +22,7 @@ class McpCall:
     Attributes:
         tool: the tool's name.
         call_id: the host's id of the call.
-        arguments: the argument gate's verdict.
+        argument_verdict: the argument gate's verdict.
         result: the result gate's verdict; None when the call was not sent.
         raw: the ``CallToolResult`` exactly as the server sent it (None when none came).
         sent: whether ``tools/call`` was sent (never when the arguments were refused).
@@ -30,7 +30,7 @@ class McpCall:
 
     tool: str
     call_id: str
-    arguments: Verdict
+    argument_verdict: Verdict
     result: Verdict | None = None
     raw: dict[str, Any] | None = None
     sent: bool = False
@@ -38,14 +38,14 @@ class McpCall:
     @property
     def accepted(self) -> bool:
         """Whether both gates passed: the output is the tool's result."""
-        return self.arguments.accepted and self.result is not None and self.result.accepted
+        return self.argument_verdict.accepted and self.result is not None and self.result.accepted
 
     @property
     def rejection(self) -> Rejection | None:
         """Why the call was refused: by the argument gate, the result gate, or (passed on
         whole) by the server's own gates; None when both gates passed."""
-        if not self.arguments.accepted:
-            return self.arguments.rejection
+        if not self.argument_verdict.accepted:
+            return self.argument_verdict.rejection
         return self.result.rejection if self.result is not None else None
 
     @property
@@ -55,8 +55,8 @@ class McpCall:
         if self.result is not None:
             result: ToolResult = self.result.value
             return result
-        assert self.arguments.rejection is not None
-        return ToolResult(self.call_id, self.arguments.rejection.to_json(), True)
+        assert self.argument_verdict.rejection is not None
+        return ToolResult(self.call_id, self.argument_verdict.rejection.to_json(), True)
 
     def to_json(self) -> dict[str, Any]:
         """The call, both verdicts and the output, as JSON (``schemawire call --json``)."""
@@ -66,7 +66,7 @@ class McpCall:
             "call_id": self.call_id,
             "sent": self.sent,
             "accepted": self.accepted,
-            "arguments": self.arguments.to_json(),
+            "arguments": self.argument_verdict.to_json(),
             "result": self.result.to_json() if self.result is not None else None,
             "output": {
                 "content": output.content,

@@ -19,11 +19,12 @@ from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
 from schemawire._json import quoted
+from schemawire.errors import one_line
 from schemawire.gates.redact import default_redactor
 from schemawire.mcp._offload import off_loop
-from schemawire.trace import Trace, record_verdicts  # the client and server record verdicts
+from schemawire.trace import Trace
 
-__all__ = ["WireTap", "message_json", "record_verdicts", "traced"]
+__all__ = ["WireTap", "message_json", "traced"]
 
 
 PROTOCOL = "mcp"
@@ -50,7 +51,7 @@ def _unreadable(error: Exception) -> str:
         if isinstance(found, str | bytes):
             text = found.decode("utf-8", "replace") if isinstance(found, bytes) else found
             return quoted(default_redactor().text(text[:_SEEN])[0][:500])
-    return f"{type(error).__name__}: {error}"[:500]
+    return one_line(error)
 
 
 class WireTap:
@@ -100,6 +101,7 @@ class _ClosedOnExit:
     async def __aenter__(self) -> Self:
         return self
 
+    # The protocol's own signature, which McpClient.__aexit__ writes the same.
     async def __aexit__(
         self,
         exc_type: type[BaseException] | None,

@@ -40,9 +40,8 @@ from schemawire.mcp._offload import off_loop
 from schemawire.mcp._problems import server_error
 from schemawire.mcp._results import failure_result, result_verdict
 from schemawire.mcp._tools import RemoteTool, gates_for, remote_tools
-from schemawire.mcp._wire import record_verdicts
 from schemawire.schema.repository import Repository
-from schemawire.trace import Trace
+from schemawire.trace import Trace, record_verdicts
 
 __all__ = ["McpClient"]
 
@@ -60,8 +59,8 @@ class McpClient:
         trace: Trace | None = None,
         mode: Mode = "auto",
         timeout: float = 30.0,
-        arguments: ArgumentOptions | None = None,
-        results: ResultOptions | None = None,
+        argument_options: ArgumentOptions | None = None,
+        result_options: ResultOptions | None = None,
         on_tools_changed: Callable[[], Awaitable[None]] | None = None,
         tracing: bool = True,
     ) -> None:
@@ -75,8 +74,8 @@ class McpClient:
             mode: ``"auto"`` probes the 2026-07-28 discovery and falls back to the
                 ``initialize`` handshake; ``"legacy"`` always handshakes.
             timeout: seconds any request may take (a call may set its own).
-            arguments: options of the argument gates.
-            results: options of the result gates.
+            argument_options: options of the argument gates.
+            result_options: options of the result gates.
             on_tools_changed: awaited when the server says its tool list changed.
             tracing: record every JSON-RPC message and every verdict as a hop; off, the
                 trace gets nothing from this client (for measuring what tracing costs).
@@ -87,8 +86,8 @@ class McpClient:
         self.trace_given = trace is not None
         self.mode = mode
         self.timeout = timeout
-        self.argument_options = arguments
-        self.result_options = results
+        self.argument_options = argument_options
+        self.result_options = result_options
         self.on_tools_changed = on_tools_changed
         self.tracing = tracing
         self._group: anyio.abc.TaskGroup | None = None
@@ -335,7 +334,7 @@ class McpClient:
         self,
         name: str,
         call_id: str,
-        arguments: Verdict,
+        argument_verdict: Verdict,
         gate: ResultGate,
         result: dict[str, Any],
         *,
@@ -346,7 +345,8 @@ class McpClient:
         has passed the result gate."""
         tool = (self._tools or {}).get(name)
         verdict = await self._gate(partial(result_verdict, gate, tool, call_id), result)
-        return McpCall(name, call_id, arguments, verdict, result if received else None, sent=sent)
+        received_result = result if received else None
+        return McpCall(name, call_id, argument_verdict, verdict, received_result, sent=sent)
 
     async def _send(
         self,

@@ -105,7 +105,7 @@ class UpstreamTools:
         call = await self.client.call(name, arguments if arguments is not None else {})
         _, wrapped = self._listed(tools[name], version)
         # The client put both verdicts in the trace; the refusing one is what the client reads.
-        verdict = call.result if call.result is not None else call.arguments
+        verdict = call.result if call.result is not None else call.argument_verdict
         return verdict_result(verdict, wrap=wrapped)
 
     async def _ensure_connected(self) -> None:

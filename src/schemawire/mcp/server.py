@@ -39,11 +39,10 @@ from schemawire.gates import (
 )
 from schemawire.mcp._offload import off_loop
 from schemawire.mcp._sent import SentLines, arguments_as_sent
-from schemawire.mcp._wire import record_verdicts
 from schemawire.project.mcp import VERSIONS, project_mcp
 from schemawire.schema.implementations import implemented_specs
 from schemawire.schema.repository import Repository
-from schemawire.trace import Trace
+from schemawire.trace import Trace, record_verdicts
 from schemawire.types import Rejection, ToolResult
 
 __all__ = ["LocalTools", "Sessions", "ToolBackend", "build_server", "mcp_result", "verdict_result"]

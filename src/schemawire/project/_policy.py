@@ -24,6 +24,7 @@ __all__ = [
     "METADATA",
     "MISSING",
     "NULL",
+    "RESTATABLE",
     "Node",
     "Policy",
     "WalkResult",
@@ -40,6 +41,39 @@ __all__ = [
 # Keywords that schemawire and JSON Schema tooling use about a schema, not constraints on the
 # data: they are never sent to a model and never count as a loss.
 METADATA = frozenset({"$schema", "$id", "$comment", "$anchor", "$dynamicAnchor", "$vocabulary"})
+
+# Keywords worth saying to the model in a description when a target cannot keep them: every
+# target restates those of these it does not keep (`Policy.restate`).
+RESTATABLE = frozenset(
+    {
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "minItems",
+        "maxItems",
+        "uniqueItems",
+        "contains",
+        "minContains",
+        "maxContains",
+        "prefixItems",
+        "minProperties",
+        "maxProperties",
+        "propertyNames",
+        "patternProperties",
+        "dependentRequired",
+        "default",
+        "examples",
+        "not",
+        "if",
+        "then",
+        "else",
+    }
+)
 
 DEFINITIONS = ("$defs", "definitions")
 # Keywords holding subschemas that a policy keeping them may pass on as they are.

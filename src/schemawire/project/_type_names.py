@@ -3,7 +3,8 @@
 The Berkeley Function Calling Leaderboard, xLAM and similar collections write types as Python or
 Java names (``dict``, ``float``, ``HashMap``), as expressions (``List[str]``, ``Optional[int]``,
 ``"str, optional"``) or leave them out (``any``). `parse_type` reads each as the JSON Schema
-that means the same, and says whether the expression marked the value optional.
+that means the same, and says whether the expression marked the value optional; the names
+themselves are `schemawire.schema.type_names`, which the linter reads too.
 """
 
 from __future__ import annotations
@@ -11,65 +12,18 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from schemawire.schema.type_names import ANY_TYPES, ARRAY_TYPES, OBJECT_TYPES, json_type_for
+
 __all__ = [
-    "ANY_TYPES",
-    "ARRAY_TYPES",
     "FALSY",
-    "JSON_TYPES",
-    "OBJECT_TYPES",
-    "SCALAR_TYPES",
     "TRUTHY",
     "UnknownTypeError",
     "parse_type",
     "parse_type_text",
 ]
 
-# --- type names of public function-calling collections, and what they mean --------------------
+# --- words that say yes or no ------------------------------------------------------------
 
-JSON_TYPES = frozenset({"object", "array", "string", "number", "integer", "boolean", "null"})
-# Mirrors schema.lint._TYPE_FIXES (lint sits a layer below and cannot import this), plus the Java
-# and Python spellings found in BFCL and xLAM.
-SCALAR_TYPES = {
-    **{name: name for name in JSON_TYPES},
-    "str": "string",
-    "text": "string",
-    "char": "string",
-    "character": "string",
-    "date": "string",
-    "datetime": "string",
-    "int": "integer",
-    "long": "integer",
-    "short": "integer",
-    "byte": "integer",
-    "int32": "integer",
-    "int64": "integer",
-    "float": "number",
-    "double": "number",
-    "decimal": "number",
-    "numeric": "number",
-    "bool": "boolean",
-    "none": "null",
-    "nonetype": "null",
-    "nil": "null",
-}
-ARRAY_TYPES = frozenset(
-    {
-        "list",
-        "tuple",
-        "set",
-        "frozenset",
-        "sequence",
-        "iterable",
-        "array",
-        "arraylist",
-        "linkedlist",
-        "vector",
-    }
-)
-OBJECT_TYPES = frozenset(
-    {"dict", "map", "mapping", "hashmap", "hash", "struct", "record", "dictionary", "object"}
-)
-ANY_TYPES = frozenset({"any", "mixed", "unknown"})
 TRUTHY = frozenset({"true", "yes"})
 FALSY = frozenset({"false", "no"})
 
@@ -188,12 +142,9 @@ def named_type(name: str, arguments: list[dict[str, Any] | None]) -> dict[str, A
 
 
 def bare_type(name: str) -> dict[str, Any]:
-    if name in SCALAR_TYPES:
-        return {"type": SCALAR_TYPES[name]}
-    if name in ARRAY_TYPES:
-        return {"type": "array"}
-    if name in OBJECT_TYPES:
-        return {"type": "object"}
+    json_type = json_type_for(name)
+    if json_type is not None:
+        return {"type": json_type}
     if name in ANY_TYPES:
         return {}
     raise UnknownTypeError

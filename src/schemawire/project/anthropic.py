@@ -19,7 +19,9 @@ from typing import Any
 
 from schemawire.project._draft import NO_DOCUMENTS, Draft
 from schemawire.project._names import NameRule
+from schemawire.project._policy import RESTATABLE
 from schemawire.project._transforms import METADATA, Policy
+from schemawire.project.checkers.anthropic import STRICT_FORMATS, STRICT_KEYWORDS
 from schemawire.schema.dialect import DRAFT_07, DRAFT_2020_12
 from schemawire.types import Projection, ToolSpec
 
@@ -27,9 +29,6 @@ __all__ = ["NAME", "PROPERTY_KEY", "STRICT_FORMATS", "project_anthropic"]
 
 NAME = NameRule("[a-zA-Z0-9_-]", None, 64)
 PROPERTY_KEY = NameRule("[a-zA-Z0-9_.-]", None, 64)
-STRICT_FORMATS = frozenset(
-    {"date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"}
-)
 # Backreferences, lookaround, word boundaries and large counted repetitions are refused.
 _COMPLEX_PATTERN = re.compile(r"\\[1-9bB]|\(\?[=!<]|\{\d{3,}|\{\d*,\d{3,}\}")
 
@@ -39,55 +38,8 @@ NON_STRICT = Policy(
     object_root=True,
 )
 STRICT = Policy(
-    keep=frozenset(
-        {
-            "type",
-            "properties",
-            "required",
-            "additionalProperties",
-            "items",
-            "anyOf",
-            "allOf",
-            "enum",
-            "const",
-            "$ref",
-            "$defs",
-            "definitions",
-            "description",
-            "title",
-            "default",
-            "format",
-            "pattern",
-            "minItems",
-        }
-    ),
-    restate=frozenset(
-        {
-            "minimum",
-            "maximum",
-            "exclusiveMinimum",
-            "exclusiveMaximum",
-            "multipleOf",
-            "minLength",
-            "maxLength",
-            "maxItems",
-            "uniqueItems",
-            "contains",
-            "minContains",
-            "maxContains",
-            "minProperties",
-            "maxProperties",
-            "examples",
-            "dependentRequired",
-            "propertyNames",
-            "patternProperties",
-            "prefixItems",
-            "not",
-            "if",
-            "then",
-            "else",
-        }
-    ),
+    keep=STRICT_KEYWORDS,  # what the strict checker accepts, and nothing else
+    restate=RESTATABLE - STRICT_KEYWORDS,
     strict=True,
     one_of_to_any_of=True,
     inline_refs="siblings",

@@ -21,7 +21,9 @@ from typing import Any
 
 from schemawire.project._draft import NO_DOCUMENTS, Draft
 from schemawire.project._names import NameRule
+from schemawire.project._policy import RESTATABLE
 from schemawire.project._transforms import Policy
+from schemawire.project.checkers.gemini import JSON_SCHEMA_KEYWORDS, OPENAPI_FIELDS
 from schemawire.types import Projection, ToolSpec
 
 __all__ = ["NAME", "PROPERTY_KEY", "project_gemini"]
@@ -29,56 +31,12 @@ __all__ = ["NAME", "PROPERTY_KEY", "project_gemini"]
 NAME = NameRule("[A-Za-z0-9_.-]", "[A-Za-z_]", 64)
 PROPERTY_KEY = NameRule("[A-Za-z0-9_]", "[A-Za-z_]", 64)
 
-_RESTATE = frozenset(
-    {
-        "pattern",
-        "minLength",
-        "maxLength",
-        "exclusiveMinimum",
-        "exclusiveMaximum",
-        "multipleOf",
-        "uniqueItems",
-        "contains",
-        "minContains",
-        "maxContains",
-        "minProperties",
-        "maxProperties",
-        "default",
-        "examples",
-        "dependentRequired",
-        "propertyNames",
-        "patternProperties",
-        "not",
-        "if",
-        "then",
-        "else",
-    }
-)
+# What the checker accepts, less the three keywords the projection has always dropped.
+_JSON_SCHEMA_KEPT = JSON_SCHEMA_KEYWORDS - {"$id", "$anchor", "propertyOrdering"}
 
 JSON_SCHEMA = Policy(
-    keep=frozenset(
-        {
-            "$defs",
-            "$ref",
-            "type",
-            "format",
-            "title",
-            "description",
-            "enum",
-            "items",
-            "prefixItems",
-            "minItems",
-            "maxItems",
-            "minimum",
-            "maximum",
-            "anyOf",
-            "oneOf",
-            "properties",
-            "additionalProperties",
-            "required",
-        }
-    ),
-    restate=_RESTATE,
+    keep=_JSON_SCHEMA_KEPT,
+    restate=RESTATABLE - _JSON_SCHEMA_KEPT,
     const_to_enum=True,
     merge_all_of=True,
     inline_refs="siblings",
@@ -86,30 +44,22 @@ JSON_SCHEMA = Policy(
     enum_values="strings_and_numbers",
     object_root=True,
 )
+
+# The fields the checker accepts, less those the projection writes itself (nullable), inlines
+# ($ref, $defs) or leaves out.
+_OPENAPI_KEPT = OPENAPI_FIELDS - {
+    "nullable",
+    "$ref",
+    "$defs",
+    "additionalProperties",
+    "title",
+    "default",
+    "example",
+    "propertyOrdering",
+}
 OPENAPI = Policy(
-    keep=frozenset(
-        {
-            "type",
-            "format",
-            "description",
-            "enum",
-            "items",
-            "minItems",
-            "maxItems",
-            "properties",
-            "required",
-            "minProperties",
-            "maxProperties",
-            "minLength",
-            "maxLength",
-            "pattern",
-            "minimum",
-            "maximum",
-            "anyOf",
-        }
-    ),
-    restate=_RESTATE - {"pattern", "minLength", "maxLength", "minProperties", "maxProperties"}
-    | {"prefixItems"},
+    keep=_OPENAPI_KEPT,
+    restate=RESTATABLE - _OPENAPI_KEPT,
     one_of_to_any_of=True,
     merge_all_of=True,
     const_to_enum=True,

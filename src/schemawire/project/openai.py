@@ -21,7 +21,9 @@ from typing import Any
 from schemawire.project._draft import ENVELOPE_ANNOTATIONS, NO_DOCUMENTS, Draft
 from schemawire.project._limits import TargetLimit
 from schemawire.project._names import NameRule
+from schemawire.project._policy import RESTATABLE
 from schemawire.project._transforms import METADATA, Policy
+from schemawire.project.checkers.openai import STRICT_FORMATS, STRICT_KEYWORDS
 from schemawire.schema.dialect import DRAFT_07, DRAFT_2020_12
 from schemawire.types import Projection, ToolSpec
 
@@ -38,9 +40,6 @@ __all__ = [
 
 NAME = NameRule("[a-zA-Z0-9_-]", None, 64)
 DESCRIPTION_LIMIT = 1024
-STRICT_FORMATS = frozenset(
-    {"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"}
-)
 STRICT_LIMITS = (
     TargetLimit("properties", 5000, "OpenAI Structured Outputs: object properties in total"),
     TargetLimit("depth", 10, "OpenAI Structured Outputs: levels of nesting"),
@@ -55,52 +54,8 @@ _EVERY_KEYWORD = (DRAFT_2020_12.keywords | DRAFT_07.keywords) - METADATA
 
 NON_STRICT = Policy(keep=_EVERY_KEYWORD, object_root=True)
 STRICT = Policy(
-    keep=frozenset(
-        {
-            "type",
-            "properties",
-            "required",
-            "additionalProperties",
-            "items",
-            "anyOf",
-            "enum",
-            "const",
-            "$ref",
-            "$defs",
-            "description",
-            "pattern",
-            "format",
-            "multipleOf",
-            "maximum",
-            "exclusiveMaximum",
-            "minimum",
-            "exclusiveMinimum",
-            "minItems",
-            "maxItems",
-        }
-    ),
-    restate=frozenset(
-        {
-            "minLength",
-            "maxLength",
-            "minProperties",
-            "maxProperties",
-            "uniqueItems",
-            "contains",
-            "minContains",
-            "maxContains",
-            "default",
-            "examples",
-            "dependentRequired",
-            "propertyNames",
-            "patternProperties",
-            "prefixItems",
-            "not",
-            "if",
-            "then",
-            "else",
-        }
-    ),
+    keep=STRICT_KEYWORDS,  # what the strict checker accepts, and nothing else
+    restate=RESTATABLE - STRICT_KEYWORDS,
     strict=True,
     typed=True,
     one_of_to_any_of=True,

@@ -142,6 +142,7 @@ class ChangeKind:
 
 _P, _C, _B, _0 = Side.PRODUCERS, Side.CONSUMERS, Side.BOTH, Side.NONE
 
+# One declarative record per kind: the rows are alike by design.
 CHANGE_KINDS: dict[str, ChangeKind] = {
     kind.code: kind
     for kind in (

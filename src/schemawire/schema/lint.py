@@ -22,42 +22,14 @@ from schemawire.schema.dialect import KNOWN_FORMATS
 from schemawire.schema.repository import Repository
 from schemawire.schema.rules import Finding, rule
 from schemawire.schema.schema_file import SchemaFile
+from schemawire.schema.type_names import ANY_TYPES, JSON_TYPES, json_type_for
 from schemawire.schema.walk import Site
 
 __all__ = ["FILE_CHECKS", "SITE_CHECKS", "lint_file", "lint_repository"]
 
-JSON_TYPES = frozenset({"object", "array", "string", "number", "integer", "boolean", "null"})
 PORTABLE_TOOL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
 PORTABLE_PROPERTY_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 
-# Type names found in public function-calling collections, and what they mean in JSON Schema.
-_TYPE_FIXES = {
-    "dict": "object",
-    "map": "object",
-    "hash": "object",
-    "struct": "object",
-    "record": "object",
-    "list": "array",
-    "tuple": "array",
-    "set": "array",
-    "sequence": "array",
-    "str": "string",
-    "text": "string",
-    "char": "string",
-    "date": "string",
-    "datetime": "string",
-    "int": "integer",
-    "long": "integer",
-    "int32": "integer",
-    "int64": "integer",
-    "float": "number",
-    "double": "number",
-    "decimal": "number",
-    "numeric": "number",
-    "bool": "boolean",
-    "none": "null",
-    "nil": "null",
-}
 # Keywords from other schema languages, and the JSON Schema way to say the same.
 _FOREIGN_KEYWORDS = {
     "nullable": 'nullable is OpenAPI 3.0; write "type": [T, "null"]',
@@ -309,9 +281,9 @@ def _type_hint(name: str) -> str:
     lowered = name.lower()
     if lowered in JSON_TYPES:
         return f'write "{lowered}" (type names are lower case)'
-    if lowered in ("any", "object?", "mixed", "unknown"):
+    if lowered in ANY_TYPES or lowered == "object?":
         return "leave type out to accept any value, or list the types the value may have"
-    fix = _TYPE_FIXES.get(lowered)
+    fix = json_type_for(lowered)
     types = ", ".join(sorted(JSON_TYPES))
     return f'use "{fix}"' if fix else f"use one of {types}"
 

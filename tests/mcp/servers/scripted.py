@@ -15,6 +15,8 @@ import os
 import sys
 import time
 
+from stdio_lines import ECHO, any_object_tool, send
+
 OUTPUT = {
     "type": "object",
     "properties": {"total": {"type": "integer"}},
@@ -22,15 +24,7 @@ OUTPUT = {
     "additionalProperties": False,
 }
 TOOLS = [
-    {
-        "name": "echo",
-        "description": "Echoes the message.",
-        "inputSchema": {
-            "type": "object",
-            "properties": {"message": {"type": "string"}},
-            "required": ["message"],
-        },
-    },
+    ECHO,
     {
         "name": "add",
         "description": "Adds two integers.",
@@ -47,45 +41,20 @@ TOOLS = [
         "outputSchema": OUTPUT,
         "inputSchema": {"type": "object"},
     },
-    {
-        "name": "leak",
-        "description": "Returns a record holding a key.",
-        "inputSchema": {"type": "object"},
-    },
-    {"name": "hang", "description": "Never answers.", "inputSchema": {"type": "object"}},
-    {"name": "crash", "description": "Exits mid-call.", "inputSchema": {"type": "object"}},
-    {
-        "name": "garbage",
-        "description": "Writes garbage, then exits.",
-        "inputSchema": {"type": "object"},
-    },
-    {
-        "name": "progress",
-        "description": "Reports progress, then answers.",
-        "inputSchema": {"type": "object"},
-    },
-    {
-        "name": "grow",
-        "description": "Adds a tool and says the list changed.",
-        "inputSchema": {"type": "object"},
-    },
-    {
-        "name": "stack",
-        "description": "Fails with a stack trace.",
-        "inputSchema": {"type": "object"},
-    },
+    any_object_tool("leak", "Returns a record holding a key."),
+    any_object_tool("hang", "Never answers."),
+    any_object_tool("crash", "Exits mid-call."),
+    any_object_tool("garbage", "Writes garbage, then exits."),
+    any_object_tool("progress", "Reports progress, then answers."),
+    any_object_tool("grow", "Adds a tool and says the list changed."),
+    any_object_tool("stack", "Fails with a stack trace."),
     {
         "name": "broken",
         "description": "Its schema is not a schema.",
         "inputSchema": {"type": "object", "properties": {"x": {"minimum": "ten"}}},
     },
 ]
-EXTRA = {"name": "grown", "description": "Appears after grow.", "inputSchema": {"type": "object"}}
-
-
-def send(message: dict) -> None:
-    sys.stdout.write(json.dumps(message) + "\n")
-    sys.stdout.flush()
+EXTRA = any_object_tool("grown", "Appears after grow.")
 
 
 def text(value: object) -> list[dict]:

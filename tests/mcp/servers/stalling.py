@@ -24,29 +24,14 @@ import signal
 import sys
 import time
 
+from stdio_lines import ECHO, any_object_tool, send
+
 TOOLS = [
-    {
-        "name": "echo",
-        "description": "Echoes the message.",
-        "inputSchema": {
-            "type": "object",
-            "properties": {"message": {"type": "string"}},
-            "required": ["message"],
-        },
-    },
-    {"name": "stall", "description": "Stops reading stdin.", "inputSchema": {"type": "object"}},
-    {
-        "name": "deafen",
-        "description": "Answers, then stops reading stdin.",
-        "inputSchema": {"type": "object"},
-    },
-    {"name": "crash", "description": "Exits mid-call.", "inputSchema": {"type": "object"}},
+    ECHO,
+    any_object_tool("stall", "Stops reading stdin."),
+    any_object_tool("deafen", "Answers, then stops reading stdin."),
+    any_object_tool("crash", "Exits mid-call."),
 ]
-
-
-def send(message: dict) -> None:
-    sys.stdout.write(json.dumps(message) + "\n")
-    sys.stdout.flush()
 
 
 def sleep_forever() -> None:

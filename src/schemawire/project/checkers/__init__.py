@@ -38,7 +38,10 @@ __all__ = [
     "check_request",
     "describe",
     "duplicate_names",
+    "duplicate_payload_names",
     "each_schema",
+    "keywords_outside",
+    "malformed_json_schema",
     "malformed_keywords",
     "member_flaws",
     "opens_level",
@@ -430,6 +433,20 @@ def malformed_keywords(node: Subschema, type_names: frozenset[str] | None) -> It
         yield from _malformed_type(schema["type"], join(node.pointer, "type"), type_names)
 
 
+def malformed_json_schema(tree: SchemaTree) -> Iterator[Flaw]:
+    """`malformed_keywords` over every subschema of ``tree``, ``type`` naming JSON types."""
+    for node in tree.nodes:
+        yield from malformed_keywords(node, JSON_TYPES)
+
+
+def keywords_outside(node: Subschema, allowed: frozenset[str], refusal: str) -> Iterator[Flaw]:
+    """A flaw at each key of ``node`` that is not ``allowed``, saying the key ``refusal``
+    (``"is not supported by strict tools"``)."""
+    for key in node.schema:
+        if key not in allowed:
+            yield Flaw(join(node.pointer, str(key)), f"{quoted(str(key))} {refusal}")
+
+
 def _malformed_type(declared: Any, pointer: str, names: frozenset[str]) -> Iterator[Flaw]:
     listed = declared if isinstance(declared, list) else [declared]
     valid = all(isinstance(name, str) and name in names for name in listed)
@@ -472,6 +489,12 @@ def _large_count(low: str, high: str | None) -> bool:
 
 
 # --- requests and messages --------------------------------------------------------------------
+
+
+def duplicate_payload_names(payloads: list[Any]) -> Iterator[Flaw]:
+    """`duplicate_names` over the ``name`` members of a request's payloads."""
+    named = [(f"/{i}/name", p.get("name")) for i, p in enumerate(payloads) if isinstance(p, dict)]
+    yield from duplicate_names(named)
 
 
 def duplicate_names(named: Iterable[tuple[str, Any]]) -> Iterator[Flaw]:

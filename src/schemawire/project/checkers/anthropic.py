@@ -11,21 +11,20 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
-from schemawire._json import quoted
 from schemawire._pointer import join
 
 # The checkers' shared pieces: each target module imports what its own rules use.
 from schemawire.project.checkers import (
-    JSON_TYPES,
     Flaw,
     Member,
     Problem,
     SchemaTree,
     Subschema,
     describe,
-    duplicate_names,
+    duplicate_payload_names,
     each_schema,
-    malformed_keywords,
+    keywords_outside,
+    malformed_json_schema,
     member_flaws,
     regex_features,
     resolve_ref,
@@ -141,16 +140,11 @@ def check_property_keys(node: Subschema) -> Iterator[Flaw]:
             yield Flaw(join(node.pointer, "properties", str(key)), message)
 
 
-def check_malformed(tree: SchemaTree) -> Iterator[Flaw]:
-    for node in tree.nodes:
-        yield from malformed_keywords(node, JSON_TYPES)
-
-
 SCHEMA_RULES: dict[str, Callable[[SchemaTree], Iterable[Flaw]]] = {
     "anthropic.schema.root-type": check_root_type,
     "anthropic.schema.root-combinator": check_root_combinators,
     "anthropic.schema.property-key": each_schema(check_property_keys),
-    "anthropic.schema.malformed": check_malformed,
+    "anthropic.schema.malformed": malformed_json_schema,
     "anthropic.schema.too-large": walk_stopped,
 }
 
@@ -167,10 +161,7 @@ def check_additional_properties(node: Subschema) -> Iterator[Flaw]:
 
 
 def check_keywords(node: Subschema) -> Iterator[Flaw]:
-    for keyword in node.schema:
-        if keyword not in STRICT_KEYWORDS:
-            message = f"{quoted(str(keyword))} is not supported by strict tools"
-            yield Flaw(join(node.pointer, str(keyword)), message)
+    return keywords_outside(node, STRICT_KEYWORDS, "is not supported by strict tools")
 
 
 def check_format(node: Subschema) -> Iterator[Flaw]:
@@ -319,11 +310,6 @@ def _union_count(schema: dict[Any, Any]) -> int:
     )
 
 
-def check_duplicate_names(payloads: list[Any]) -> Iterator[Flaw]:
-    named = [(f"/{i}/name", p.get("name")) for i, p in enumerate(payloads) if isinstance(p, dict)]
-    yield from duplicate_names(named)
-
-
 REQUEST_RULES: dict[str, Callable[[list[Any]], Iterable[Flaw]]] = {
     "anthropic.request.too-many-strict-tools": check_strict_tool_count,
     "anthropic.request.too-many-optional-parameters": lambda payloads: _budget(
@@ -332,7 +318,7 @@ REQUEST_RULES: dict[str, Callable[[list[Any]], Iterable[Flaw]]] = {
     "anthropic.request.too-many-union-parameters": lambda payloads: _budget(
         payloads, _union_count, MAX_UNIONS, "parameters using unions"
     ),
-    "anthropic.request.duplicate-name": check_duplicate_names,
+    "anthropic.request.duplicate-name": duplicate_payload_names,
 }
 
 RULE_IDS = (

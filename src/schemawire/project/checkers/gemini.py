@@ -25,8 +25,9 @@ from schemawire.project.checkers import (
     SchemaTree,
     Subschema,
     describe,
-    duplicate_names,
+    duplicate_payload_names,
     each_schema,
+    keywords_outside,
     malformed_keywords,
     member_flaws,
     resolve_ref,
@@ -174,14 +175,7 @@ def check_json_root_type(tree: SchemaTree) -> Iterator[Flaw]:
 
 
 def check_json_keywords(node: Subschema) -> Iterator[Flaw]:
-    return _outside(node, JSON_SCHEMA_KEYWORDS, "in Gemini's JSON Schema subset")
-
-
-def _outside(node: Subschema, allowed: frozenset[str], subset: str) -> Iterator[Flaw]:
-    """A flaw at each key of ``node`` that is not ``allowed``: it is not ``subset``."""
-    for key in node.schema:
-        if key not in allowed:
-            yield Flaw(join(node.pointer, str(key)), f"{quoted(str(key))} is not {subset}")
+    return keywords_outside(node, JSON_SCHEMA_KEYWORDS, "is not in Gemini's JSON Schema subset")
 
 
 def check_ref_siblings(node: Subschema) -> Iterator[Flaw]:
@@ -223,7 +217,7 @@ def check_openapi_root_type(tree: SchemaTree) -> Iterator[Flaw]:
 
 
 def check_fields(node: Subschema) -> Iterator[Flaw]:
-    return _outside(node, OPENAPI_FIELDS, "a field of Gemini's Schema")
+    return keywords_outside(node, OPENAPI_FIELDS, "is not a field of Gemini's Schema")
 
 
 def check_type(node: Subschema) -> Iterator[Flaw]:
@@ -327,14 +321,9 @@ def check_declaration_count(payloads: list[Any]) -> Iterator[Flaw]:
         yield Flaw(f"/{MAX_DECLARATIONS}", message)
 
 
-def check_duplicate_names(payloads: list[Any]) -> Iterator[Flaw]:
-    named = [(f"/{i}/name", p.get("name")) for i, p in enumerate(payloads) if isinstance(p, dict)]
-    yield from duplicate_names(named)
-
-
 REQUEST_RULES: dict[str, Callable[[list[Any]], Iterable[Flaw]]] = {
     "gemini.request.too-many-functions": check_declaration_count,
-    "gemini.request.duplicate-name": check_duplicate_names,
+    "gemini.request.duplicate-name": duplicate_payload_names,
 }
 
 RULE_IDS = tuple(

@@ -17,14 +17,13 @@ from schemawire.errors import UsageError
 
 # The checkers' shared pieces: each target module imports what its own rules use.
 from schemawire.project.checkers import (
-    JSON_TYPES,
     Flaw,
     Member,
     Problem,
     SchemaTree,
     describe,
     duplicate_names,
-    malformed_keywords,
+    malformed_json_schema,
     member_flaws,
     resolve_ref,
     run_rules,
@@ -145,11 +144,6 @@ TOOL_RULES: dict[str, Callable[[_Tool], Iterable[Flaw]]] = {
 # --- inputSchema and outputSchema (§5.4) ------------------------------------------------------
 
 
-def check_malformed(tree: SchemaTree) -> Iterator[Flaw]:
-    for node in tree.nodes:
-        yield from malformed_keywords(node, JSON_TYPES)
-
-
 def check_dialect(tree: SchemaTree) -> Iterator[Flaw]:
     # Peers MUST support 2020-12 and MAY refuse any other dialect they do not support.
     declared = tree.root.schema.get("$schema")
@@ -191,7 +185,7 @@ def _resolves(tree: SchemaTree, ref: str, ids: set[str], anchors: set[str]) -> b
 
 
 SCHEMA_RULES: dict[str, Callable[[SchemaTree], Iterable[Flaw]]] = {
-    "mcp.schema.malformed": check_malformed,
+    "mcp.schema.malformed": malformed_json_schema,
     "mcp.schema.too-large": walk_stopped,
     "mcp.schema.dialect": check_dialect,
     "mcp.schema.ref-unresolved": check_ref_resolves,

@@ -15,7 +15,6 @@ from typing import Any
 from schemawire._json import quoted
 from schemawire._pointer import join
 from schemawire.project.checkers import (
-    JSON_TYPES,
     Flaw,
     Member,
     Problem,
@@ -24,7 +23,8 @@ from schemawire.project.checkers import (
     describe,
     duplicate_names,
     each_schema,
-    malformed_keywords,
+    keywords_outside,
+    malformed_json_schema,
     member_flaws,
     opens_level,
     regex_features,
@@ -254,15 +254,10 @@ def check_root_combinator(tree: SchemaTree) -> Iterator[Flaw]:
             yield Flaw(join(tree.pointer, keyword), message)
 
 
-def check_malformed(tree: SchemaTree) -> Iterator[Flaw]:
-    for node in tree.nodes:
-        yield from malformed_keywords(node, JSON_TYPES)
-
-
 SCHEMA_RULES: dict[str, Callable[[SchemaTree], Iterable[Flaw]]] = {
     "openai.schema.root-type": check_root_type,
     "openai.schema.root-combinator": check_root_combinator,
-    "openai.schema.malformed": check_malformed,
+    "openai.schema.malformed": malformed_json_schema,
     "openai.schema.too-large": walk_stopped,
 }
 
@@ -299,10 +294,7 @@ def check_required(node: Subschema) -> Iterator[Flaw]:
 
 
 def check_keywords(node: Subschema) -> Iterator[Flaw]:
-    for keyword in node.schema:
-        if keyword not in STRICT_KEYWORDS:
-            message = f"{quoted(str(keyword))} is not permitted in strict mode"
-            yield Flaw(join(node.pointer, str(keyword)), message)
+    return keywords_outside(node, STRICT_KEYWORDS, "is not permitted in strict mode")
 
 
 def check_format(node: Subschema) -> Iterator[Flaw]:
