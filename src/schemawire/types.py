@@ -155,7 +155,7 @@ class ArgumentRestorer(Protocol):
     """Turns arguments sent under a projected schema back into the canonical shape.
 
     The projections make one (`schemawire.project`); the argument gate uses it. Declared here so
-    that the type of `Projection.arguments` names nothing above this module.
+    that the type of `Projection.argument_map` names nothing above this module.
     """
 
     @property
@@ -178,7 +178,7 @@ class Projection:
         payload: the exact JSON to send.
         losses: everything the payload does not say as the canonical schema does.
         projected_name: the name the target sees (differs when the name had to change).
-        arguments: turns arguments sent under the projection back into canonical ones
+        argument_map: turns arguments sent under the projection back into canonical ones
             (renamed keys, nulls for optional properties).
         origins: for each schema in the payload, by its pointer in the payload, the canonical
             subschemas it came from (``"input:/properties/a"``); ``envelope:<field>`` for root
@@ -190,7 +190,7 @@ class Projection:
     payload: dict[str, Any]
     losses: tuple[Loss, ...]
     projected_name: str
-    arguments: ArgumentRestorer
+    argument_map: ArgumentRestorer
     origins: Mapping[str, tuple[str, ...]] = field(default_factory=dict[str, tuple[str, ...]])
 
     @property

@@ -37,7 +37,7 @@ def test_strict_makes_optional_properties_nullable_and_null_comes_back_as_absent
     unit = parameters(projection)["properties"]["unit"]
     assert unit == {"type": ["string", "null"], "enum": ["c", "f", None]}
     assert parameters(projection)["required"] == ["city", "unit"]
-    assert projection.arguments.restore({"city": "上海", "unit": None}) == {"city": "上海"}
+    assert projection.argument_map.restore({"city": "上海", "unit": None}) == {"city": "上海"}
     assert "OPTIONAL_TO_NULLABLE" in codes(projection)
 
 
@@ -47,7 +47,7 @@ def test_tool_names_and_property_keys_are_renamed_reversibly() -> None:
     assert projection.projected_name == "orders_lookup"
     assert list(parameters(projection)["properties"]) == ["order_id", "x.y"]
     assert parameters(projection)["required"] == ["order_id"]
-    assert projection.arguments.restore({"order_id": "A-1", "x.y": "z"}) == {
+    assert projection.argument_map.restore({"order_id": "A-1", "x.y": "z"}) == {
         "order id": "A-1",
         "x.y": "z",
     }
@@ -69,7 +69,7 @@ def test_a_map_becomes_key_value_pairs_under_strict_and_comes_back() -> None:
     assert labels["type"] == "array"
     assert labels["items"]["properties"]["value"] == {"type": "string"}
     sent = {"labels": [{"key": "tier", "value": "gold"}]}
-    assert projection.arguments.restore(sent) == {"labels": {"tier": "gold"}}
+    assert projection.argument_map.restore(sent) == {"labels": {"tier": "gold"}}
     assert "MAP_TO_PAIRS" in codes(projection)
 
 
@@ -88,7 +88,7 @@ def test_a_free_form_object_is_a_map_too_and_closing_an_open_object_is_reported(
     extra = parameters(projection)["properties"]["extra"]
     assert extra["type"] == "array"
     sent = {"extra": [{"key": "a", "value": 1}], "address": {"city": "Oslo"}}
-    assert projection.arguments.restore(sent) == {"extra": {"a": 1}, "address": {"city": "Oslo"}}
+    assert projection.argument_map.restore(sent) == {"extra": {"a": 1}, "address": {"city": "Oslo"}}
     closed = [loss.pointer for loss in projection.losses if loss.code == "MAP_CLOSED"]
     assert closed == ["/properties/address", ""]
 
@@ -213,4 +213,4 @@ def test_a_canonical_call_survives_the_round_trip_through_strict() -> None:
     projected = compile_schema(parameters(projection))
     sent = {"city": "上海", "unit": None, "n": None}
     assert projected.is_valid(sent)
-    assert canonical.is_valid(projection.arguments.restore(sent))
+    assert canonical.is_valid(projection.argument_map.restore(sent))

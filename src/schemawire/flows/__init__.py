@@ -4,6 +4,7 @@
   flow schema: `Flow`, `AgentSpec`, `load_flow`.
 - `schemawire.flows.findings`: what ``schemawire check`` reports about a repository's flows.
 
-Flows need only the schemas and the handoff gate, so they sit at the gates' level: the checker
-reads them without the host, and the host's `schemawire.host.workflow` runs them.
+Flows need only the schemas and the handoff gate, so they sit one layer above the gates, below
+the host (beside `schemawire.trace`): the checker reads them without the host, and the host's
+`schemawire.host.workflow` runs them.
 """

@@ -125,7 +125,7 @@ class ArgumentGate:
         # least a byte): shorter texts skip that walk.
         self._walk_from = min(limits.max_string, 2 * limits.max_items)
         self._is_valid = self.validator.is_valid
-        mapping = projection.arguments if projection is not None else None
+        mapping = projection.argument_map if projection is not None else None
         self._restore = mapping.restore if mapping is not None and not mapping.is_identity else None
         self._integers = IntegerPlaces.of(spec.input_schema, documents)
 

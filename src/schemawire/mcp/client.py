@@ -209,10 +209,10 @@ class McpClient:
             await connection.close()
 
     def _live(self) -> Connection:
-        """The open session.
+        """The open session (which says itself, when asked, that its server went away).
 
         Raises:
-            ServerError: there is none, or its server went away.
+            ServerError: there is none: the client is not connected.
         """
         if self._connection is None:
             raise server_error(self.server.label, "not connected")

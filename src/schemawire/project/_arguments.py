@@ -6,7 +6,7 @@ of key and value pairs (strict modes close every object). A model then answers i
 shape. `ArgumentMap.restore` undoes each of those changes, so that the argument gate checks the
 canonical shape against the canonical schema; anything it cannot undo it leaves as it is, for
 the gate to reject. It is the projections' `schemawire.types.ArgumentRestorer`, the type of
-`Projection.arguments`.
+`Projection.argument_map`.
 """
 
 from __future__ import annotations

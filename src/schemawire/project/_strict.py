@@ -55,8 +55,9 @@ def _open_by_default(walk: Walker, node: Node, schema: dict[str, Any], where: Wh
 def _map_to_pairs(walk: Walker, node: Node, schema: dict[str, Any], where: Where) -> None:
     walk.reshaped()
     kept = {k: v for k, v in node.out.items() if k in ANNOTATIONS_KEPT_ON_PAIRS}
-    for keyword in set(node.out) - set(kept) - {"additionalProperties"}:
-        walk.lose("MAP_TO_PAIRS", where, keyword, "the object is sent as a list of pairs")
+    for keyword in node.out:  # in the schema's order: the loss report is the same every run
+        if keyword not in kept and keyword != "additionalProperties":
+            walk.lose("MAP_TO_PAIRS", where, keyword, "the object is sent as a list of pairs")
     value_where = where.child(("additionalProperties",), ("items", "properties", "value"))
     values, arguments = walk.schema(node.map_values, value_where)
     pair = {
