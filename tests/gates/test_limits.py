@@ -27,9 +27,9 @@ from schemawire.gates import (
     Verdict,
 )
 from schemawire.gates._schema_view import SchemaView
+from schemawire.gates._truncate import size_of
 from schemawire.gates._values import first_problem, plain_json
 from schemawire.gates.results import _cut_blocks
-from schemawire.gates.truncate import size_of
 from schemawire.types import ToolSpec
 
 T = TypeVar("T")

@@ -14,7 +14,7 @@ other value what a local tool returned (validated as that value, whatever its sh
    goes on, and the model knows not to trust the value.
 3. Secrets are redacted (`schemawire.gates.redact`): values the output schema marks
    ``x-redact`` or ``writeOnly``, members whose key names a secret, and detected keys and tokens.
-4. The result is cut to the tool's byte budget, staying valid JSON (`schemawire.gates.truncate`);
+4. The result is cut to the tool's byte budget, staying valid JSON (`schemawire.gates._truncate`);
    the verdict says whether what is left still satisfies the output schema. A rejection is cut
    as a rejection: violations are left out from the end, and it says how many.
 
@@ -36,9 +36,9 @@ from schemawire._pointer import to_pointer
 from schemawire.errors import JSONError, SchemawireError, UsageError, one_line
 from schemawire.gates._rejection import carried_rejection, cut_rejection
 from schemawire.gates._schema_view import SchemaView
+from schemawire.gates._truncate import shares, size_of, truncate
 from schemawire.gates._values import ValueLimits, ValueProblem, plain_json, without_lone_surrogates
 from schemawire.gates.redact import Redactor, default_redactor
-from schemawire.gates.truncate import shares, size_of, truncate
 from schemawire.gates.verdict import Change, Verdict
 from schemawire.schema.validator import CompiledSchema, compile_schema
 from schemawire.types import Rejection, ToolResult, ToolSpec, Violation

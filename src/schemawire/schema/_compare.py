@@ -26,8 +26,8 @@ from urllib.parse import unquote, urldefrag, urljoin
 
 from schemawire._json import canonical
 from schemawire._pointer import join, resolve
+from schemawire.schema._walk import iter_sites
 from schemawire.schema.dialect import DEFAULT_DIALECT, dialect_named
-from schemawire.schema.walk import iter_sites
 
 __all__ = ["ABSENT", "At", "Found", "differences", "document_root"]
 

@@ -2,7 +2,7 @@
 
 Exit codes: 0 all good, 1 findings (a check failed, an instance is invalid, files differ),
 2 usage or input that cannot be read. Every command imports this module, so it imports nothing
-a command may not need (how a check report is shown is `schemawire.cli.findings`).
+a command may not need (how a check report is shown is `schemawire.cli._findings`).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from schemawire._json import dumps, load_file, loads, quoted
-from schemawire.cli.output import EXIT_FINDINGS, fail, guarded, print_json, stderr, stdout
+from schemawire.cli._output import EXIT_FINDINGS, fail, guarded, print_json, stderr, stdout
 from schemawire.project import TARGETS
 from schemawire.project.checkers import Problem, check_payload, check_request
 from schemawire.project.export import (
@@ -26,7 +26,7 @@ from schemawire.project.export import (
     write_adapter,
 )
 from schemawire.project.importers import ImportedTool, import_tools
-from schemawire.schema.breakage import unusable_files
+from schemawire.schema._breakage import unusable_files
 from schemawire.schema.config import Config, load_config
 from schemawire.schema.repository import Repository
 from schemawire.types import Projection

@@ -13,8 +13,8 @@ import anyio
 import typer
 from rich.markup import escape
 
-from schemawire.cli.hops import HopPrinter, fold
-from schemawire.cli.output import (
+from schemawire.cli._hops import HopPrinter, fold
+from schemawire.cli._output import (
     EXIT_FINDINGS,
     guarded,
     print_json,
@@ -25,7 +25,7 @@ from schemawire.cli.output import (
 from schemawire.errors import SchemawireError, UsageError
 
 if TYPE_CHECKING:
-    from schemawire.cli.live import LivePrinter
+    from schemawire.cli._live import LivePrinter
 
 __all__ = ["demo_command", "run_command"]
 
@@ -110,7 +110,7 @@ def run_command(
             'give the user\'s input, such as: schemawire run -m MODEL "上海今天多少度？"'
         )
     if flow is not None:
-        from schemawire.cli.flows import run_flow
+        from schemawire.cli._flows import run_flow
 
         run_flow(
             flow,
@@ -237,7 +237,7 @@ async def _tools(
 
 def _live_printer(quiet: bool) -> LivePrinter | None:
     """The printer of streamed answers: on a terminal, unless the run prints only JSON."""
-    from schemawire.cli.live import LivePrinter
+    from schemawire.cli._live import LivePrinter
 
     return None if quiet or not stdout.is_terminal else LivePrinter(stdout)
 

@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from schemawire._json import dumps
-from schemawire.cli.output import EXIT_FINDINGS, EXIT_INPUT, guarded, print_json, stderr, stdout
+from schemawire.cli._output import EXIT_FINDINGS, EXIT_INPUT, guarded, print_json, stderr, stdout
 from schemawire.errors import UsageError
 
 __all__ = ["eval_command"]

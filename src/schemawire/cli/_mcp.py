@@ -15,7 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from schemawire._json import quoted
-from schemawire.cli.output import EXIT_FINDINGS, fail, guarded, print_json, stderr, stdout
+from schemawire.cli._output import EXIT_FINDINGS, fail, guarded, print_json, stderr, stdout
 from schemawire.errors import UsageError
 
 __all__ = ["call_command", "serve_command", "tools_command"]

@@ -19,8 +19,8 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from schemawire.cli.hops import HopPrinter, shown
-from schemawire.cli.output import (
+from schemawire.cli._hops import HopPrinter, shown
+from schemawire.cli._output import (
     EXIT_FINDINGS,
     guarded,
     print_json,
