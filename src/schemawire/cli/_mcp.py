@@ -15,7 +15,15 @@ from rich.markup import escape
 from rich.table import Table
 
 from schemawire._json import quoted
-from schemawire.cli._output import EXIT_FINDINGS, fail, guarded, print_json, stderr, stdout
+from schemawire.cli._output import (
+    EXIT_FINDINGS,
+    MachineJson,
+    fail,
+    guarded,
+    print_json,
+    stderr,
+    stdout,
+)
 from schemawire.errors import UsageError
 
 __all__ = ["call_command", "serve_command", "tools_command"]
@@ -45,7 +53,6 @@ Repo = Annotated[
 Trace = Annotated[
     Path | None, typer.Option("--trace", help="Append every hop to this JSON Lines file.")
 ]
-Json = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
 
 
 @guarded
@@ -62,7 +69,7 @@ def tools_command(
     ] = None,
     timeout: Timeout = 30.0,
     trace: Trace = None,
-    json: Json = False,
+    json: MachineJson = False,
 ) -> None:
     """List an MCP server's tools: as the server gives them, or projected to a target.
 
@@ -101,7 +108,7 @@ def call_command(
     ] = False,
     timeout: Timeout = 30.0,
     trace: Trace = None,
-    json: Json = False,
+    json: MachineJson = False,
 ) -> None:
     """Make one gated call: the arguments are checked before anything is sent, the result
     before it is shown. Exit 1 when a gate refuses (or the tool fails), 2 on unusable input.

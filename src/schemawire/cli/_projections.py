@@ -13,7 +13,15 @@ from rich.markup import escape
 from rich.table import Table
 
 from schemawire._json import dumps, load_file, loads, quoted
-from schemawire.cli._output import EXIT_FINDINGS, fail, guarded, print_json, stderr, stdout
+from schemawire.cli._output import (
+    EXIT_FINDINGS,
+    MachineJson,
+    fail,
+    guarded,
+    print_json,
+    stderr,
+    stdout,
+)
 from schemawire.project import TARGETS
 from schemawire.project.checkers import Problem, check_payload, check_request
 from schemawire.project.export import (
@@ -75,7 +83,6 @@ Refresh = Annotated[
         "was written with.",
     ),
 ]
-Json = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
 
 
 @guarded
@@ -90,7 +97,7 @@ def export_command(
     losses: Losses = False,
     verify: Verify = False,
     refresh: Refresh = False,
-    json: Json = False,
+    json: MachineJson = False,
 ) -> None:
     """Project every schema to provider formats, MCP and A2A, and write the adapters.
 
@@ -319,7 +326,7 @@ def import_command(
     ] = "https://example.com/",
     version: Annotated[str, typer.Option("--version", help="x-version of every schema.")] = "1.0.0",
     force: Annotated[bool, typer.Option("--force", help="Overwrite files that exist.")] = False,
-    json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    json: MachineJson = False,
 ) -> None:
     """Import tools from an MCP tools/list result, an OpenAI tools array or Anthropic tools.
 
