@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from schemawire.gates import ArgumentGate, McpResult, ResultGate, default_redactor
-from schemawire.gates.truncate import size_of
+from schemawire.gates._truncate import size_of
 from schemawire.types import ToolSpec
 
 __all__ = ["DETECTOR_SHAPES", "WALK_SHAPES", "Probe", "detector_shapes"]

@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from schemawire.cli.toplevel import RENDERING_VARIABLES
+from schemawire.cli._toplevel import RENDERING_VARIABLES
 
 ROOT = Path(__file__).parents[1]
 BIN = Path(sys.executable).parent

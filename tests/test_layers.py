@@ -75,7 +75,7 @@ def test_a_top_level_module_without_a_layer_breaks_the_layers_contract(tmp_path:
 
 def test_a_cycle_inside_a_package_breaks_the_acyclic_contract(tmp_path: Path) -> None:
     copy = copy_of_the_package(tmp_path)
-    with (copy / "schema" / "files.py").open("a", encoding="utf-8") as module:
+    with (copy / "schema" / "_files.py").open("a", encoding="utf-8") as module:
         module.write("\nfrom schemawire.schema import repository as _repository  # noqa\n")
     checked = lint_imports(tmp_path)
     assert checked.returncode == 1

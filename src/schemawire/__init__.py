@@ -9,10 +9,10 @@ program that only checks schemas never imports the agent loop, the model clients
 Submodules whose names start with an underscore are private.
 """
 
-import importlib as _importlib
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 from typing import Any as _Any
 
+from schemawire._lazy import LazyNames as _LazyNames
 from schemawire._version import __version__
 
 if _TYPE_CHECKING:
@@ -27,6 +27,14 @@ if _TYPE_CHECKING:
         loads_lines,
     )
     from schemawire.application.check import CheckReport, check_repository
+    from schemawire.application.json_toolbox import (
+        InstanceResult,
+        format_json,
+        format_json_lines,
+        load_schema,
+        validate_file,
+        validate_text,
+    )
     from schemawire.errors import (
         ConfigError,
         ErrorCode,
@@ -132,6 +140,7 @@ __all__ = [
     "HttpModel",
     "HttpServer",
     "InputError",
+    "InstanceResult",
     "JSONError",
     "JSONLine",
     "JSONValue",
@@ -177,10 +186,13 @@ __all__ = [
     "check_repository",
     "compile_schema",
     "dumps",
+    "format_json",
+    "format_json_lines",
     "lint_repository",
     "load_config",
     "load_file",
     "load_flow",
+    "load_schema",
     "loads",
     "loads_lines",
     "mcp_tools",
@@ -190,6 +202,8 @@ __all__ = [
     "python_tools",
     "read_trace",
     "to_sarif",
+    "validate_file",
+    "validate_text",
 ]
 
 # Where each public name lives: the module is imported the first time the name is asked for.
@@ -206,6 +220,14 @@ _HOMES = {
         "loads_lines",
     ),
     "schemawire.application.check": ("CheckReport", "check_repository"),
+    "schemawire.application.json_toolbox": (
+        "InstanceResult",
+        "format_json",
+        "format_json_lines",
+        "load_schema",
+        "validate_file",
+        "validate_text",
+    ),
     "schemawire.errors": (
         "ConfigError",
         "ErrorCode",
@@ -279,16 +301,11 @@ _HOMES = {
         "Violation",
     ),
 }
-_MODULE_OF = {name: module for module, names in _HOMES.items() for name in names}
+_NAMES = _LazyNames("schemawire", _HOMES)
 
 
 def __getattr__(name: str) -> _Any:
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module 'schemawire' has no attribute {name!r}")
-    value = getattr(_importlib.import_module(module), name)
-    globals()[name] = value  # the next lookup is a plain attribute
-    return value
+    return _NAMES.load(name)
 
 
 def __dir__() -> list[str]:

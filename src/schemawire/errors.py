@@ -40,7 +40,6 @@ __all__ = [
     "ServerError",
     "StoreError",
     "UsageError",
-    "one_line",
 ]
 
 

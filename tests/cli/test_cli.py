@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 from typer.testing import CliRunner
 
-from schemawire.cli.app import COMMANDS, app
+from schemawire.cli._app import COMMANDS, app
 from tests.helpers import EXAMPLES, WriteRepo, tool_schema
 
 runner = CliRunner()
@@ -422,7 +422,7 @@ def test_validate_styles_its_lines_as_rich_would_on_a_terminal(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     terminal = Console(force_terminal=True, color_system="standard", highlight=False)
-    monkeypatch.setattr("schemawire.cli.toolbox.stdout", terminal)
+    monkeypatch.setattr("schemawire.cli._toolbox.stdout", terminal)
     calls = tmp_path / "calls.jsonl"
     calls.write_text('{"city": "Paris"}\n{"city": 1}\n')
     result = invoke("validate", "get_weather", str(calls), "--repo", str(SUPPORT_DESK))
@@ -448,7 +448,7 @@ def test_settings_named_in_help_are_shown_not_taken_for_markup(command: str, nam
 
 
 def test_every_commands_help_paragraphs_are_one_line_each_for_rich_to_wrap() -> None:
-    from schemawire.cli.app import COMMANDS, _LazyGroup, app
+    from schemawire.cli._app import COMMANDS, _LazyGroup, app
 
     group = typer.main.get_group(app)
     assert isinstance(group, _LazyGroup)

@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from schemawire._json import dumps
-from schemawire.cli.app import app
+from schemawire.cli._app import app
 from tests.helpers import EXAMPLES, WriteRepo, tool_schema
 
 runner = CliRunner()

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from schemawire.cli.app import app
+from schemawire.cli._app import app
 from schemawire.flows.definition import load_flow
 from schemawire.schema.repository import Repository
 

@@ -17,7 +17,7 @@ import pytest
 from rich.console import Console
 from starlette.responses import Response
 
-from schemawire.cli.live import LivePrinter
+from schemawire.cli._live import LivePrinter
 from schemawire.evals import case_from_trace, run_case_async
 from schemawire.types import Hop
 from schemawire.wire import ArgumentsDelta, CallStarted, TextDelta

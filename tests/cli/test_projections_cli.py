@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from schemawire.cli.app import app
+from schemawire.cli._app import app
 from tests.helpers import EXAMPLES
 
 runner = CliRunner()

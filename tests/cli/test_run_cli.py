@@ -345,7 +345,7 @@ def test_the_hop_printer_shows_values_as_json() -> None:
 
     from rich.console import Console
 
-    from schemawire.cli.hops import HopPrinter
+    from schemawire.cli._hops import HopPrinter
     from schemawire.types import Hop
 
     refused = {"code": "arguments_invalid", "violations": [{"pointer": "/unit", "message": "no"}]}

@@ -26,8 +26,8 @@ from pathlib import Path
 import pytest
 
 from schemawire._version import __version__
-from schemawire.cli import toplevel
-from schemawire.cli.app import COMMANDS, Command
+from schemawire.cli import _toplevel as toplevel
+from schemawire.cli._app import COMMANDS, Command
 from tests.helpers import EXAMPLES
 
 pytestmark = pytest.mark.slow  # every test starts the console script as a process
@@ -95,7 +95,7 @@ def typer_renders_help(*, colour: bool, width: int = toplevel.WIDTH) -> str:
         [
             sys.executable,
             "-c",
-            "from schemawire.cli.app import app; app(prog_name='schemawire')",
+            "from schemawire.cli._app import app; app(prog_name='schemawire')",
             "--help",
         ],
         env=plain_environment(COLUMNS=str(width), **colours),
@@ -142,13 +142,13 @@ def test_help_is_printed_without_typer_or_any_command(
     ran = schemawire(tmp_path, *args)
     assert ran.code == code
     assert ran.stdout == (STORED / toplevel.PLAIN_HELP).read_text(encoding="utf-8")
-    assert ran.loaded(*NOT_FOR_HELP, *COMMAND_MODULES, "schemawire.cli.app") == []
+    assert ran.loaded(*NOT_FOR_HELP, *COMMAND_MODULES, "schemawire.cli._app") == []
 
 
 def test_version_is_printed_without_typer(tmp_path: Path) -> None:
     ran = schemawire(tmp_path, "--version")
     assert (ran.code, ran.stdout) == (0, f"schemawire {__version__}\n")
-    assert ran.loaded(*NOT_FOR_HELP, "schemawire.cli.app") == []
+    assert ran.loaded(*NOT_FOR_HELP, "schemawire.cli._app") == []
 
 
 def test_where_rich_would_render_otherwise_typer_renders_the_help_and_no_command(
@@ -172,7 +172,7 @@ def test_a_colour_terminal_gets_the_stored_colours_and_a_narrow_one_typers_rende
 
 
 def test_the_stored_colours_are_what_typer_renders_on_a_terminal_as_wide(tmp_path: Path) -> None:
-    typer_app = "from schemawire.cli.app import app; app(prog_name='schemawire')"
+    typer_app = "from schemawire.cli._app import app; app(prog_name='schemawire')"
     rendered = on_a_terminal(tmp_path, "-c", typer_app, "--help", columns=toplevel.WIDTH)
     assert rendered == (STORED / toplevel.COLOUR_HELP).read_text(encoding="utf-8")
 

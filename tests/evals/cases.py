@@ -9,7 +9,7 @@ from typing import Any
 
 from typer.testing import CliRunner
 
-from schemawire.cli.app import app
+from schemawire.cli._app import app
 from tests.helpers import EXAMPLES
 
 REFUND = EXAMPLES / "refund"

@@ -26,10 +26,10 @@ from schemawire.gates import (
     ValueLimits,
     Verdict,
 )
+from schemawire.gates._cut_blocks import cut_blocks
 from schemawire.gates._schema_view import SchemaView
+from schemawire.gates._truncate import size_of
 from schemawire.gates._values import first_problem, plain_json
-from schemawire.gates.results import _cut_blocks
-from schemawire.gates.truncate import size_of
 from schemawire.types import ToolSpec
 
 T = TypeVar("T")
@@ -325,7 +325,7 @@ def test_many_tiny_blocks_are_left_out_without_a_cut_attempt_each() -> None:
     # it, then threw the cut away (3.0 s; 300,000 blocks about 9 s). Timed alone: the gate's
     # walk and redaction of so many blocks take their own (linear) time.
     blocks = [{"type": "text", "text": "a"} for _ in range(300_000)]
-    (content, changes), seconds = seconds_of(lambda: _cut_blocks(blocks, 32 * 1024, None))
+    (content, changes), seconds = seconds_of(lambda: cut_blocks(blocks, 32 * 1024, None))
     assert seconds < 2
     assert size_of(content) <= 32 * 1024
     kept = len(content) - 1

@@ -11,7 +11,7 @@ from typing import Any
 
 from typer.testing import CliRunner
 
-from schemawire.cli.app import app
+from schemawire.cli._app import app
 from schemawire.host.workflow import FlowRunner
 from schemawire.store import DEFAULT_STORE, SHORT_ID, SqliteStore
 from schemawire.trace import trace_path

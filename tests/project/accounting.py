@@ -15,8 +15,8 @@ from typing import Any
 
 from schemawire._pointer import join, resolve
 from schemawire.project._transforms import METADATA
+from schemawire.schema._walk import iter_sites
 from schemawire.schema.dialect import DRAFT_2020_12
-from schemawire.schema.walk import iter_sites
 from schemawire.types import Projection, ToolSpec
 from tests.helpers import json_strings
 

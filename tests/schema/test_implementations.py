@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 
 from schemawire._json import dumps
 from schemawire.application.check import check_repository
-from schemawire.cli.app import app
+from schemawire.cli._app import app
 from schemawire.errors import ConfigError, ErrorCode, UsageError
 from schemawire.mcp.launch import load_implementations as served
 from schemawire.schema.implementations import (
@@ -158,7 +158,7 @@ def test_check_reads_implementations_without_the_mcp_sdk(tmp_path: Path) -> None
     code = f"""
 import sys
 from schemawire.application.check import check_repository
-from schemawire.cli.app import app
+from schemawire.cli._app import app
 report = check_repository({str(ROOT / "examples/support-desk")!r})
 assert report.findings == (), report.findings
 above = ("mcp", "httpx", "httpx2", "schemawire.mcp", "schemawire.host")

@@ -12,7 +12,7 @@ import anyio
 import pytest
 
 from schemawire.store import Checkpoint, Store, StoreError
-from schemawire.store.offloop import OffLoop
+from schemawire.store._offloop import OffLoop
 
 pytestmark = pytest.mark.anyio
 

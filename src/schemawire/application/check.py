@@ -23,12 +23,12 @@ from pathlib import Path
 
 from schemawire.errors import UsageError
 from schemawire.project.export import AdapterStatus, adapter_status
-from schemawire.schema.breakage import Unusable, consequence, restatements, unusable_files
+from schemawire.schema._breakage import Unusable, consequence, restatements, unusable_files
+from schemawire.schema._positions import locate
 from schemawire.schema.config import Config
 from schemawire.schema.fixtures import FixtureReport, NotRun, check_fixtures
 from schemawire.schema.implementations import implementation_findings
 from schemawire.schema.lint import lint_repository
-from schemawire.schema.positions import locate
 from schemawire.schema.repository import Repository
 from schemawire.schema.rules import Finding, Severity, rule
 

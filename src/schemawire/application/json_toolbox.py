@@ -22,8 +22,8 @@ from schemawire._json import (
     loads_lines,
 )
 from schemawire.errors import ErrorCode, InputError, JSONError, SchemaError
-from schemawire.schema.breakage import Unusable, diagnose
-from schemawire.schema.positions import locate
+from schemawire.schema._breakage import Unusable, diagnose
+from schemawire.schema._positions import locate
 from schemawire.schema.repository import Repository
 from schemawire.schema.schema_file import SchemaFile
 from schemawire.schema.validator import CompiledSchema, compile_schema

@@ -2,7 +2,7 @@
 
 ``schemawire --version`` and ``schemawire --help`` answer before Typer is imported: the version
 is a constant, and the top-level help is the text Typer renders for the app, stored beside this
-module (`schemawire.cli.toplevel`). Everything else goes to the Typer app, which imports only
+module (`schemawire.cli._toplevel`). Everything else goes to the Typer app, which imports only
 the command that runs.
 """
 
@@ -15,11 +15,11 @@ __all__ = ["main"]
 
 def main() -> None:
     """Run the ``schemawire`` command; the process exits with its status."""
-    from schemawire.cli.toplevel import answer
+    from schemawire.cli._toplevel import answer
 
     answered = answer(sys.argv[1:], sys.stdout)
     if answered is not None:
         sys.exit(answered)
-    from schemawire.cli.app import app
+    from schemawire.cli._app import app
 
     app(prog_name="schemawire")

@@ -87,49 +87,87 @@ def case_from_trace(
         JSONError: a line of the trace is not a hop.
     """
     trace = Path(trace)
-    runs = _runs(read_trace(trace))
-    hops = runs[-1] if runs else []
+    hops, notes = _last_run(trace)
     probe = read_outcome(hops)
     if probe.input is None:
         raise UsageError(f"{trace}: the trace holds no user input: is it a run's trace?")
-    notes: list[str] = []
-    if len(runs) > 1:
-        notes.append(
-            f"the trace holds {len(runs)} runs; the case is the last (run {hops[0].run_id})"
-        )
     document: dict[str, Any] = {
         "$schema": CASE_SCHEMA_ID,
         "name": name or trace.stem,
         "description": f"Recorded from {trace.name} by schemawire eval --from-trace.",
     }
     if probe.steps:
-        found = _flow(flow, repo, probe, notes)
-        outcome = read_outcome(hops, route_targets(found))
-        root = Path(repo).resolve() if repo is not None else find_root(found.path.parent)
-        path = _path(root, out, trace)
-        document |= _place(root, path)
-        document["flow"] = Path(os.path.relpath(found.path.resolve(), root)).as_posix()
-        document["input"] = outcome.input
-        models = _flow_models(found, outcome, notes)
-        if models:
-            document["models"] = models
+        outcome, path, body = _flow_run(
+            hops, probe, trace, flow=flow, repo=repo, out=out, notes=notes
+        )
     else:
-        outcome = probe
-        root = find_root(repo if repo is not None else ".")
-        path = _path(root, out, trace)
-        document |= _place(root, path)
-        document["input"] = outcome.input
-        document["model"] = _single_model(outcome)
-        notes.append(
-            "the trace does not say which script or model answered: the responses "
-            "it recorded are written into the case"
-        )
-        notes.append(
-            "the system prompt, the options and the tools offered are not read from "
-            "the trace: the case offers every [serve.tools] function"
-        )
+        outcome, path, body = _agent_run(probe, trace, repo=repo, out=out, notes=notes)
+    document |= body
     document["expect"] = _expect(outcome, notes)
     return RecordedCase(document, path, notes)
+
+
+def _last_run(trace: Path) -> tuple[list[Hop], list[str]]:
+    """The hops of the last run in ``trace``, and a note when it holds more than one."""
+    runs = _runs(read_trace(trace))
+    hops = runs[-1] if runs else []
+    notes: list[str] = []
+    if len(runs) > 1:
+        notes.append(
+            f"the trace holds {len(runs)} runs; the case is the last (run {hops[0].run_id})"
+        )
+    return hops, notes
+
+
+def _flow_run(
+    hops: list[Hop],
+    probe: Outcome,
+    trace: Path,
+    *,
+    flow: str | Path | None,
+    repo: str | Path | None,
+    out: str | Path | None,
+    notes: list[str],
+) -> tuple[Outcome, Path, dict[str, Any]]:
+    """A flow run's outcome (read with its flow's routes), the case's path, and the case's
+    ``repo``, ``flow``, ``input`` and ``models``."""
+    found = _flow(flow, repo, probe, notes)
+    outcome = read_outcome(hops, route_targets(found))
+    root = Path(repo).resolve() if repo is not None else find_root(found.path.parent)
+    path = _path(root, out, trace)
+    body = _place(root, path)
+    body["flow"] = Path(os.path.relpath(found.path.resolve(), root)).as_posix()
+    body["input"] = outcome.input
+    models = _flow_models(found, outcome, notes)
+    if models:
+        body["models"] = models
+    return outcome, path, body
+
+
+def _agent_run(
+    outcome: Outcome,
+    trace: Path,
+    *,
+    repo: str | Path | None,
+    out: str | Path | None,
+    notes: list[str],
+) -> tuple[Outcome, Path, dict[str, Any]]:
+    """A single agent's outcome, the case's path, and the case's ``repo``, ``input`` and
+    ``model`` (its recorded responses, inline)."""
+    root = find_root(repo if repo is not None else ".")
+    path = _path(root, out, trace)
+    body = _place(root, path)
+    body["input"] = outcome.input
+    body["model"] = _single_model(outcome)
+    notes.append(
+        "the trace does not say which script or model answered: the responses "
+        "it recorded are written into the case"
+    )
+    notes.append(
+        "the system prompt, the options and the tools offered are not read from "
+        "the trace: the case offers every [serve.tools] function"
+    )
+    return outcome, path, body
 
 
 def _runs(hops: Iterable[Hop]) -> list[list[Hop]]:

@@ -21,7 +21,7 @@ from typing import Any
 
 from schemawire._json import ParseLimits, loads
 from schemawire.errors import JSONError
-from schemawire.gates.truncate import size_of, truncate
+from schemawire.gates._truncate import size_of, truncate
 from schemawire.gates.verdict import Change
 from schemawire.schema.validator import CompiledSchema, compile_schema
 from schemawire.types import Rejection, Violation

@@ -10,13 +10,14 @@
 The names load on first use, so that a run of a scripted model never imports the HTTP client
 (`HttpModel` brings it), and importing one part (``schemawire.host.model_spec`` for
 `model_from_spec`, say) does not import the loop. Flow files are `schemawire.flows`, below the
-host; `schemawire.host.workflow` runs them.
+host; `schemawire.host.workflow` runs them (`FlowRunner`).
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
+
+from schemawire._lazy import LazyNames
 
 if TYPE_CHECKING:
     from schemawire.host.loop import CallRecord, Host, HostOptions, RunResult
@@ -30,14 +31,25 @@ if TYPE_CHECKING:
         StreamingModel,
     )
     from schemawire.host.providers import HttpModel
-    from schemawire.host.tools import McpTool, PythonTool, ToolRunner, mcp_tools, python_tools
+    from schemawire.host.tools import (
+        McpTool,
+        PythonTool,
+        ToolRunner,
+        current_idempotency_key,
+        mcp_tools,
+        python_tools,
+    )
+    from schemawire.host.workflow import FlowResult, FlowRunner, JournaledTool
 
 __all__ = [
     "CallRecord",
     "DeltaSink",
+    "FlowResult",
+    "FlowRunner",
     "Host",
     "HostOptions",
     "HttpModel",
+    "JournaledTool",
     "McpTool",
     "Model",
     "ModelError",
@@ -47,6 +59,7 @@ __all__ = [
     "ScriptedModel",
     "StreamingModel",
     "ToolRunner",
+    "current_idempotency_key",
     "mcp_tools",
     "model_from_spec",
     "python_tools",
@@ -54,8 +67,8 @@ __all__ = [
 
 # Each module's names again, as in its own __all__: the facade names them to load lazily.
 _HOMES = {
-    "loop": ("CallRecord", "Host", "HostOptions", "RunResult"),
-    "models": (
+    "schemawire.host.loop": ("CallRecord", "Host", "HostOptions", "RunResult"),
+    "schemawire.host.models": (
         "DeltaSink",
         "Model",
         "ModelError",
@@ -63,17 +76,20 @@ _HOMES = {
         "PoolingModel",
         "StreamingModel",
     ),
-    "model_spec": ("model_from_spec",),
-    "providers": ("HttpModel",),
-    "tools": ("McpTool", "PythonTool", "ToolRunner", "mcp_tools", "python_tools"),
+    "schemawire.host.model_spec": ("model_from_spec",),
+    "schemawire.host.providers": ("HttpModel",),
+    "schemawire.host.tools": (
+        "McpTool",
+        "PythonTool",
+        "ToolRunner",
+        "current_idempotency_key",
+        "mcp_tools",
+        "python_tools",
+    ),
+    "schemawire.host.workflow": ("FlowResult", "FlowRunner", "JournaledTool"),
 }
-_MODULE_OF = {name: module for module, names in _HOMES.items() for name in names}
+_NAMES = LazyNames("schemawire.host", _HOMES)
 
 
 def __getattr__(name: str) -> Any:
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module 'schemawire.host' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"schemawire.host.{module}"), name)
-    globals()[name] = value
-    return value
+    return _NAMES.load(name)

@@ -38,6 +38,7 @@ from schemawire.host.models import Model
 from schemawire.host.tools import ToolRunner, current_idempotency_key
 from schemawire.schema.repository import Repository
 from schemawire.schema.validator import CompiledSchema
+from schemawire.store._offloop import OffLoop
 from schemawire.store.base import (
     CallStatus,
     Checkpoint,
@@ -45,7 +46,6 @@ from schemawire.store.base import (
     Store,
     idempotency_key,
 )
-from schemawire.store.offloop import OffLoop
 from schemawire.trace import Trace, new_run_id
 from schemawire.types import Rejection, ToolResult, ToolSpec
 

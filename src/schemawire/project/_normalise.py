@@ -17,8 +17,8 @@ from schemawire._json import quoted
 from schemawire._pointer import join
 from schemawire.errors import ErrorCode, InputError
 from schemawire.project._type_names import FALSY, TRUTHY, parse_type
+from schemawire.schema._type_names import JSON_TYPES
 from schemawire.schema.dialect import SUBSCHEMA_LISTS, SUBSCHEMA_MAPS, SUBSCHEMA_SINGLE
-from schemawire.schema.type_names import JSON_TYPES
 
 __all__ = [
     "DRAFT_2020_12",

@@ -4,7 +4,7 @@ The Berkeley Function Calling Leaderboard, xLAM and similar collections write ty
 Java names (``dict``, ``float``, ``HashMap``), as expressions (``List[str]``, ``Optional[int]``,
 ``"str, optional"``) or leave them out (``any``). `parse_type` reads each as the JSON Schema
 that means the same, and says whether the expression marked the value optional; the names
-themselves are `schemawire.schema.type_names`, which the linter reads too.
+themselves are `schemawire.schema._type_names`, which the linter reads too.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from schemawire.schema.type_names import ANY_TYPES, ARRAY_TYPES, OBJECT_TYPES, json_type_for
+from schemawire.schema._type_names import ANY_TYPES, ARRAY_TYPES, OBJECT_TYPES, json_type_for
 
 __all__ = [
     "FALSY",

@@ -1,7 +1,8 @@
-"""The structural comparison behind `schemawire.schema.diff`: two schemas walked side by side.
+"""The structural comparison behind `schemawire.schema.diff`: the comparers, one per keyword.
 
-This module owns the walk and the comparers: what differs between two schemas, not what that
-means. `differences` compares subschema by subschema, keyword by keyword (a table of comparers,
+This module owns the comparers: what differs between two schemas, not what that means; the
+walk that carries them (references, unions, definitions) is `schemawire.schema._side_by_side`.
+`differences` compares subschema by subschema, keyword by keyword (a table of comparers,
 one per group of keywords), through ``$ref`` within a document and into the other documents
 given (a repository's, by URI; nothing is fetched); a ``$defs`` entry no reference reached is
 compared on its own. ``anyOf``, ``oneOf`` and ``allOf`` are compared as sets of branches, best
@@ -18,31 +19,28 @@ walk only which codes change nothing but annotations, and classifies what comes 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
-from urllib.parse import unquote, urldefrag, urljoin
 
 from schemawire._json import canonical
-from schemawire._pointer import join, resolve
+from schemawire._pointer import join
+from schemawire.schema._side_by_side import (
+    ABSENT,
+    INERT,
+    At,
+    Comparer,
+    Comparers,
+    Found,
+    Resolver,
+    Walk,
+    mapping_at,
+    union_keys,
+)
 from schemawire.schema.dialect import DEFAULT_DIALECT, dialect_named
-from schemawire.schema.walk import iter_sites
 
-__all__ = ["ABSENT", "At", "Found", "differences", "document_root"]
-
-
-class _Absent:
-    """The value of a keyword a schema does not have (``None`` is JSON ``null``)."""
-
-    def __repr__(self) -> str:
-        return "ABSENT"
-
-
-ABSENT: Any = _Absent()
-
-Found = tuple[str, str, Any, Any]
-"""One difference: its code, its pointer, the value before and the value after."""
+__all__ = ["differences"]
 
 
 def differences(
@@ -59,246 +57,21 @@ def differences(
     which codes change only annotations: a ``not`` or ``if``/``then``/``else`` whose
     subschemas differ only by those is not a change of what it accepts.
     """
-    walk = _Walk(
-        _Resolver({**old_documents, old.base: old.schema}),
-        _Resolver({**new_documents, new.base: new.schema}),
+    walk = Walk(
+        Resolver({**old_documents, old.base: old.schema}),
+        Resolver({**new_documents, new.base: new.schema}),
         is_annotation,
+        _TABLE,
     )
     walk.compare(old, new, "")
     walk.compare_definitions(old, new)
     return tuple(walk.found)
 
 
-# --- walking two schemas side by side ------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class At:
-    """One side of the comparison: a subschema and the base URI its references resolve against."""
-
-    schema: Any
-    base: str
-
-    def get(self, keyword: str) -> Any:
-        return self.schema.get(keyword, ABSENT) if isinstance(self.schema, dict) else ABSENT
-
-    def sub(self, schema: Any) -> At:
-        identifier = schema.get("$id") if isinstance(schema, dict) else None
-        if isinstance(identifier, str) and not identifier.startswith("#"):
-            try:
-                return At(schema, urldefrag(urljoin(self.base, identifier)).url)
-            except ValueError:  # not a URI: the repository rules report it
-                pass
-        return At(schema, self.base)
-
-    def without(self, keyword: str) -> At:
-        return At({k: v for k, v in self.schema.items() if k != keyword}, self.base)
-
-
-def document_root(document: Any, uri: str) -> At:
-    """A whole document retrieved from ``uri``: its base is moved by a root ``$id``."""
-    return At(document, uri).sub(document)
-
-
-class _Resolver:
-    """What a ``$ref`` names among some documents, by URI and JSON Pointer or anchor; nothing is
-    ever fetched."""
-
-    def __init__(self, documents: Mapping[str, Any]) -> None:
-        self._resources: dict[str, Any] = {}
-        self._anchors: dict[tuple[str, str], Any] = {}
-        for uri, document in documents.items():
-            self._index(uri, document)
-
-    def _index(self, uri: str, document: Any) -> None:
-        self._resources.setdefault(uri, document)
-        declared = document.get("$schema") if isinstance(document, dict) else None
-        dialect = dialect_named(declared if isinstance(declared, str) else None) or DEFAULT_DIALECT
-        for site in iter_sites(document, dialect, uri):
-            if isinstance(site.schema, dict):
-                if isinstance(site.schema.get("$id"), str):
-                    self._resources.setdefault(site.base_uri, site.schema)
-                anchor = site.schema.get("$anchor")
-                if isinstance(anchor, str):
-                    self._anchors.setdefault((site.base_uri, anchor), site.schema)
-
-    def target(self, at: At) -> At | None:
-        """What the ``$ref`` of ``at`` names, or None when it names nothing known."""
-        try:
-            url, fragment = urldefrag(urljoin(at.base, at.schema["$ref"]))
-        except (TypeError, ValueError):
-            return None
-        resource, fragment = self._resources.get(url), unquote(fragment)
-        if resource is None:
-            return None
-        if not fragment.startswith("/") and fragment:
-            found = self._anchors.get((url, fragment))
-            return None if found is None else At(found, url)
-        try:
-            return At(resource, url).sub(resolve(resource, fragment))
-        except KeyError:
-            return None
-
-
-class _Walk:
-    """Compares two schemas keyword by keyword and records what differs, subschema by subschema."""
-
-    def __init__(
-        self, old: _Resolver, new: _Resolver, is_annotation: Callable[[str], bool]
-    ) -> None:
-        self.old_refs, self.new_refs = old, new
-        self.is_annotation = is_annotation
-        self.found: list[Found] = []
-        self._followed: set[tuple[int, int]] = set()
-        self._reached: set[int] = set()
-
-    def emit(self, code: str, pointer: str, old: Any = ABSENT, new: Any = ABSENT) -> None:
-        self.found.append((code, pointer, old, new))
-
-    def annotations_only(self, pairs: Iterable[tuple[At, At, str]]) -> bool:
-        """Compare each pair apart; when only annotations differ, record them and say so, else
-        record nothing (for keywords whose changes cannot be read as a narrowing or widening)."""
-        fork = _Walk(self.old_refs, self.new_refs, self.is_annotation)
-        fork._followed, fork._reached = self._followed, self._reached
-        for old, new, pointer in pairs:
-            fork.compare(old, new, pointer)
-        if all(self.is_annotation(code) for code, *_ in fork.found):
-            self.found.extend(fork.found)
-            return True
-        return False
-
-    def compare(self, old: At, new: At, pointer: str) -> None:
-        """Record how ``new`` differs from ``old``; both sit at ``pointer``."""
-        if old.schema is False or new.schema is False:
-            if old.schema is not new.schema:
-                code = "FALSE_SCHEMA_ADDED" if new.schema is False else "FALSE_SCHEMA_REMOVED"
-                self.emit(code, pointer, old.schema, new.schema)
-            return
-        old, new = _as_object(old), _as_object(new)
-        if "$ref" in old.schema or "$ref" in new.schema:
-            self._through_references(old, new, pointer)
-            return
-        old, new = _aligned_unions(old, new)
-        for keywords, comparer in _COMPARERS:
-            if any(k in old.schema or k in new.schema for k in keywords):
-                comparer(self, old, new, pointer)
-        _compare_annotations(self, old, new, pointer)
-
-    def _through_references(self, old: At, new: At, pointer: str) -> None:
-        old_target = self.old_refs.target(old) if "$ref" in old.schema else None
-        new_target = self.new_refs.target(new) if "$ref" in new.schema else None
-        if old_target is not None and new_target is not None:
-            self._follow(old_target, new_target, join(pointer, "$ref"))
-        elif old_target is not None and "$ref" not in new.schema:
-            self.compare(_inlined(old, old_target), new, pointer)
-            return
-        elif new_target is not None and "$ref" not in old.schema:
-            self.compare(old, _inlined(new, new_target), pointer)
-            return
-        elif old.get("$ref") != new.get("$ref") or (old_target is None) != (new_target is None):
-            self.emit("REF_CHANGED", join(pointer, "$ref"), old.get("$ref"), new.get("$ref"))
-        self.compare(old.without("$ref"), new.without("$ref"), pointer)
-
-    def _follow(self, old: At, new: At, pointer: str) -> None:
-        """Compare two targets once: a definition used in several places (or by itself) is
-        reported where it is first reached."""
-        pair = (id(old.schema), id(new.schema))
-        if pair in self._followed:
-            return
-        self._followed.add(pair)
-        self._reached.update(pair)
-        self.compare(old, new, pointer)
-
-    def compare_definitions(self, old: At, new: At) -> None:
-        """Compare the root ``$defs`` (and draft-07 ``definitions``) that no reference reached:
-        what a shared file offers to other files."""
-        for keyword in ("$defs", "definitions"):
-            before, after = _mapping(old, keyword), _mapping(new, keyword)
-            for name in _union(before, after):
-                where = join("", keyword, name)
-                if name not in before:
-                    self.emit("DEFINITION_ADDED", where, new=after[name])
-                elif name not in after:
-                    self.emit("DEFINITION_REMOVED", where, old=before[name])
-                elif not {id(before[name]), id(after[name])} & self._reached:
-                    self._follow(old.sub(before[name]), new.sub(after[name]), where)
-
-
-def _as_object(at: At) -> At:
-    """``true`` as the empty schema; anything that is not a schema object as the empty schema."""
-    return at if isinstance(at.schema, dict) else At({}, at.base)
-
-
-def _inlined(at: At, target: At) -> At:
-    """A schema with a ``$ref`` beside other keywords, read as one schema: the target's keywords
-    and its own (best effort: the two apply together)."""
-    if target.schema is False:
-        return target
-    merged = dict(target.schema) if isinstance(target.schema, dict) else {}
-    merged.update((k, v) for k, v in at.schema.items() if k != "$ref")
-    return At(merged, target.base)
-
-
-def _aligned_unions(old: At, new: At) -> tuple[At, At]:
-    """A schema compared with a pure ``anyOf`` or ``oneOf`` (nothing else but annotations) is
-    read as a union of one branch, so that ``string`` becoming ``anyOf: [string, null]`` is one
-    alternative added, not a new type and a new combinator."""
-    for keyword in ("anyOf", "oneOf"):
-        if _pure_union(new, keyword) and _plain(old):
-            return _as_union(old, keyword), new
-        if _pure_union(old, keyword) and _plain(new):
-            return old, _as_union(new, keyword)
-    return old, new
-
-
-def _validating(at: At) -> dict[str, Any]:
-    """The keywords of ``at`` that validate: no annotations, identifiers or definitions."""
-    return {k: v for k, v in at.schema.items() if k not in _INERT and not k.startswith("x-")}
-
-
-def _pure_union(at: At, keyword: str) -> bool:
-    return isinstance(at.get(keyword), list) and _validating(at).keys() == {keyword}
-
-
-def _plain(at: At) -> bool:
-    """Whether ``at`` validates something, without a combinator."""
-    keywords = _validating(at).keys()
-    return bool(keywords) and not keywords & {"anyOf", "oneOf", "allOf"}
-
-
-def _as_union(at: At, keyword: str) -> At:
-    validating = _validating(at)
-    rest = {k: v for k, v in at.schema.items() if k not in validating}
-    return At({**rest, keyword: [validating]}, at.base)
-
-
-_INERT = frozenset(
-    {
-        "title",
-        "description",
-        "default",
-        "examples",
-        "$comment",
-        "deprecated",
-        "readOnly",
-        "writeOnly",
-        "$id",
-        "$schema",
-        "$anchor",
-        "$dynamicAnchor",
-        "$defs",
-        "definitions",
-        "x-version",
-    }
-)
-
-
 # --- the comparers: one per group of keywords -----------------------------------------------------
 
-_Comparer = Callable[[_Walk, At, At, str], None]
 
-
-def _compare_type(walk: _Walk, old: At, new: At, pointer: str) -> None:
+def _compare_type(walk: Walk, old: At, new: At, pointer: str) -> None:
     before, after = _types(old.get("type")), _types(new.get("type"))
     if before != after:
         code = "TYPE_NARROWED" if after < before else "TYPE_WIDENED" if after > before else None
@@ -317,7 +90,7 @@ def _types(value: Any) -> frozenset[str]:
     return frozenset(accepted | ({"integer"} if "number" in accepted else set()))
 
 
-def _compare_enum(walk: _Walk, old: At, new: At, pointer: str) -> None:
+def _compare_enum(walk: Walk, old: At, new: At, pointer: str) -> None:
     before, after, where = old.get("enum"), new.get("enum"), join(pointer, "enum")
     if not isinstance(before, list) or not isinstance(after, list):
         _compare_value(walk, where, before, after, ("ENUM_ADDED", "ENUM_REMOVED", "ENUM_ADDED"))
@@ -335,17 +108,17 @@ def _by_value(values: list[Any]) -> dict[str, Any]:
     return {_canonical(value): value for value in values}
 
 
-def _value_comparer(keyword: str, codes: tuple[str, str, str]) -> _Comparer:
+def _value_comparer(keyword: str, codes: tuple[str, str, str]) -> Comparer:
     """A comparer for a keyword whose value is compared as a whole: added, removed or changed."""
 
-    def compare(walk: _Walk, old: At, new: At, pointer: str) -> None:
+    def compare(walk: Walk, old: At, new: At, pointer: str) -> None:
         _compare_value(walk, join(pointer, keyword), old.get(keyword), new.get(keyword), codes)
 
     return compare
 
 
 def _compare_value(
-    walk: _Walk, where: str, before: Any, after: Any, codes: tuple[str, str, str]
+    walk: Walk, where: str, before: Any, after: Any, codes: tuple[str, str, str]
 ) -> None:
     if _canonical(before) == _canonical(after):
         return
@@ -354,7 +127,7 @@ def _compare_value(
     walk.emit(code, where, before, after)
 
 
-def _compare_dialect(walk: _Walk, old: At, new: At, pointer: str) -> None:
+def _compare_dialect(walk: Walk, old: At, new: At, pointer: str) -> None:
     before, after = old.get("$schema"), new.get("$schema")
     if _dialect_of(before) != _dialect_of(after) or (
         _dialect_of(before) is None and before != after
@@ -393,7 +166,7 @@ class _Bound:
     strictness: tuple[Any, int]  # greater accepts less
 
 
-def _compare_bounds(walk: _Walk, old: At, new: At, pointer: str) -> None:
+def _compare_bounds(walk: Walk, old: At, new: At, pointer: str) -> None:
     for keywords, sign in _BOUNDS:
         before, after = _tightest(old, keywords, sign), _tightest(new, keywords, sign)
         if before is not None and after is not None and before.strictness != after.strictness:
@@ -415,7 +188,7 @@ def _tightest(at: At, keywords: tuple[str, ...], sign: int) -> _Bound | None:
 
 
 def _report_bound(
-    walk: _Walk, where: str, before: _Bound | None, after: _Bound | None, *, tighter: bool
+    walk: Walk, where: str, before: _Bound | None, after: _Bound | None, *, tighter: bool
 ) -> None:
     """Show plain numbers, or ``{keyword: value}`` when the keyword changed (a ``minimum`` that
     became an ``exclusiveMinimum``)."""
@@ -426,7 +199,7 @@ def _report_bound(
     walk.emit("BOUND_TIGHTENED" if tighter else "BOUND_LOOSENED", where, old, new)
 
 
-def _compare_multiple_of(walk: _Walk, old: At, new: At, pointer: str) -> None:
+def _compare_multiple_of(walk: Walk, old: At, new: At, pointer: str) -> None:
     before, after = _fraction(old.get("multipleOf")), _fraction(new.get("multipleOf"))
     if before == after:
         return
@@ -447,7 +220,7 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def _compare_unique_items(walk: _Walk, old: At, new: At, pointer: str) -> None:
+def _compare_unique_items(walk: Walk, old: At, new: At, pointer: str) -> None:
     before, after = old.get("uniqueItems") is True, new.get("uniqueItems") is True
     if before != after:
         code = "UNIQUE_ITEMS_ADDED" if after else "UNIQUE_ITEMS_REMOVED"
@@ -455,7 +228,7 @@ def _compare_unique_items(walk: _Walk, old: At, new: At, pointer: str) -> None:
         walk.emit(code, where, old.get("uniqueItems"), new.get("uniqueItems"))
 
 
-def _compare_required(walk: _Walk, old: At, new: At, pointer: str) -> None:
+def _compare_required(walk: Walk, old: At, new: At, pointer: str) -> None:
     before, after = _names(old.get("required")), _names(new.get("required"))
     where = join(pointer, "required")
     _name_changes(walk, where, before, after, ("REQUIRED_REMOVED", "REQUIRED_ADDED"))
@@ -466,14 +239,14 @@ def _names(value: Any) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def _members_comparer(keyword: str) -> _Comparer:
+def _members_comparer(keyword: str) -> Comparer:
     """A comparer for ``properties`` or ``patternProperties``: members present on both sides
     are compared; one present on a side only is compared with what the other side's object
     applies to it instead (``additionalProperties``, false when the object is closed)."""
 
-    def compare(walk: _Walk, old: At, new: At, pointer: str) -> None:
-        before, after = _mapping(old, keyword), _mapping(new, keyword)
-        for name in _union(before, after):
+    def compare(walk: Walk, old: At, new: At, pointer: str) -> None:
+        before, after = mapping_at(old, keyword), mapping_at(new, keyword)
+        for name in union_keys(before, after):
             where = join(pointer, keyword, name)
             if name in before and name in after:
                 walk.compare(old.sub(before[name]), new.sub(after[name]), where)
@@ -489,7 +262,7 @@ def _members_comparer(keyword: str) -> _Comparer:
     return compare
 
 
-def _member_added(walk: _Walk, instead: At, added: At, where: str) -> None:
+def _member_added(walk: Walk, instead: At, added: At, where: str) -> None:
     if instead.schema is False:
         walk.emit("PROPERTY_ADDED", where, new=added.schema)
         return
@@ -498,7 +271,7 @@ def _member_added(walk: _Walk, instead: At, added: At, where: str) -> None:
 
 
 # The mirror of _member_added: the same steps with the sides and codes swapped.
-def _member_removed(walk: _Walk, removed: At, instead: At, where: str) -> None:
+def _member_removed(walk: Walk, removed: At, instead: At, where: str) -> None:
     if instead.schema is False:
         walk.emit("PROPERTY_REMOVED", where, old=removed.schema)
         return
@@ -509,7 +282,7 @@ def _member_removed(walk: _Walk, removed: At, instead: At, where: str) -> None:
 def _fallback(at: At, keyword: str, name: str) -> Any:
     """The schema ``at`` applies to a property ``name`` it does not list under ``keyword``."""
     if keyword == "properties":
-        for pattern, schema in _mapping(at, "patternProperties").items():
+        for pattern, schema in mapping_at(at, "patternProperties").items():
             try:
                 if re.search(pattern, name):
                     return schema
@@ -521,10 +294,10 @@ def _fallback(at: At, keyword: str, name: str) -> Any:
     return True
 
 
-def _closing_comparer(keyword: str) -> _Comparer:
+def _closing_comparer(keyword: str) -> Comparer:
     """A comparer for ``additionalProperties`` or ``unevaluatedProperties``."""
 
-    def compare(walk: _Walk, old: At, new: At, pointer: str) -> None:
+    def compare(walk: Walk, old: At, new: At, pointer: str) -> None:
         before, after = old.schema.get(keyword, True), new.schema.get(keyword, True)
         where = join(pointer, keyword)
         if (before is False) == (after is False):
@@ -537,17 +310,17 @@ def _closing_comparer(keyword: str) -> _Comparer:
     return compare
 
 
-def _subschema_comparer(keyword: str) -> _Comparer:
+def _subschema_comparer(keyword: str) -> Comparer:
     """A comparer for a keyword holding one subschema that accepts anything when absent."""
 
-    def compare(walk: _Walk, old: At, new: At, pointer: str) -> None:
+    def compare(walk: Walk, old: At, new: At, pointer: str) -> None:
         before, after = old.schema.get(keyword, True), new.schema.get(keyword, True)
         walk.compare(old.sub(before), new.sub(after), join(pointer, keyword))
 
     return compare
 
 
-def _compare_items(walk: _Walk, old: At, new: At, pointer: str) -> None:
+def _compare_items(walk: Walk, old: At, new: At, pointer: str) -> None:
     """``prefixItems`` (or draft-07 ``items`` as a list) position by position, then the schema
     of the items after them (``items``, or draft-07 ``additionalItems``)."""
     before, after = _prefix(old), _prefix(new)
@@ -573,7 +346,7 @@ def _rest(at: At) -> tuple[str, Any]:
     return "items", at.schema.get("items", True)
 
 
-def _compare_contains(walk: _Walk, old: At, new: At, pointer: str) -> None:
+def _compare_contains(walk: Walk, old: At, new: At, pointer: str) -> None:
     before, after, where = old.get("contains"), new.get("contains"), join(pointer, "contains")
     if before is ABSENT or after is ABSENT:
         codes = ("CONTAINS_ADDED", "CONTAINS_REMOVED", "CONTAINS_ADDED")
@@ -582,7 +355,7 @@ def _compare_contains(walk: _Walk, old: At, new: At, pointer: str) -> None:
         walk.compare(old.sub(before), new.sub(after), where)
 
 
-def _compare_alternatives(walk: _Walk, old: At, new: At, pointer: str) -> None:
+def _compare_alternatives(walk: Walk, old: At, new: At, pointer: str) -> None:
     for keyword in ("anyOf", "oneOf"):
         before, after, where = old.get(keyword), new.get(keyword), join(pointer, keyword)
         if isinstance(before, list) and isinstance(after, list):
@@ -596,14 +369,14 @@ _ALL_OF_CODES = ("ALL_OF_BRANCH_ADDED", "ALL_OF_BRANCH_REMOVED")
 _COMBINATOR_CODES = ("COMBINATOR_ADDED", "COMBINATOR_REMOVED", "COMBINATOR_ADDED")
 
 
-def _compare_all_of(walk: _Walk, old: At, new: At, pointer: str) -> None:
+def _compare_all_of(walk: Walk, old: At, new: At, pointer: str) -> None:
     before, after = old.get("allOf"), new.get("allOf")
     lists = (before if isinstance(before, list) else [], after if isinstance(after, list) else [])
     _compare_branches(walk, (old, new), join(pointer, "allOf"), lists, _ALL_OF_CODES)
 
 
 def _compare_branches(
-    walk: _Walk,
+    walk: Walk,
     sides: tuple[At, At],
     where: str,
     branches: tuple[list[Any], list[Any]],
@@ -651,7 +424,7 @@ def _without_annotations(value: Any) -> Any:
         return {
             k: _without_annotations(v)
             for k, v in value.items()
-            if k not in _INERT and not k.startswith("x-")
+            if k not in INERT and not k.startswith("x-")
         }
     if isinstance(value, list):
         return [_without_annotations(item) for item in value]
@@ -664,7 +437,7 @@ def _shape(branch: Any) -> str:
     return _canonical([branch.get(k) for k in ("type", "$ref")] + ["const" in branch])
 
 
-def _compare_not(walk: _Walk, old: At, new: At, pointer: str) -> None:
+def _compare_not(walk: Walk, old: At, new: At, pointer: str) -> None:
     before, after, where = old.get("not"), new.get("not"), join(pointer, "not")
     if before is ABSENT or after is ABSENT:
         _compare_value(walk, where, before, after, ("NOT_ADDED", "NOT_REMOVED", "NOT_ADDED"))
@@ -672,12 +445,12 @@ def _compare_not(walk: _Walk, old: At, new: At, pointer: str) -> None:
         walk.emit("NOT_CHANGED", where, before, after)
 
 
-def _compare_conditional(walk: _Walk, old: At, new: At, pointer: str) -> None:
+def _compare_conditional(walk: Walk, old: At, new: At, pointer: str) -> None:
     before = {k: v for k, v in old.schema.items() if k in _CONDITIONAL}
     after = {k: v for k, v in new.schema.items() if k in _CONDITIONAL}
     pairs = [
         (old.sub(before.get(k, True)), new.sub(after.get(k, True)), join(pointer, k))
-        for k in _union(before, after)
+        for k in union_keys(before, after)
     ]
     if before.keys() != after.keys() or not walk.annotations_only(pairs):
         walk.emit("CONDITIONAL_CHANGED", join(pointer, "if"), before or ABSENT, after or ABSENT)
@@ -686,10 +459,10 @@ def _compare_conditional(walk: _Walk, old: At, new: At, pointer: str) -> None:
 _CONDITIONAL = frozenset({"if", "then", "else"})
 
 
-def _compare_dependencies(walk: _Walk, old: At, new: At, pointer: str) -> None:
+def _compare_dependencies(walk: Walk, old: At, new: At, pointer: str) -> None:
     for keyword in ("dependentRequired", "dependentSchemas", "dependencies"):
-        before, after = _mapping(old, keyword), _mapping(new, keyword)
-        for name in _union(before, after):
+        before, after = mapping_at(old, keyword), mapping_at(new, keyword)
+        for name in union_keys(before, after):
             where = join(pointer, keyword, name)
             old_value, new_value = before.get(name, ABSENT), after.get(name, ABSENT)
             if isinstance(old_value, list) or isinstance(new_value, list):
@@ -701,12 +474,12 @@ def _compare_dependencies(walk: _Walk, old: At, new: At, pointer: str) -> None:
                 walk.compare(old.sub(old_value), new.sub(new_value), where)
 
 
-def _compare_dependent_names(walk: _Walk, where: str, before: list[str], after: list[str]) -> None:
+def _compare_dependent_names(walk: Walk, where: str, before: list[str], after: list[str]) -> None:
     _name_changes(walk, where, before, after, ("DEPENDENCY_REMOVED", "DEPENDENCY_ADDED"))
 
 
 def _name_changes(
-    walk: _Walk, where: str, before: list[str], after: list[str], codes: tuple[str, str]
+    walk: Walk, where: str, before: list[str], after: list[str], codes: tuple[str, str]
 ) -> None:
     """The first of ``codes`` for each name only ``before`` has, the second for each name only
     ``after`` has."""
@@ -719,10 +492,10 @@ def _name_changes(
             walk.emit(added, where, new=name)
 
 
-def _compare_annotations(walk: _Walk, old: At, new: At, pointer: str) -> None:
+def _compare_annotations(walk: Walk, old: At, new: At, pointer: str) -> None:
     """Every other keyword: annotations, extensions and unknown keywords, which validators
     ignore."""
-    for keyword in _union(old.schema, new.schema):
+    for keyword in union_keys(old.schema, new.schema):
         if keyword in _HANDLED:
             continue
         before, after = old.get(keyword), new.get(keyword)
@@ -731,7 +504,7 @@ def _compare_annotations(walk: _Walk, old: At, new: At, pointer: str) -> None:
 
 
 _ID_CODES = ("ID_CHANGED", "ID_CHANGED", "ID_CHANGED")
-_COMPARERS: tuple[tuple[frozenset[str], _Comparer], ...] = tuple(
+_COMPARERS: tuple[tuple[frozenset[str], Comparer], ...] = tuple(
     (frozenset(keywords), comparer)
     for keywords, comparer in (
         (("$schema",), _compare_dialect),
@@ -777,16 +550,7 @@ _HANDLED = frozenset().union(*(keywords for keywords, _ in _COMPARERS)) | {
     "definitions",
     "$ref",
 }
-
-
-def _mapping(at: At, keyword: str) -> dict[str, Any]:
-    value = at.get(keyword)
-    return value if isinstance(value, dict) else {}
-
-
-def _union(before: Iterable[str], after: Iterable[str]) -> list[str]:
-    """The keys of both, in the order of ``before`` and then of ``after``."""
-    return list(dict.fromkeys([*before, *after]))
+_TABLE = Comparers(_COMPARERS, _compare_annotations)
 
 
 def _canonical(value: Any) -> str:

@@ -13,11 +13,12 @@ readers; a handoff or state schema has a party on each side, so either direction
 This module owns the public surface: the results (`SchemaChange`, `SchemaDiff`,
 `RepositoryDiff`), the stable codes of `CHANGE_KINDS` with the side each breaks, roles and the
 severity they give a change, the ``x-version`` checks, and the entry points below; an older
-state of a repository is read from git by `schemawire.schema.revision`. The structural
+state of a repository is read from git by `schemawire.schema._revision`. The structural
 comparison (two schemas walked side by side, keyword by keyword, through ``$ref`` within a
-document and into the repository's other files) lives in `schemawire.schema._compare`, which
-reports each difference by code and pointer; here it becomes a `SchemaChange`. A ``pattern``,
-``not`` or ``if``/``then``/``else`` that differs counts as a change both ways, since which one
+document and into the repository's other files) lives in `schemawire.schema._compare` (the
+keyword comparers) over `schemawire.schema._side_by_side` (the walk), which reports each
+difference by code and pointer; here it becomes a `SchemaChange`. A ``pattern``, ``not`` or
+``if``/``then``/``else`` that differs counts as a change both ways, since which one
 accepts more cannot be decided in general.
 
     diff_schemas(old, new, role=...)     two schema documents: their changes
@@ -39,10 +40,11 @@ from typing import Any
 
 from schemawire._json import load_file
 from schemawire.errors import UsageError
-from schemawire.schema._compare import ABSENT, At, differences, document_root
-from schemawire.schema.files import relpath
+from schemawire.schema._compare import differences
+from schemawire.schema._files import relpath
+from schemawire.schema._revision import repository_at
+from schemawire.schema._side_by_side import ABSENT, At, document_root
 from schemawire.schema.repository import Repository
-from schemawire.schema.revision import repository_at
 from schemawire.schema.rules import Finding, rule
 from schemawire.schema.schema_file import SchemaFile
 

@@ -27,9 +27,9 @@ from typing import Any
 from schemawire._json import JSONValue, load_file, loads_lines
 from schemawire._jsonpos import nearest_offset, pointer_offsets, position
 from schemawire.errors import JSONError, SchemaError
-from schemawire.schema.files import json_files, linked_outside, relpath
+from schemawire.schema._files import json_files, linked_outside, relpath
+from schemawire.schema._repository_checks import unreadable
 from schemawire.schema.repository import Repository
-from schemawire.schema.repository_checks import unreadable
 from schemawire.schema.rules import Finding, rule
 from schemawire.schema.schema_file import KINDS, SchemaFile
 from schemawire.schema.validator import CompiledSchema

@@ -33,7 +33,7 @@ from typing import Any
 
 from schemawire._pointer import join
 from schemawire.errors import ConfigError, ErrorCode, UsageError, one_line
-from schemawire.schema.files import relpath
+from schemawire.schema._files import relpath
 from schemawire.schema.repository import Repository
 from schemawire.schema.rules import Finding, rule
 from schemawire.schema.schema_file import SchemaFile

@@ -17,13 +17,13 @@ from typing import Any
 
 from schemawire._json import canonical, quoted
 from schemawire._pointer import join
+from schemawire.schema._type_names import ANY_TYPES, JSON_TYPES, json_type_for
+from schemawire.schema._walk import Site
 from schemawire.schema.config import LintConfig
 from schemawire.schema.dialect import KNOWN_FORMATS
 from schemawire.schema.repository import Repository
 from schemawire.schema.rules import Finding, rule
 from schemawire.schema.schema_file import SchemaFile
-from schemawire.schema.type_names import ANY_TYPES, JSON_TYPES, json_type_for
-from schemawire.schema.walk import Site
 
 __all__ = ["FILE_CHECKS", "SITE_CHECKS", "lint_file", "lint_repository"]
 

@@ -16,8 +16,8 @@ from urllib.parse import unquote, urldefrag, urljoin, urlsplit
 import jsonschema_rs
 
 from schemawire._pointer import join
+from schemawire.schema._walk import Site
 from schemawire.schema.schema_file import SchemaFile
-from schemawire.schema.walk import Site
 
 __all__ = ["FileIndex", "Reference", "build_registry", "references_of"]
 

@@ -1,7 +1,7 @@
 """A repository of schema files: discovered, identified by ``$id``, resolved locally, checked.
 
 `Repository.load` reads every file (`schemawire.schema.schema_file`), checks what makes a file a
-usable schema (`schemawire.schema.repository_checks`: JSON, dialect, metaschema, a stable
+usable schema (`schemawire.schema._repository_checks`: JSON, dialect, metaschema, a stable
 ``$id``, a semver ``x-version``, references that resolve inside the repository), and collects
 each problem as a `Finding`: one bad file never hides the others. References resolve through a
 registry of the repository's own files (`schemawire.schema.references`); nothing is ever
@@ -18,19 +18,19 @@ from typing import Any
 import jsonschema_rs
 
 from schemawire.errors import ErrorCode, SchemaError
-from schemawire.schema.config import Config, load_config
-from schemawire.schema.references import FileIndex, Reference, build_registry, references_of
-from schemawire.schema.repository_checks import (
+from schemawire.schema._repository_checks import (
     check_file,
     check_ids,
     check_names,
     check_references,
     unreadable,
 )
+from schemawire.schema._walk import Site, iter_sites
+from schemawire.schema.config import Config, load_config
+from schemawire.schema.references import FileIndex, Reference, build_registry, references_of
 from schemawire.schema.rules import Finding
 from schemawire.schema.schema_file import OUTPUT_SUFFIX, SchemaFile, discover, read_schema_file
 from schemawire.schema.validator import CompiledSchema, compile_schema
-from schemawire.schema.walk import Site, iter_sites
 from schemawire.types import ToolSpec
 
 __all__ = ["Repository"]

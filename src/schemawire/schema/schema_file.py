@@ -20,9 +20,9 @@ from urllib.parse import urlsplit
 
 from schemawire._json import load_file
 from schemawire.errors import JSONError
+from schemawire.schema._files import json_files, linked_outside, relpath
 from schemawire.schema.config import Config
 from schemawire.schema.dialect import Dialect, dialect_named
-from schemawire.schema.files import json_files, linked_outside, relpath
 
 __all__ = ["KINDS", "OUTPUT_SUFFIX", "SchemaFile", "discover", "own_uri", "read_schema_file"]
 

@@ -11,6 +11,7 @@ of tool calls so that a resumed run never repeats a completed one.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
 
 # The facade: base.py's names again, as the public face of the store package.
@@ -29,11 +30,15 @@ from schemawire.store.base import (
 )
 from schemawire.store.sqlite import SqliteStore
 
+if TYPE_CHECKING:
+    from schemawire.store.postgres import PostgresStore
+
 __all__ = [
     "SHORT_ID",
     "CallStatus",
     "Checkpoint",
     "JournalEntry",
+    "PostgresStore",
     "RunInfo",
     "RunLookupError",
     "RunStatus",
@@ -46,6 +51,15 @@ __all__ = [
 ]
 
 DEFAULT_STORE = "sqlite:.schemawire/runs.db"
+
+
+def __getattr__(name: str) -> Any:
+    # PostgresStore needs the postgres extra (psycopg): loaded only when asked for.
+    if name != "PostgresStore":
+        raise AttributeError(f"module 'schemawire.store' has no attribute {name!r}")
+    from schemawire.store.postgres import PostgresStore
+
+    return PostgresStore
 
 
 def open_store(url: str = DEFAULT_STORE) -> Store:

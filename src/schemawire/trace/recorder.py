@@ -7,7 +7,7 @@ hop is kept, from every field of it (who sent it and to whom, the payload, the v
 a trace holds, in memory or on disk, can leak a key (DESIGN: local first).
 
 Recording never fails the call it records: a value a trace file cannot hold exactly is written
-with a note (`schemawire.trace.lines`), and a value that cannot be redacted is not kept at all.
+with a note (`schemawire.trace._lines`), and a value that cannot be redacted is not kept at all.
 
 A long-running server keeps no hops in memory: ``Trace(keep=False)`` only writes them (and, with
 no file, does nothing at all), so memory does not grow with the calls served.
@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from schemawire.gates.redact import Redactor, default_redactor
-from schemawire.trace.lines import CutLine, hop_line, hops_of
+from schemawire.trace._lines import CutLine, hop_line, hops_of
 from schemawire.types import Hop, Violation
 
 if TYPE_CHECKING:

@@ -13,8 +13,8 @@ import anyio
 import typer
 from rich.markup import escape
 
-from schemawire.cli.hops import HopPrinter, fold
-from schemawire.cli.output import (
+from schemawire.cli._hops import HopPrinter, fold
+from schemawire.cli._output import (
     EXIT_FINDINGS,
     guarded,
     print_json,
@@ -25,7 +25,7 @@ from schemawire.cli.output import (
 from schemawire.errors import SchemawireError, UsageError
 
 if TYPE_CHECKING:
-    from schemawire.cli.live import LivePrinter
+    from schemawire.cli._live import LivePrinter
 
 __all__ = ["demo_command", "run_command"]
 
@@ -45,57 +45,63 @@ TracePath = Annotated[
     ),
 ]
 DEMO_QUESTIONS = ("上海今天多少度？", "上海現在幾度？請用開爾文（kelvin）回答。")
+RunArguments = Annotated[
+    list[str] | None,
+    typer.Argument(
+        help="The user's input; after it, `--` and an MCP server's command.", show_default=False
+    ),
+]
+Mcp = Annotated[bool, typer.Option("--mcp", help="Offer the tools of the MCP server after `--`.")]
+McpUrl = Annotated[
+    str | None, typer.Option("--mcp-url", help="Offer the tools of this HTTP MCP server.")
+]
+ToolsRepo = Annotated[
+    Path | None,
+    typer.Option(
+        "--repo",
+        help="A repository: its \\[serve.tools] functions, and canonical "
+        "schemas for the MCP tools.",
+    ),
+]
+Strict = Annotated[bool, typer.Option("--strict/--no-strict", help="Project tools in strict mode.")]
+MaxTurns = Annotated[int, typer.Option("--max-turns", help="Model requests per run.")]
+Json = Annotated[bool, typer.Option("--json", help="Print the run as JSON at the end.")]
+Stream = Annotated[
+    bool,
+    typer.Option(
+        "--stream/--no-stream",
+        help="Stream the model's answers (HTTP models): on a terminal, its text and its "
+        "calls' arguments print as they arrive.",
+    ),
+]
+FlowFile = Annotated[
+    Path | None,
+    typer.Option("--flow", help="Run a flow (agents, handoffs, routes, checkpoints)."),
+]
+StoreUrl = Annotated[
+    str,
+    typer.Option(
+        "--store",
+        envvar="SCHEMAWIRE_STORE",
+        help="With --flow: sqlite:PATH or postgresql://...",
+    ),
+]
 
 
 @guarded
 def run_command(
-    arguments: Annotated[
-        list[str] | None,
-        typer.Argument(
-            help="The user's input; after it, `--` and an MCP server's command.", show_default=False
-        ),
-    ] = None,
+    arguments: RunArguments = None,
     model: Model = None,
-    mcp: Annotated[
-        bool, typer.Option("--mcp", help="Offer the tools of the MCP server after `--`.")
-    ] = False,
-    mcp_url: Annotated[
-        str | None, typer.Option("--mcp-url", help="Offer the tools of this HTTP MCP server.")
-    ] = None,
-    repo: Annotated[
-        Path | None,
-        typer.Option(
-            "--repo",
-            help="A repository: its \\[serve.tools] functions, and canonical "
-            "schemas for the MCP tools.",
-        ),
-    ] = None,
-    strict: Annotated[
-        bool, typer.Option("--strict/--no-strict", help="Project tools in strict mode.")
-    ] = True,
-    max_turns: Annotated[int, typer.Option("--max-turns", help="Model requests per run.")] = 10,
+    mcp: Mcp = False,
+    mcp_url: McpUrl = None,
+    repo: ToolsRepo = None,
+    strict: Strict = True,
+    max_turns: MaxTurns = 10,
     trace: TracePath = None,
-    json: Annotated[bool, typer.Option("--json", help="Print the run as JSON at the end.")] = False,
-    stream: Annotated[
-        bool,
-        typer.Option(
-            "--stream/--no-stream",
-            help="Stream the model's answers (HTTP models): on a terminal, its text and its "
-            "calls' arguments print as they arrive.",
-        ),
-    ] = True,
-    flow: Annotated[
-        Path | None,
-        typer.Option("--flow", help="Run a flow (agents, handoffs, routes, checkpoints)."),
-    ] = None,
-    store: Annotated[
-        str,
-        typer.Option(
-            "--store",
-            envvar="SCHEMAWIRE_STORE",
-            help="With --flow: sqlite:PATH or postgresql://...",
-        ),
-    ] = "sqlite:.schemawire/runs.db",
+    json: Json = False,
+    stream: Stream = True,
+    flow: FlowFile = None,
+    store: StoreUrl = "sqlite:.schemawire/runs.db",
 ) -> None:
     """Run the agent loop once: the model, your tools, both gates, every hop traced.
 
@@ -104,13 +110,9 @@ def run_command(
     """
     from schemawire.host import HostOptions, model_from_spec
 
-    words = list(arguments or [])
-    if not words:
-        raise UsageError(
-            'give the user\'s input, such as: schemawire run -m MODEL "上海今天多少度？"'
-        )
+    words = _user_input(arguments)
     if flow is not None:
-        from schemawire.cli.flows import run_flow
+        from schemawire.cli._flows import run_flow
 
         run_flow(
             flow,
@@ -124,21 +126,60 @@ def run_command(
             stream=stream,
         )
         return
-    if model is None:
-        raise UsageError("give --model, such as openai:gpt-4.1-mini or script:demo.json")
-    question, command = words[0], words[1:]
-    if command and not mcp:
-        raise UsageError("a command after the input is an MCP server: add --mcp")
-    if mcp and not command:
-        raise UsageError("--mcp needs the server's command after `--`")
+    spec = _model_spec(model)
+    question, command = _question_and_server(words, mcp=mcp)
     options = HostOptions(strict=strict, max_turns=max_turns)
-    chosen = model_from_spec(model, stream=stream)
+    chosen = model_from_spec(spec, stream=stream)
     live = _live_printer(json)
     recorded = _run_trace(trace, quiet=json, live=live)
     try:
         result = anyio.run(_run, chosen, question, command, mcp_url, repo, options, recorded, live)
     except SchemawireError as error:
         print_stopped(recorded, str(error), json=json)
+    _report_run(result, recorded, json=json)
+
+
+def _user_input(arguments: list[str] | None) -> list[str]:
+    """The words after ``run``: the user's input first.
+
+    Raises:
+        UsageError: there are none.
+    """
+    words = list(arguments or [])
+    if not words:
+        raise UsageError(
+            'give the user\'s input, such as: schemawire run -m MODEL "上海今天多少度？"'
+        )
+    return words
+
+
+def _model_spec(model: str | None) -> str:
+    """The ``--model`` given.
+
+    Raises:
+        UsageError: none was given.
+    """
+    if model is None:
+        raise UsageError("give --model, such as openai:gpt-4.1-mini or script:demo.json")
+    return model
+
+
+def _question_and_server(words: list[str], *, mcp: bool) -> tuple[str, list[str]]:
+    """The user's input and the MCP server's command line (empty without ``--mcp``).
+
+    Raises:
+        UsageError: a server command without ``--mcp``, or ``--mcp`` without one.
+    """
+    question, command = words[0], words[1:]
+    if command and not mcp:
+        raise UsageError("a command after the input is an MCP server: add --mcp")
+    if mcp and not command:
+        raise UsageError("--mcp needs the server's command after `--`")
+    return question, command
+
+
+def _report_run(result: Any, recorded: Any, *, json: bool) -> None:
+    """Show the run's end; exit 1 when the model did not answer."""
     if json:
         print_json(_result_json(result, recorded))
     else:
@@ -237,7 +278,7 @@ async def _tools(
 
 def _live_printer(quiet: bool) -> LivePrinter | None:
     """The printer of streamed answers: on a terminal, unless the run prints only JSON."""
-    from schemawire.cli.live import LivePrinter
+    from schemawire.cli._live import LivePrinter
 
     return None if quiet or not stdout.is_terminal else LivePrinter(stdout)
 

@@ -21,7 +21,7 @@ from schemawire.application.json_toolbox import (
     validate_file,
     validate_text,
 )
-from schemawire.cli.output import (
+from schemawire.cli._output import (
     EXIT_FINDINGS,
     EXIT_INPUT,
     fail,

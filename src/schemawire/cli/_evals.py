@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from schemawire._json import dumps
-from schemawire.cli.output import EXIT_FINDINGS, EXIT_INPUT, guarded, print_json, stderr, stdout
+from schemawire.cli._output import EXIT_FINDINGS, EXIT_INPUT, guarded, print_json, stderr, stdout
 from schemawire.errors import UsageError
 
 __all__ = ["eval_command"]
@@ -19,35 +19,41 @@ _STYLE = {"passed": "green", "failed": "bold red", "error": "bold red"}
 _TRACE_ONLY = ("--out", "--flow", "--repo", "--name")
 
 
+CasePaths = Annotated[
+    list[Path] | None,
+    typer.Argument(
+        help="Case files or folders (default: evals/*.json of this repository).",
+        show_default=False,
+    ),
+]
+JUnit = Annotated[
+    Path | None, typer.Option("--junit", help="Also write the results as JUnit XML here.")
+]
+Json = Annotated[bool, typer.Option("--json", help="Print the results as JSON.")]
+FromTrace = Annotated[
+    Path | None,
+    typer.Option("--from-trace", help="Write a case that replays this recorded run."),
+]
+Out = Annotated[
+    Path | None, typer.Option("--out", help="With --from-trace: the case file to write.")
+]
+FlowFile = Annotated[
+    Path | None, typer.Option("--flow", help="With --from-trace: the run's flow file.")
+]
+Repo = Annotated[Path | None, typer.Option("--repo", help="With --from-trace: the repository.")]
+Name = Annotated[str | None, typer.Option("--name", help="With --from-trace: the case's name.")]
+
+
 @guarded
 def eval_command(
-    paths: Annotated[
-        list[Path] | None,
-        typer.Argument(
-            help="Case files or folders (default: evals/*.json of this repository).",
-            show_default=False,
-        ),
-    ] = None,
-    junit: Annotated[
-        Path | None, typer.Option("--junit", help="Also write the results as JUnit XML here.")
-    ] = None,
-    json: Annotated[bool, typer.Option("--json", help="Print the results as JSON.")] = False,
-    from_trace: Annotated[
-        Path | None,
-        typer.Option("--from-trace", help="Write a case that replays this recorded run."),
-    ] = None,
-    out: Annotated[
-        Path | None, typer.Option("--out", help="With --from-trace: the case file to write.")
-    ] = None,
-    flow: Annotated[
-        Path | None, typer.Option("--flow", help="With --from-trace: the run's flow file.")
-    ] = None,
-    repo: Annotated[
-        Path | None, typer.Option("--repo", help="With --from-trace: the repository.")
-    ] = None,
-    name: Annotated[
-        str | None, typer.Option("--name", help="With --from-trace: the case's name.")
-    ] = None,
+    paths: CasePaths = None,
+    junit: JUnit = None,
+    json: Json = False,
+    from_trace: FromTrace = None,
+    out: Out = None,
+    flow: FlowFile = None,
+    repo: Repo = None,
+    name: Name = None,
 ) -> None:
     """Run eval cases: a flow or an agent run, the tool calls, route, output and state expected.
 
@@ -55,21 +61,35 @@ def eval_command(
     --from-trace, write a case from a recorded run instead (to stdout, or to --out).
     """
     if from_trace is not None:
-        if paths:
-            raise UsageError("--from-trace writes a case; give no case paths with it")
-        runs_only = [o for o, v in (("--json", json), ("--junit", junit)) if v]
-        if runs_only:
-            raise UsageError(
-                f"{', '.join(runs_only)}: not with --from-trace, which writes a case and runs none"
-            )
+        _refuse_run_options(paths, json=json, junit=junit)
         _write_case(from_trace, out=out, flow=flow, repo=repo, name=name)
         return
     given = [o for o, v in zip(_TRACE_ONLY, (out, flow, repo, name), strict=True) if v]
     if given:
         raise UsageError(f"{', '.join(given)}: only with --from-trace")
+    _run_cases(paths or [], junit=junit, json=json)
+
+
+def _refuse_run_options(paths: list[Path] | None, *, json: bool, junit: Path | None) -> None:
+    """With ``--from-trace`` no case runs: the options of a run are usage errors.
+
+    Raises:
+        UsageError: case paths, ``--json`` or ``--junit`` were given.
+    """
+    if paths:
+        raise UsageError("--from-trace writes a case; give no case paths with it")
+    runs_only = [o for o, v in (("--json", json), ("--junit", junit)) if v]
+    if runs_only:
+        raise UsageError(
+            f"{', '.join(runs_only)}: not with --from-trace, which writes a case and runs none"
+        )
+
+
+def _run_cases(paths: list[Path], *, junit: Path | None, json: bool) -> None:
+    """Run the cases found in ``paths``, show the results; exit 2 on an error, 1 on a failure."""
     from schemawire.evals import find_cases, junit_xml, run_cases
 
-    results = run_cases(find_cases(paths or ()))
+    results = run_cases(find_cases(paths))
     if junit is not None:
         junit.parent.mkdir(parents=True, exist_ok=True)
         junit.write_text(junit_xml(results), encoding="utf-8")

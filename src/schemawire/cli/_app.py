@@ -43,7 +43,7 @@ class Command:
 COMMANDS = (
     Command(
         "init",
-        "schemawire.cli.repository:init",
+        "schemawire.cli._repository:init",
         "Create a schema repository: a working example, or a blank one.",
         (
             "schemawire init example   # the support desk: tools, fixtures, handoff, state",
@@ -52,7 +52,7 @@ COMMANDS = (
     ),
     Command(
         "check",
-        "schemawire.cli.repository:check",
+        "schemawire.cli._repository:check",
         "Check schemas, lint rules, fixtures, adapters, flows: the CI gate.",
         (
             "schemawire check",
@@ -65,13 +65,13 @@ COMMANDS = (
     ),
     Command(
         "lint",
-        "schemawire.cli.repository:lint",
+        "schemawire.cli._repository:lint",
         "Check the schemas and their lint rules, without running fixtures.",
         ("schemawire lint", "schemawire lint --format sarif > lint.sarif"),
     ),
     Command(
         "fmt",
-        "schemawire.cli.toolbox:fmt",
+        "schemawire.cli._toolbox:fmt",
         "Format JSON stably: two-space indentation, key order kept.",
         (
             "schemawire fmt schemas/tools/*.json",
@@ -81,7 +81,7 @@ COMMANDS = (
     ),
     Command(
         "diff",
-        "schemawire.cli.toolbox:diff",
+        "schemawire.cli._toolbox:diff",
         "Show what changed between two JSON documents or schema versions.",
         (
             "schemawire diff before.json after.json",
@@ -92,7 +92,7 @@ COMMANDS = (
     ),
     Command(
         "validate",
-        "schemawire.cli.toolbox:validate",
+        "schemawire.cli._toolbox:validate",
         "Validate instances against a schema: every violation and where.",
         (
             "schemawire validate schemas/tools/create_refund.json call.json",
@@ -104,7 +104,7 @@ COMMANDS = (
     ),
     Command(
         "export",
-        "schemawire.cli.projections:export_command",
+        "schemawire.cli._projections:export_command",
         "Project every schema to provider formats, MCP and A2A.",
         (
             "schemawire export                        # every target into adapters/",
@@ -117,7 +117,7 @@ COMMANDS = (
     ),
     Command(
         "import",
-        "schemawire.cli.projections:import_command",
+        "schemawire.cli._projections:import_command",
         "Import tools from MCP tools/list, OpenAI or Anthropic tools.",
         (
             "schemawire import --from mcp tools.json",
@@ -127,7 +127,7 @@ COMMANDS = (
     ),
     Command(
         "tools",
-        "schemawire.cli.mcp:tools_command",
+        "schemawire.cli._mcp:tools_command",
         "List an MCP server's tools, as given or projected to a target.",
         (
             "schemawire tools -- npx -y @modelcontextprotocol/server-everything stdio",
@@ -138,7 +138,7 @@ COMMANDS = (
     ),
     Command(
         "call",
-        "schemawire.cli.mcp:call_command",
+        "schemawire.cli._mcp:call_command",
         "Make one gated MCP call: arguments checked, then the result.",
         (
             'schemawire call echo \'{"message": "hi"}\' -- mcp-server-everything stdio',
@@ -148,7 +148,7 @@ COMMANDS = (
     ),
     Command(
         "serve",
-        "schemawire.cli.mcp:serve_command",
+        "schemawire.cli._mcp:serve_command",
         "Serve the tools over MCP, or gate another MCP server: every call.",
         (
             "schemawire serve                              # this repository's tools, over stdio",
@@ -160,7 +160,7 @@ COMMANDS = (
     ),
     Command(
         "run",
-        "schemawire.cli.run:run_command",
+        "schemawire.cli._run:run_command",
         "Run the agent loop once: model, tools, gates, every hop traced.",
         (
             'schemawire run -m openai:gpt-4.1-mini --repo . "上海今天多少度？"',
@@ -172,7 +172,7 @@ COMMANDS = (
     ),
     Command(
         "demo",
-        "schemawire.cli.run:demo_command",
+        "schemawire.cli._run:demo_command",
         "The articles' walkthrough, offline; with --model, a real model.",
         (
             "schemawire demo                          # offline: a scripted model",
@@ -181,12 +181,12 @@ COMMANDS = (
     ),
     Command(
         "runs",
-        "schemawire.cli.flows:runs_app",
+        "schemawire.cli._flows:runs_app",
         "The runs of your flows: list them, show one, resume one.",
     ),
     Command(
         "eval",
-        "schemawire.cli.evals:eval_command",
+        "schemawire.cli._evals:eval_command",
         "Run eval cases, or write one from a recorded run.",
         (
             "schemawire eval                       # evals/*.json of this repository",

@@ -2,7 +2,7 @@
 
 Exit codes: 0 all good, 1 findings (a check failed, an instance is invalid, files differ),
 2 usage or input that cannot be read. Every command imports this module, so it imports nothing
-a command may not need (how a check report is shown is `schemawire.cli.findings`).
+a command may not need (how a check report is shown is `schemawire.cli._findings`).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import sys
 from collections.abc import Callable
-from typing import Any, NoReturn, ParamSpec, TypeVar
+from typing import Annotated, Any, NoReturn, ParamSpec, TypeVar
 
 import typer
 from rich.console import Console
@@ -23,6 +23,7 @@ __all__ = [
     "EXIT_FINDINGS",
     "EXIT_INPUT",
     "EXIT_OK",
+    "MachineJson",
     "fail",
     "guarded",
     "print_json",
@@ -32,6 +33,9 @@ __all__ = [
 ]
 
 EXIT_OK, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
+
+# The --json option of every command whose JSON output says no more than that.
+MachineJson = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
 
 # soft_wrap: a finding stays on one line however narrow the terminal, for grep and editors.
 stdout = Console(highlight=False, soft_wrap=True)

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
-from schemawire.cli.findings import ReportFormat, render_check
-from schemawire.cli.output import EXIT_FINDINGS, fail, guarded, stdout
+from schemawire.cli._findings import ReportFormat, render_check
+from schemawire.cli._output import EXIT_FINDINGS, fail, guarded, stdout
 from schemawire.schema.rules import Severity
 
 if TYPE_CHECKING:  # `init` never checks: it does not import the checker

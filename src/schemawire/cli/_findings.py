@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from rich.markup import escape
 from rich.table import Table
 
-from schemawire.cli.output import print_json, stdout
+from schemawire.cli._output import print_json, stdout
 from schemawire.schema.rules import Finding, Severity
 
 if TYPE_CHECKING:

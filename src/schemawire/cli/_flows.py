@@ -19,9 +19,10 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from schemawire.cli.hops import HopPrinter, shown
-from schemawire.cli.output import (
+from schemawire.cli._hops import HopPrinter, shown
+from schemawire.cli._output import (
     EXIT_FINDINGS,
+    MachineJson,
     guarded,
     print_json,
     print_stopped,
@@ -208,7 +209,7 @@ def print_flow_result(result: Any, trace: Trace, json: bool) -> None:
 def list_command(
     store: Store = DEFAULT_STORE,
     status: Annotated[str | None, typer.Option("--status", help="running, done or failed.")] = None,
-    json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    json: MachineJson = False,
 ) -> None:
     """The newest runs first."""
     from schemawire.store import open_store
@@ -240,7 +241,7 @@ def list_command(
 def show_command(
     run_id: RunId,
     store: Store = DEFAULT_STORE,
-    json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    json: MachineJson = False,
 ) -> None:
     """A run: its checkpoints, and the journal of its tool calls."""
     from schemawire.store import open_store
@@ -301,7 +302,7 @@ def resume_command(
         Path | None,
         typer.Option("--trace", help="The trace file (default: the run's, appended to)."),
     ] = None,
-    json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    json: MachineJson = False,
 ) -> None:
     """Drive a run on from its last checkpoint: completed tool calls are not repeated."""
     from schemawire.host import HostOptions

@@ -166,7 +166,7 @@ def check_references(
     index: FileIndex,
 ) -> Iterator[Finding]:
     """SW011 for each reference that resolves to nothing; a reference to a file of the
-    repository that cannot be read is not blamed here (`schema.breakage` names the file)."""
+    repository that cannot be read is not blamed here (`schema._breakage` names the file)."""
     for reference in references:
         target = index.file_of(reference)
         if target is not None and not target.usable:

@@ -15,7 +15,15 @@ from rich.markup import escape
 from rich.table import Table
 
 from schemawire._json import quoted
-from schemawire.cli.output import EXIT_FINDINGS, fail, guarded, print_json, stderr, stdout
+from schemawire.cli._output import (
+    EXIT_FINDINGS,
+    MachineJson,
+    fail,
+    guarded,
+    print_json,
+    stderr,
+    stdout,
+)
 from schemawire.errors import UsageError
 
 __all__ = ["call_command", "serve_command", "tools_command"]
@@ -45,7 +53,6 @@ Repo = Annotated[
 Trace = Annotated[
     Path | None, typer.Option("--trace", help="Append every hop to this JSON Lines file.")
 ]
-Json = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
 
 
 @guarded
@@ -62,7 +69,7 @@ def tools_command(
     ] = None,
     timeout: Timeout = 30.0,
     trace: Trace = None,
-    json: Json = False,
+    json: MachineJson = False,
 ) -> None:
     """List an MCP server's tools: as the server gives them, or projected to a target.
 
@@ -101,7 +108,7 @@ def call_command(
     ] = False,
     timeout: Timeout = 30.0,
     trace: Trace = None,
-    json: Json = False,
+    json: MachineJson = False,
 ) -> None:
     """Make one gated call: the arguments are checked before anything is sent, the result
     before it is shown. Exit 1 when a gate refuses (or the tool fails), 2 on unusable input.
@@ -123,79 +130,96 @@ def call_command(
         raise typer.Exit(EXIT_FINDINGS)
 
 
+# The options of ``serve``.
+ServeArguments = Annotated[
+    list[str] | None,
+    typer.Argument(
+        help="The repository to serve (default: .); with --upstream, the "
+        "upstream server's command, after `--`.",
+        show_default=False,
+    ),
+]
+Upstream = Annotated[
+    bool, typer.Option("--upstream", help="Be a gating proxy for the command after `--`.")
+]
+UpstreamUrl = Annotated[
+    str | None, typer.Option("--upstream-url", help="Be a gating proxy for this HTTP server.")
+]
+ProxyRepo = Annotated[
+    Path | None,
+    typer.Option("--repo", help="The repository whose schemas gate a proxy's calls."),
+]
+Http = Annotated[bool, typer.Option("--http", help="Serve Streamable HTTP instead of stdio.")]
+Host = Annotated[str, typer.Option("--host", help="Address to bind (--http).")]
+Port = Annotated[int, typer.Option("--port", help="Port to bind (--http; 0: any).")]
+AllowRemote = Annotated[
+    bool, typer.Option("--allow-remote", help="Allow binding an address other than loopback.")
+]
+ServeToken = Annotated[
+    str | None,
+    typer.Option(
+        "--token",
+        envvar="SCHEMAWIRE_SERVE_TOKEN",
+        help="Require `Authorization: Bearer <token>` (--http).",
+    ),
+]
+AllowedOrigins = Annotated[
+    list[str] | None,
+    typer.Option("--allow-origin", help="An Origin browsers may call from (repeatable)."),
+]
+CallTimeout = Annotated[
+    float | None,
+    typer.Option(
+        "--timeout",
+        help="Seconds a call may take (default: 30 for an upstream; \\[serve] timeout, 60, "
+        "for the repository's tools).",
+        show_default=False,
+    ),
+]
+HeaderTimeout = Annotated[
+    float,
+    typer.Option("--header-timeout", help="Seconds a request's headers may take (--http)."),
+]
+BodyTimeout = Annotated[
+    float, typer.Option("--body-timeout", help="Seconds a request's body may take (--http).")
+]
+SessionIdle = Annotated[
+    float,
+    typer.Option("--session-idle", help="Seconds an idle session lives (--http)."),
+]
+MaxSessions = Annotated[
+    int,
+    typer.Option(
+        "--max-sessions", help="Sessions kept in all; past it the longest idle ends (--http)."
+    ),
+]
+ClientSessions = Annotated[
+    int,
+    typer.Option(
+        "--client-sessions",
+        help="Sessions one client address keeps; past it its longest idle ends (--http).",
+    ),
+]
+
+
 @guarded
 def serve_command(
-    arguments: Annotated[
-        list[str] | None,
-        typer.Argument(
-            help="The repository to serve (default: .); with --upstream, the "
-            "upstream server's command, after `--`.",
-            show_default=False,
-        ),
-    ] = None,
-    upstream: Annotated[
-        bool, typer.Option("--upstream", help="Be a gating proxy for the command after `--`.")
-    ] = False,
-    upstream_url: Annotated[
-        str | None, typer.Option("--upstream-url", help="Be a gating proxy for this HTTP server.")
-    ] = None,
-    repo: Annotated[
-        Path | None,
-        typer.Option("--repo", help="The repository whose schemas gate a proxy's calls."),
-    ] = None,
-    http: Annotated[
-        bool, typer.Option("--http", help="Serve Streamable HTTP instead of stdio.")
-    ] = False,
-    host: Annotated[str, typer.Option("--host", help="Address to bind (--http).")] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", help="Port to bind (--http; 0: any).")] = 8000,
-    allow_remote: Annotated[
-        bool, typer.Option("--allow-remote", help="Allow binding an address other than loopback.")
-    ] = False,
-    token: Annotated[
-        str | None,
-        typer.Option(
-            "--token",
-            envvar="SCHEMAWIRE_SERVE_TOKEN",
-            help="Require `Authorization: Bearer <token>` (--http).",
-        ),
-    ] = None,
-    allowed_origin: Annotated[
-        list[str] | None,
-        typer.Option("--allow-origin", help="An Origin browsers may call from (repeatable)."),
-    ] = None,
-    timeout: Annotated[
-        float | None,
-        typer.Option(
-            "--timeout",
-            help="Seconds a call may take (default: 30 for an upstream; \\[serve] timeout, 60, "
-            "for the repository's tools).",
-            show_default=False,
-        ),
-    ] = None,
-    header_timeout: Annotated[
-        float,
-        typer.Option("--header-timeout", help="Seconds a request's headers may take (--http)."),
-    ] = 10.0,
-    body_timeout: Annotated[
-        float, typer.Option("--body-timeout", help="Seconds a request's body may take (--http).")
-    ] = 30.0,
-    session_idle: Annotated[
-        float,
-        typer.Option("--session-idle", help="Seconds an idle session lives (--http)."),
-    ] = 300.0,
-    max_sessions: Annotated[
-        int,
-        typer.Option(
-            "--max-sessions", help="Sessions kept in all; past it the longest idle ends (--http)."
-        ),
-    ] = 1000,
-    client_sessions: Annotated[
-        int,
-        typer.Option(
-            "--client-sessions",
-            help="Sessions one client address keeps; past it its longest idle ends (--http).",
-        ),
-    ] = 100,
+    arguments: ServeArguments = None,
+    upstream: Upstream = False,
+    upstream_url: UpstreamUrl = None,
+    repo: ProxyRepo = None,
+    http: Http = False,
+    host: Host = "127.0.0.1",
+    port: Port = 8000,
+    allow_remote: AllowRemote = False,
+    token: ServeToken = None,
+    allowed_origin: AllowedOrigins = None,
+    timeout: CallTimeout = None,
+    header_timeout: HeaderTimeout = 10.0,
+    body_timeout: BodyTimeout = 30.0,
+    session_idle: SessionIdle = 300.0,
+    max_sessions: MaxSessions = 1000,
+    client_sessions: ClientSessions = 100,
     trace: Trace = None,
 ) -> None:
     """Serve the repository's tools over MCP, every call gated both ways; or, with --upstream,

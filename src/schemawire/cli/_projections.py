@@ -13,7 +13,15 @@ from rich.markup import escape
 from rich.table import Table
 
 from schemawire._json import dumps, load_file, loads, quoted
-from schemawire.cli.output import EXIT_FINDINGS, fail, guarded, print_json, stderr, stdout
+from schemawire.cli._output import (
+    EXIT_FINDINGS,
+    MachineJson,
+    fail,
+    guarded,
+    print_json,
+    stderr,
+    stdout,
+)
 from schemawire.project import TARGETS
 from schemawire.project.checkers import Problem, check_payload, check_request
 from schemawire.project.export import (
@@ -26,7 +34,7 @@ from schemawire.project.export import (
     write_adapter,
 )
 from schemawire.project.importers import ImportedTool, import_tools
-from schemawire.schema.breakage import unusable_files
+from schemawire.schema._breakage import unusable_files
 from schemawire.schema.config import Config, load_config
 from schemawire.schema.repository import Repository
 from schemawire.types import Projection
@@ -43,43 +51,53 @@ Directory = Annotated[
 ]
 
 
+# The options of ``export``.
+TargetName = Annotated[
+    str, typer.Option("--target", "-t", help=f"all, or one of: {', '.join(TARGETS)}.")
+]
+Strict = Annotated[
+    bool | None,
+    typer.Option("--strict/--no-strict", help="Strict mode (openai.*, anthropic)."),
+]
+OpenApi = Annotated[
+    bool, typer.Option("--openapi", help="Gemini: the OpenAPI-subset parameters form.")
+]
+McpVersion = Annotated[
+    str | None, typer.Option("--mcp-version", help="MCP protocol version of the tools.")
+]
+Out = Annotated[
+    Path | None, typer.Option("--out", help="Where adapters go (default: \\[export] adapters).")
+]
+Check = Annotated[
+    bool, typer.Option("--check", help="Write nothing; exit 1 if committed adapters differ.")
+]
+Losses = Annotated[bool, typer.Option("--losses", help="Print what each tool loses per target.")]
+Verify = Annotated[
+    bool, typer.Option("--verify", help="Check each payload against the target's rules.")
+]
+Refresh = Annotated[
+    bool,
+    typer.Option(
+        "--refresh",
+        help="Write every adapter that exists again, each with the target and options it "
+        "was written with.",
+    ),
+]
+
+
 @guarded
 def export_command(
     directory: Directory = Path("."),
-    target: Annotated[
-        str, typer.Option("--target", "-t", help=f"all, or one of: {', '.join(TARGETS)}.")
-    ] = "all",
-    strict: Annotated[
-        bool | None,
-        typer.Option("--strict/--no-strict", help="Strict mode (openai.*, anthropic)."),
-    ] = None,
-    openapi: Annotated[
-        bool, typer.Option("--openapi", help="Gemini: the OpenAPI-subset parameters form.")
-    ] = False,
-    version: Annotated[
-        str | None, typer.Option("--mcp-version", help="MCP protocol version of the tools.")
-    ] = None,
-    out: Annotated[
-        Path | None, typer.Option("--out", help="Where adapters go (default: \\[export] adapters).")
-    ] = None,
-    check: Annotated[
-        bool, typer.Option("--check", help="Write nothing; exit 1 if committed adapters differ.")
-    ] = False,
-    losses: Annotated[
-        bool, typer.Option("--losses", help="Print what each tool loses per target.")
-    ] = False,
-    verify: Annotated[
-        bool, typer.Option("--verify", help="Check each payload against the target's rules.")
-    ] = False,
-    refresh: Annotated[
-        bool,
-        typer.Option(
-            "--refresh",
-            help="Write every adapter that exists again, each with the target and options it "
-            "was written with.",
-        ),
-    ] = False,
-    json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    target: TargetName = "all",
+    strict: Strict = None,
+    openapi: OpenApi = False,
+    version: McpVersion = None,
+    out: Out = None,
+    check: Check = False,
+    losses: Losses = False,
+    verify: Verify = False,
+    refresh: Refresh = False,
+    json: MachineJson = False,
 ) -> None:
     """Project every schema to provider formats, MCP and A2A, and write the adapters.
 
@@ -99,13 +117,31 @@ def export_command(
         exports = _refresh(repository, folder, json)
     else:
         exports = [export(repository, t, **o) for t, o in _plan(target, strict, openapi, version)]
-        if losses:
-            _show_losses(exports, json)
-        elif verify:
-            _verify(exports, json)
-        else:
-            _refuse_unusable(repository, exports)
-            _write(exports, folder, repository.root, json)
+        _show_or_write(repository, exports, folder, losses=losses, verify=verify, json=json)
+    _refuse_blocked(exports)
+
+
+def _show_or_write(
+    repository: Repository,
+    exports: list[Export],
+    folder: Path,
+    *,
+    losses: bool,
+    verify: bool,
+    json: bool,
+) -> None:
+    """What ``--losses`` or ``--verify`` asks to see; without them, the adapters written."""
+    if losses:
+        _show_losses(exports, json)
+    elif verify:
+        _verify(exports, json)
+    else:
+        _refuse_unusable(repository, exports)
+        _write(exports, folder, repository.root, json)
+
+
+def _refuse_blocked(exports: list[Export]) -> None:
+    """Exit 1 when a target would refuse a payload (a per-request limit is exceeded)."""
     if any(item.catalogue.blocked for item in exports):
         stderr.print(
             "[bold red]error:[/] a target would refuse a payload (LIMIT_EXCEEDED); see --losses"
@@ -290,7 +326,7 @@ def import_command(
     ] = "https://example.com/",
     version: Annotated[str, typer.Option("--version", help="x-version of every schema.")] = "1.0.0",
     force: Annotated[bool, typer.Option("--force", help="Overwrite files that exist.")] = False,
-    json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    json: MachineJson = False,
 ) -> None:
     """Import tools from an MCP tools/list result, an OpenAI tools array or Anthropic tools.
 
