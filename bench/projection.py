@@ -101,7 +101,7 @@ def _ours(corpus: Corpus, target: str, options: dict[str, Any], runs: int) -> Ro
     )
     if target == "openai.chat" and options.get("strict"):
         pairs = zip(tools, projections, strict=True)
-        row = _with_defects(row, [_defects(tool, p.payload, p.arguments) for tool, p in pairs])
+        row = _with_defects(row, [_defects(tool, p.payload, p.argument_map) for tool, p in pairs])
     print(f"  {row.label}: {row.micros:.1f} µs/tool", flush=True)
     return row
 

@@ -20,7 +20,7 @@ from schemawire.flows.definition import load_flow
 from schemawire.gates import HandoffGate, Route
 from schemawire.host import HttpModel, ModelError
 from schemawire.schema.repository import Repository
-from schemawire.store import JournalEntry, SqliteStore, StoreError, idempotency_key
+from schemawire.store import Checkpoint, JournalEntry, SqliteStore, StoreError, idempotency_key
 from schemawire.trace import Trace, read_trace
 from tests.host.flows import FLOW, REFUND, REQUEST, ledger_lines, refund_runner, use_ledger
 from tests.host.test_models import provider
@@ -354,6 +354,28 @@ async def test_runners_sharing_one_store_each_finish_their_own_run(
             for number in range(8):
                 group.start_soon(run_one, number)
     assert statuses == ["done"] * 8
+
+
+async def test_two_runners_of_one_process_never_both_drive_one_run(
+    store: SqliteStore, ledger: Path
+) -> None:
+    # Each runner's default worker name is its own, so the store refuses the second claim.
+    first, second = refund_runner(store), refund_runner(store)
+    start = Checkpoint("run-1", 0, {}, None, None, first.flow.start, REQUEST)
+    store.create_run("run-1", first.flow.name, start)
+    outcomes: list[str] = []
+
+    async def resume(runner: Any) -> None:
+        try:
+            outcomes.append((await runner.resume("run-1")).status)
+        except StoreError as error:
+            outcomes.append(str(error))
+
+    with anyio.fail_after(60):
+        async with anyio.create_task_group() as group:
+            group.start_soon(resume, first)
+            group.start_soon(resume, second)
+    assert sorted(outcomes) == ["done", "run run-1 is being run by another worker"]
 
 
 class _ClaimHeldBack(SqliteStore):

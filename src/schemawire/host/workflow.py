@@ -23,6 +23,7 @@ answered with ``tool_interrupted``. The same call twice in one turn runs once.
 from __future__ import annotations
 
 import os
+import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
@@ -98,7 +99,8 @@ class FlowRunner:
             model: the model of each agent.
             trace: where hops go.
             options: how each agent's host runs.
-            worker: this worker's name in claims (default: host and pid).
+            worker: this worker's name in claims (default: host, pid and a part of its own,
+                so that two runners of one process never both hold a run).
             max_steps: steps one run may take: a flow whose routes loop stops there.
 
         Raises:
@@ -114,7 +116,7 @@ class FlowRunner:
         self.model = model
         self.trace = trace if trace is not None else Trace()
         self.options = options or HostOptions()
-        self.worker = worker or f"{os.uname().nodename}:{os.getpid()}"
+        self.worker = worker or f"{os.uname().nodename}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.max_steps = max_steps
         self._state = self._state_schema()
         missing = sorted({t for a in flow.agents.values() for t in a.tools} - set(self.tools))
@@ -187,12 +189,10 @@ class FlowRunner:
         run = await self._io.run(self.store.run, run_id)
         if run is None:
             raise StoreError(f"no run {run_id}")
+        if not await self._io.claim(run_id, self.worker):  # given up again if cancelled
+            raise StoreError(f"run {run_id} is being run by another worker")
+        self.trace.begin(run_id)
         try:
-            # Inside the try: a claim that returned to a caller cancelled at that moment is
-            # released here (one whose caller left before it returned, by OffLoop.claim).
-            if not await self._io.claim(run_id, self.worker):
-                raise StoreError(f"run {run_id} is being run by another worker")
-            self.trace.begin(run_id)
             checkpoint = await self._io.run(self.store.latest, run_id)
             assert checkpoint is not None
             if resumed:
@@ -243,7 +243,7 @@ class FlowRunner:
         agent = self.flow.agents[checkpoint.node]
         step = checkpoint.step + 1
         journaled = [
-            JournaledTool(self.tools[name], self.store, checkpoint.run_id, step)
+            JournaledTool(self.tools[name], self.store, checkpoint.run_id, step, off_loop=self._io)
             for name in agent.tools
         ]
         answer = await self._run_agent(agent, journaled, checkpoint.next_input)
@@ -349,11 +349,21 @@ def _handed(value: Any) -> str:
 class JournaledTool:
     """A tool whose calls are journaled in the store: a completed call is never run twice."""
 
-    def __init__(self, inner: ToolRunner, store: Store, run_id: str, step: int) -> None:
+    def __init__(
+        self,
+        inner: ToolRunner,
+        store: Store,
+        run_id: str,
+        step: int,
+        *,
+        off_loop: OffLoop | None = None,
+    ) -> None:
         """
         Args:
             inner: the tool.
             store: the run's store (its calls run off the event loop).
+            off_loop: the runner's way to the store, so that its calls and the journal's run
+                one at a time, in order, whatever the store (default: one of the tool's own).
             run_id: the run.
             step: the step the calls belong to.
         """
@@ -361,7 +371,7 @@ class JournaledTool:
         self.spec = inner.spec
         self.validator = inner.validator
         self.repository = inner.repository
-        self.store, self._io = store, OffLoop(store)
+        self.store, self._io = store, off_loop or OffLoop(store)
         self.run_id, self.step = run_id, step
         self.structured: list[Any] = []  # the structured results of this step, for the state
         self._running: dict[str, anyio.Event] = {}  # calls in flight, by key

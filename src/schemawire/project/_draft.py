@@ -35,7 +35,7 @@ class Draft:
     spec: ToolSpec
     # Plain factories (not dict[str, Any]: a generic alias is slow to call, once per projection)
     documents: Mapping[str, Any] = field(default_factory=dict)  # by URI
-    arguments: ArgumentMap = IDENTITY
+    argument_map: ArgumentMap = IDENTITY
     track_origins: bool = False
     losses: list[Loss] = field(default_factory=list)
     origins: dict[str, tuple[str, ...]] = field(default_factory=dict)
@@ -66,7 +66,7 @@ class Draft:
             self.origins.update(
                 {at + pointer: tuple(sources) for pointer, sources in result.origins.items()}
             )
-        return result.schema, result.arguments
+        return result.schema, result.argument_map
 
     def parameters(
         self,
@@ -78,8 +78,8 @@ class Draft:
     ) -> dict[str, Any]:
         """The tool's input schema walked under ``policy`` (see `schema`) as the one object
         every provider's parameters are: ``type`` (``root_type``) said at the root. Its
-        argument map becomes `arguments`."""
-        schema, self.arguments = self.schema(
+        argument map becomes `argument_map`."""
+        schema, self.argument_map = self.schema(
             self.spec.input_schema, policy, document="input", at=at, limits=limits
         )
         root: dict[str, Any] = schema if isinstance(schema, dict) else {}
@@ -147,17 +147,17 @@ class Draft:
             )
 
     def finish(
-        self, payload: dict[str, Any], projected_name: str, arguments: ArgumentMap = IDENTITY
+        self, payload: dict[str, Any], projected_name: str, argument_map: ArgumentMap = IDENTITY
     ) -> Projection:
         """The frozen projection."""
         return Projection(
-            self.target,
-            self.spec.name,
-            payload,
-            tuple(self.losses),
-            projected_name,
-            arguments,
-            dict(self.origins),
+            target=self.target,
+            name=self.spec.name,
+            payload=payload,
+            losses=tuple(self.losses),
+            projected_name=projected_name,
+            argument_map=argument_map,
+            origins=dict(self.origins),
         )
 
 

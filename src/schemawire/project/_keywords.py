@@ -53,7 +53,7 @@ def _properties(walk: Walker, node: Node, value: Any, schema: dict[str, Any], wh
             children[key] = child
     node.out["properties"] = projected
     if renames or children:
-        node.arguments = replace(node.arguments, renames=renames, properties=children)
+        node.argument_map = replace(node.argument_map, renames=renames, properties=children)
         if renames and isinstance(schema.get("required"), list):
             walk.lose("PROPERTY_KEY_RENAMED", where, "required", "required names renamed keys")
 
@@ -69,7 +69,7 @@ def _items(walk: Walker, node: Node, value: Any, schema: dict[str, Any], where: 
     projected, arguments = walk.child(value, where, ("items",), ("items",))
     node.out["items"] = projected
     if not arguments.is_identity:
-        node.arguments = replace(node.arguments, items=arguments)
+        node.argument_map = replace(node.argument_map, items=arguments)
 
 
 def _additional_properties(
@@ -175,8 +175,8 @@ def _all_of(walk: Walker, node: Node, value: Any, schema: dict[str, Any], where:
                     keyword,
                     f"{keyword} conflicts with another branch and was dropped",
                 )
-        if node.arguments.is_identity:
-            node.arguments = arguments
+        if node.argument_map.is_identity:
+            node.argument_map = arguments
 
 
 def _format(walk: Walker, node: Node, value: Any, schema: dict[str, Any], where: Where) -> None:

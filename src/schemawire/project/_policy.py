@@ -226,7 +226,7 @@ class WalkResult:
     schema: Any
     losses: list[Loss]
     origins: dict[str, list[str]]
-    arguments: ArgumentMap
+    argument_map: ArgumentMap
     size: Size | None = None
 
 
@@ -237,7 +237,7 @@ class Node:
     # Plain factories: dict[str, Any]() is a generic alias call, 3x slower to make a Node.
     out: dict[str, Any] = field(default_factory=dict)
     restated: list[str] = field(default_factory=list)
-    arguments: ArgumentMap = IDENTITY
+    argument_map: ArgumentMap = IDENTITY
     map_values: Any = None  # a map's value schema, when it is to be sent as key/value pairs
 
 

@@ -69,8 +69,8 @@ def _map_to_pairs(walk: Walker, node: Node, schema: dict[str, Any], where: Where
     node.out.clear()
     node.out.update({"type": "array", "items": pair, **kept})
     node.restated.append("send the entries as a list of {key, value} objects")
-    node.arguments = replace(
-        node.arguments, pairs=True, values=None if arguments.is_identity else arguments
+    node.argument_map = replace(
+        node.argument_map, pairs=True, values=None if arguments.is_identity else arguments
     )
     walk.lose(
         "MAP_TO_PAIRS",
@@ -99,7 +99,7 @@ def _close_object(walk: Walker, node: Node, where: Where) -> None:
     out["required"] = declared + optional
     if not optional:
         return
-    renames = node.arguments.renames
+    renames = node.argument_map.renames
     canonical = {name: renames.get(name, name) for name in optional}
     walk.lose(
         "OPTIONAL_TO_NULLABLE",
@@ -110,7 +110,7 @@ def _close_object(walk: Walker, node: Node, where: Where) -> None:
     for name in optional:
         child = where.child(("properties", canonical[name]), ("properties", name))
         properties[name] = _nullable(walk, properties[name], child)
-    node.arguments = node.arguments.with_optional_nulls(canonical.values())
+    node.argument_map = node.argument_map.with_optional_nulls(canonical.values())
 
 
 def _nullable(walk: Walker, schema: Any, where: Where) -> Any:

@@ -173,7 +173,7 @@ class Walk:
                 self._keyword(node, keyword, value, schema, where)
         self._finish(node, schema, where)
         self._depth -= 1
-        return out, node.arguments
+        return out, node.argument_map
 
     def child(
         self,
@@ -323,8 +323,8 @@ class Walk:
 
     def _finish(self, node: Node, schema: dict[str, Any], where: Where) -> None:
         out, policy = node.out, self.policy
-        if node.arguments.renames and isinstance(out.get("required"), list):
-            projected = {canonical: name for name, canonical in node.arguments.renames.items()}
+        if node.argument_map.renames and isinstance(out.get("required"), list):
+            projected = {canonical: name for name, canonical in node.argument_map.renames.items()}
             out["required"] = [projected.get(name, name) for name in out["required"]]
         if policy.strict:
             strict_object(self, node, schema, where)

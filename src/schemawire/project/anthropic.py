@@ -68,4 +68,4 @@ def project_anthropic(
     if strict:
         tool["strict"] = True
     draft.output_dropped()
-    return draft.finish(tool, tool["name"], draft.arguments)
+    return draft.finish(tool, tool["name"], draft.argument_map)

@@ -93,4 +93,4 @@ def project_gemini(
         response = "response" if openapi else "responseJsonSchema"
         output, _ = draft.schema(spec.output_schema, policy, document="output", at=f"/{response}")
         declaration[response] = output
-    return draft.finish(declaration, declaration["name"], draft.arguments)
+    return draft.finish(declaration, declaration["name"], draft.argument_map)

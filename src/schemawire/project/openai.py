@@ -80,7 +80,7 @@ def project_chat(
     draft = Draft("openai.chat", spec, documents or NO_DOCUMENTS, track_origins=origins)
     function = _function(draft, strict, at="/function/parameters")
     return draft.finish(
-        {"type": "function", "function": function}, function["name"], draft.arguments
+        {"type": "function", "function": function}, function["name"], draft.argument_map
     )
 
 
@@ -95,7 +95,7 @@ def project_responses(
     makes tools strict when it is left out."""
     draft = Draft("openai.responses", spec, documents or NO_DOCUMENTS, track_origins=origins)
     function = _function(draft, strict, at="/parameters")
-    return draft.finish({"type": "function", **function}, function["name"], draft.arguments)
+    return draft.finish({"type": "function", **function}, function["name"], draft.argument_map)
 
 
 def project_response_format(
@@ -104,7 +104,9 @@ def project_response_format(
     """``spec``'s schema as a Chat ``response_format`` (strict Structured Outputs)."""
     draft = Draft("openai.response_format", spec, documents or NO_DOCUMENTS, track_origins=origins)
     body = _format(draft, at="/json_schema/schema")
-    return draft.finish({"type": "json_schema", "json_schema": body}, body["name"], draft.arguments)
+    return draft.finish(
+        {"type": "json_schema", "json_schema": body}, body["name"], draft.argument_map
+    )
 
 
 def project_text_format(
@@ -113,7 +115,7 @@ def project_text_format(
     """``spec``'s schema as a Responses ``text.format`` (strict Structured Outputs, flat)."""
     draft = Draft("openai.text_format", spec, documents or NO_DOCUMENTS, track_origins=origins)
     body = _format(draft, at="/schema")
-    return draft.finish({"type": "json_schema", **body}, body["name"], draft.arguments)
+    return draft.finish({"type": "json_schema", **body}, body["name"], draft.argument_map)
 
 
 def _function(draft: Draft, strict: bool, *, at: str) -> dict[str, Any]:

@@ -27,6 +27,7 @@ from schemawire.store.base import (
     StoreError,
     find_run,
     idempotency_key,
+    one_call_at_a_time,
 )
 from schemawire.store.sqlite import SqliteStore
 
@@ -47,6 +48,7 @@ __all__ = [
     "StoreError",
     "find_run",
     "idempotency_key",
+    "one_call_at_a_time",
     "open_store",
 ]
 

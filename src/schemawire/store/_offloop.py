@@ -56,16 +56,17 @@ class OffLoop:
 
     async def claim(self, run_id: str, worker: str) -> bool:
         """`Store.claim` in a worker thread, given up again if its caller is cancelled before
-        the claim returns: asyncio's own cancel (``wait_for``, a server's timeout) does not
-        wait for the thread, and a claim taken for no one would hold the run until the store
-        closes. The caller releases a claim that did return, as always.
+        it receives the answer: asyncio's own cancel (``wait_for``, a server's timeout) does
+        not wait for the thread, and a claim taken for no one would hold the run until the
+        store closes. A claim that returns True is the caller's to release, as always.
         """
         caller = _Caller()
 
         def claim_for_the_caller() -> bool:
             claimed = self.store.claim(run_id, worker)
             with caller.lock:
-                if caller.gone and claimed:
+                caller.answered, caller.claimed = True, claimed
+                if caller.gone and claimed:  # no one is there to release it
                     self.store.release(run_id, worker)
             return claimed
 
@@ -74,12 +75,18 @@ class OffLoop:
         except BaseException:
             with caller.lock:
                 caller.gone = True
+                taken_for_no_one = caller.answered and caller.claimed
+            if taken_for_no_one:  # the thread answered, but the cancel came before the answer
+                with anyio.CancelScope(shield=True):
+                    await self.run(self.store.release, run_id, worker)
             raise
 
 
 @dataclass
 class _Caller:
-    """Whether the coroutine waiting for a claim is still there to receive it."""
+    """What the coroutine waiting for a claim and the thread taking it know of each other."""
 
-    gone: bool = False
+    gone: bool = False  # the coroutine was cancelled (or failed) before the answer reached it
+    answered: bool = False  # the thread's claim has returned
+    claimed: bool = False  # and it was granted
     lock: threading.Lock = field(default_factory=threading.Lock)

@@ -32,6 +32,7 @@ __all__ = [
     "StoreError",
     "find_run",
     "idempotency_key",
+    "one_call_at_a_time",
 ]
 
 RunStatus = Literal["running", "done", "failed"]
@@ -116,7 +117,13 @@ class RunInfo:
 
 
 class Store(Protocol):
-    """A checkpoint store. Every method is atomic: it happens wholly or not at all."""
+    """A checkpoint store. Every method is atomic: it happens wholly or not at all.
+
+    Its methods are called from worker threads (`schemawire.host.workflow` runs them off the
+    event loop), one runner's calls one at a time; a store that several runners share must be
+    safe to call from several threads at once. The stores here let one call at a time onto
+    their connection (`one_call_at_a_time`, which a store of your own can use too).
+    """
 
     def create_run(self, run_id: str, flow: str, first: Checkpoint) -> Checkpoint:
         """A new run, with its first checkpoint (step 0: the input); that checkpoint as written.
@@ -132,7 +139,7 @@ class Store(Protocol):
         ...
 
     def release(self, run_id: str, worker: str) -> None:
-        """Give up the claim."""
+        """Give up the claim, if ``worker`` holds it through this store (else nothing)."""
         ...
 
     def save(self, checkpoint: Checkpoint, *, expected_step: int) -> Checkpoint:
