@@ -7,6 +7,7 @@ what crosses them is exactly what the transport writes and reads.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -92,11 +93,12 @@ def _record(
     trace.record(source, target, PROTOCOL, direction, message_json(message))
 
 
-class _ClosedOnExit:
+class _ClosedOnExit(ABC):
     """A stream that ``async with`` closes on the way out."""
 
+    @abstractmethod
     async def aclose(self) -> None:
-        raise NotImplementedError
+        """Close the stream."""
 
     async def __aenter__(self) -> Self:
         return self

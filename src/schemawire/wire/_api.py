@@ -12,6 +12,7 @@ an error says which one), mapping tool names back to canonical, and reading the 
 from __future__ import annotations
 
 import copy
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -140,7 +141,7 @@ class ApiWire:
         return self.reader(tools)
 
 
-class EventReader:
+class EventReader(ABC):
     """What every API's `StreamReader` shares; a subclass reads one event (`_read_event`),
     says whether the response is `complete`, and assembles its `body`.
 
@@ -161,13 +162,13 @@ class EventReader:
         self._events += 1
         return [with_canonical_name(delta, self._tools) for delta in self._read_event(cursor)]
 
+    @abstractmethod
     def _read_event(self, event: Cursor) -> list[StreamDelta]:
         """What one event adds (names as on the wire)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def body(self) -> dict[str, Any]:
         """See `StreamReader.body`."""
-        raise NotImplementedError
 
     def turn(self) -> AssistantTurn:
         """See `StreamReader.turn`."""
