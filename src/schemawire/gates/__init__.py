@@ -3,6 +3,8 @@
 - `ArgumentGate`: a tool call's arguments, before the tool runs.
 - `ResultGate`: a tool's result, before the model reads it (validated, redacted, cut to size).
 - `HandoffGate`: what one agent hands the next, before it starts; routes are JSON Schemas.
+- `ToolIndex`: a large catalogue shortlisted for a query before the model sees it (field-weighted
+  BM25); its `Shortlist` of `ShortlistedTool` is JSON with a shipped schema.
 - `McpResult`: a ``CallToolResult`` as an MCP server sent it, for the result gate; an error
   result marked with `REJECTION_META` (`rejection_meta`) carries a rejection, passed on whole.
 
@@ -17,6 +19,7 @@ from schemawire.gates.arguments import ArgumentGate, ArgumentOptions
 from schemawire.gates.handoff import HandoffDecision, HandoffGate, Route
 from schemawire.gates.redact import Redactor, default_redactor
 from schemawire.gates.results import McpResult, ResultGate, ResultOptions
+from schemawire.gates.shortlist import Shortlist, ShortlistedTool, ToolIndex
 from schemawire.gates.verdict import CODES, Change, Verdict
 
 __all__ = [
@@ -32,6 +35,9 @@ __all__ = [
     "ResultGate",
     "ResultOptions",
     "Route",
+    "Shortlist",
+    "ShortlistedTool",
+    "ToolIndex",
     "ValueLimits",
     "Verdict",
     "default_redactor",

@@ -1,0 +1,273 @@
+"""Gate 1: a large catalogue shortlisted before the model sees it.
+
+`ToolIndex` reads every tool's canonical schema by field (name, title, description, nested
+properties, enum values, ``x-keywords``) into a small inverted index and ranks tools for a query
+with field-weighted Okapi BM25. `ToolIndex.search` returns a `Shortlist`: the tools chosen with
+their scores and the fields that matched, the pinned tools, and how complete it is, as JSON that
+``shortlist.schema.json`` describes. The same query over the same catalogue gives the same
+shortlist, byte for byte, whatever order the catalogue came in: ties are broken by name.
+
+Tools that share a name (one catalogue from several repositories) are listed once, by their best
+score.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from schemawire.errors import UsageError
+from schemawire.gates._tokens import tokens
+from schemawire.gates._tool_text import FIELDS, field_tokens
+from schemawire.types import ToolSpec
+
+__all__ = ["Shortlist", "ShortlistedTool", "ToolIndex"]
+
+# How much a word counts in each field: a tool's name says most about what it does.
+_WEIGHTS = {
+    "name": 3.0,
+    "title": 2.0,
+    "keywords": 2.0,
+    "description": 1.0,
+    "properties": 1.0,
+    "enum": 1.0,
+}
+_K1 = 1.2  # how fast repeating a word stops adding to a score
+_B = 0.75  # how much a long document's score is scaled down
+_DIGITS = 6  # scores are rounded so the JSON is the same on every platform
+
+
+@dataclass(frozen=True)
+class ShortlistedTool:
+    """One tool in a shortlist.
+
+    Attributes:
+        name: the tool's name.
+        score: its BM25 score for the query (0 for a pinned tool that matched nothing).
+        matched: the fields where a query word was found, among ``name``, ``title``,
+            ``description``, ``properties``, ``enum`` and ``keywords``.
+        pinned: listed because it is pinned, whatever its score.
+    """
+
+    name: str
+    score: float
+    matched: tuple[str, ...]
+    pinned: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        """This tool as ``shortlist.schema.json`` has it."""
+        return {
+            "name": self.name,
+            "score": self.score,
+            "matched": list(self.matched),
+            "pinned": self.pinned,
+        }
+
+
+@dataclass(frozen=True)
+class Shortlist:
+    """What `ToolIndex.search` found for one query, and how complete it is.
+
+    Attributes:
+        query: the query as given.
+        k: how many ranked tools were asked for.
+        tools: the ranked tools, best first, then the pinned ones.
+        catalogue_size: how many tools the index holds.
+        sources: how many of them come from each source (tools given no source are not counted).
+        total_matches: how many tools share at least one word with the query.
+        hint: what to try when nothing matched, else ``None``.
+    """
+
+    query: str
+    k: int
+    tools: tuple[ShortlistedTool, ...]
+    catalogue_size: int
+    sources: Mapping[str, int] = field(default_factory=dict)
+    total_matches: int = 0
+    hint: str | None = None
+
+    @property
+    def returned(self) -> int:
+        """How many of the matching tools are in `tools`."""
+        return sum(1 for tool in self.tools if tool.matched)
+
+    @property
+    def truncated(self) -> bool:
+        """Whether more tools matched than the shortlist holds."""
+        return self.total_matches > self.returned
+
+    def _catalogue(self) -> dict[str, Any]:
+        return {"size": self.catalogue_size, "sources": dict(sorted(self.sources.items()))}
+
+    def to_json(self) -> dict[str, Any]:
+        """This shortlist as plain JSON, as ``shortlist.schema.json`` describes it."""
+        shown: dict[str, Any] = {
+            "query": self.query,
+            "k": self.k,
+            "tools": [tool.to_json() for tool in self.tools],
+            "catalogue": {
+                "size": self.catalogue_size,
+                "sources": dict(sorted(self.sources.items())),
+            },
+            "total_matches": self.total_matches,
+            "returned": self.returned,
+            "truncated": self.truncated,
+        }
+        if self.hint is not None:
+            shown["hint"] = self.hint
+        return shown
+
+
+# Per word, the documents it is in: (document, frequency, fields); the frequency is the word's
+# count in each field times the field's weight, summed; fields has a bit per field of FIELDS.
+# Plain tuples: a query walks thousands of them.
+_Posting = tuple[int, float, int]
+
+
+class ToolIndex:
+    """A field-weighted BM25 index over a catalogue's canonical schemas.
+
+    Build one per catalogue and build it again when the catalogue changes; searching never
+    changes it.
+
+    Args:
+        specs: the catalogue.
+        pinned: names of tools every shortlist lists, after the ranked ones.
+        sources: where each tool comes from (an MCP server, a repository), by name.
+
+    Raises:
+        UsageError: a pinned tool or a source names a tool the catalogue does not have.
+    """
+
+    def __init__(
+        self,
+        specs: Sequence[ToolSpec],
+        *,
+        pinned: Collection[str] = (),
+        sources: Mapping[str, str] | None = None,
+    ) -> None:
+        self._names = [spec.name for spec in specs]
+        known = set(self._names)
+        _refuse_unknown("pinned", pinned, known)
+        _refuse_unknown("sources", sources or {}, known)
+        self._pinned = tuple(sorted(set(pinned)))
+        self._sources = dict(Counter((sources or {}).values()))
+        self._postings: dict[str, list[_Posting]] = {}
+        lengths = [self._add(number, spec) for number, spec in enumerate(specs)]
+        average = math.fsum(lengths) / len(lengths) if lengths else 1.0
+        self._norms = [_K1 * (1 - _B + _B * length / (average or 1.0)) for length in lengths]
+
+    @property
+    def size(self) -> int:
+        """How many tools the index holds."""
+        return len(self._names)
+
+    def search(self, query: str, k: int = 5) -> Shortlist:
+        """The ``k`` tools that best match ``query``, then the pinned ones.
+
+        Raises:
+            UsageError: ``k`` is not a positive integer.
+        """
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise UsageError(f"a shortlist holds at least one tool: k must be 1 or more, not {k!r}")
+        words = list(dict.fromkeys(tokens(query)))
+        scores, fields = self._score(words)
+        best = self._best_per_name(scores, fields)
+        pinned = set(self._pinned)
+        ranked = sorted((item for item in best.items() if item[0] not in pinned), key=_rank)
+        chosen = [_shortlisted(name, found) for name, found in ranked[:k]]
+        chosen += [_shortlisted(name, best.get(name, (0.0, 0)), True) for name in self._pinned]
+        return Shortlist(
+            query=query,
+            k=k,
+            tools=tuple(chosen),
+            catalogue_size=self.size,
+            sources=self._sources,
+            total_matches=len(best),
+            hint=None if best else _hint(words),
+        )
+
+    def _add(self, number: int, spec: ToolSpec) -> float:
+        """Index ``spec`` as document ``number``; its weighted length."""
+        frequencies: dict[str, float] = {}
+        masks: dict[str, int] = {}
+        length = 0.0
+        for bit, (name, words) in enumerate(_ordered(field_tokens(spec))):
+            weight = _WEIGHTS[name]
+            length += weight * len(words)
+            for word in words:
+                frequencies[word] = frequencies.get(word, 0.0) + weight
+                masks[word] = masks.get(word, 0) | 1 << bit
+        for word, frequency in frequencies.items():
+            self._postings.setdefault(word, []).append((number, frequency, masks[word]))
+        return length
+
+    def _score(self, words: list[str]) -> tuple[dict[int, float], dict[int, int]]:
+        """Each matching document's BM25 score and the fields where the words were found."""
+        scores: dict[int, float] = {}
+        fields: dict[int, int] = {}
+        total = len(self._names)
+        for word in words:
+            postings = self._postings.get(word, ())
+            if not postings:
+                continue
+            idf = math.log(1 + (total - len(postings) + 0.5) / (len(postings) + 0.5))
+            for document, frequency, found in postings:
+                gain = idf * frequency * (_K1 + 1) / (frequency + self._norms[document])
+                scores[document] = scores.get(document, 0.0) + gain
+                fields[document] = fields.get(document, 0) | found
+        return scores, fields
+
+    def _best_per_name(
+        self, scores: dict[int, float], fields: dict[int, int]
+    ) -> dict[str, tuple[float, int]]:
+        """Each matching name's best rounded score and its fields (ties: the earlier
+        definition's fields, merged, so the catalogue's order cannot change them)."""
+        best: dict[str, tuple[float, int]] = {}
+        for document, score in scores.items():
+            name, rounded = self._names[document], round(score, _DIGITS)
+            seen = best.get(name)
+            if seen is None or rounded > seen[0]:
+                best[name] = (rounded, fields[document])
+            elif rounded == seen[0]:
+                best[name] = (rounded, seen[1] | fields[document])
+        return best
+
+
+def _ordered(by_field: dict[str, list[str]]) -> list[tuple[str, list[str]]]:
+    return [(name, by_field[name]) for name in FIELDS]
+
+
+def _rank(item: tuple[str, tuple[float, int]]) -> tuple[float, str]:
+    name, (score, _) = item
+    return (-score, name)
+
+
+def _shortlisted(name: str, found: tuple[float, int], pinned: bool = False) -> ShortlistedTool:
+    score, mask = found
+    matched = tuple(field for bit, field in enumerate(FIELDS) if mask & 1 << bit)
+    return ShortlistedTool(name=name, score=score, matched=matched, pinned=pinned)
+
+
+def _hint(words: list[str]) -> str:
+    if not words:
+        return (
+            "the query has no words to look for (only stop words or punctuation): "
+            "say what the tool should do, e.g. 'create issue' or 'weather forecast'"
+        )
+    return (
+        f"no tool's name, title, description, properties, enum values or keywords contain "
+        f"{', '.join(repr(word) for word in words)}: try other words or synonyms, fewer words, "
+        "or the name of the server or the thing the tool acts on"
+    )
+
+
+def _refuse_unknown(what: str, names: Collection[str], known: set[str]) -> None:
+    unknown = sorted(set(names) - known)
+    if unknown:
+        raise UsageError(
+            f"{what} names tools the catalogue does not have: {', '.join(map(repr, unknown))}"
+        )

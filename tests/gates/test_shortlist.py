@@ -1,0 +1,199 @@
+"""The shortlist index: whole words by field, BM25 ranking, pins, and JSON with a schema."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from schemawire import ToolIndex, ToolSpec, UsageError
+from schemawire.gates import Shortlist
+from schemawire.gates._tokens import stem, tokens
+from schemawire.schema.validator import compile_schema
+
+SCHEMA = compile_schema(
+    json.loads(resources.files("schemawire.gates").joinpath("shortlist.schema.json").read_text()),
+    source="shortlist.schema.json",
+)
+
+
+def _tool(name: str, description: str = "", **schema: Any) -> ToolSpec:
+    return ToolSpec(name, {"type": "object", "description": description, **schema})
+
+
+CATALOGUE = [
+    _tool("get_me", "The signed-in GitHub user's profile."),
+    _tool("add_issue_comment", "Add a comment to an issue."),
+    _tool("listPullRequests", "Pull requests of a repository."),
+    _tool(
+        "browser_navigate",
+        "Open a page.",
+        properties={
+            "target": {
+                "type": "object",
+                "properties": {"viewportWidth": {"type": "integer", "description": "in pixels"}},
+            },
+            "wait": {"enum": ["domcontentloaded", "networkidle"]},
+        },
+    ),
+    _tool("send_message", "Post text to a channel.", **{"x-keywords": ["slack", "chat"]}),
+    _tool("weather.forecast", "Tomorrow's weather.", title="Forecast"),
+]
+
+
+def _assert_valid(shown: dict[str, Any]) -> None:
+    assert SCHEMA.violations(shown) == ()
+
+
+def _names(shortlist: Shortlist) -> list[str]:
+    return [tool.name for tool in shortlist.tools]
+
+
+def test_a_query_word_matches_whole_words_only() -> None:
+    shortlist = ToolIndex(CATALOGUE).search("me")
+    assert _names(shortlist) == ["get_me"]
+    assert shortlist.tools[0].matched == ("name",)
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("pull requests", "listPullRequests"),
+        ("comment on an issue", "add_issue_comment"),
+        ("forecast", "weather.forecast"),
+        ("weather", "weather.forecast"),
+    ],
+)
+def test_camel_case_snake_case_and_namespaced_names_match_their_words(
+    query: str, expected: str
+) -> None:
+    shortlist = ToolIndex(CATALOGUE).search(query, k=1)
+    assert _names(shortlist) == [expected]
+    assert "name" in shortlist.tools[0].matched
+
+
+def test_nested_property_names_and_enum_values_match() -> None:
+    index = ToolIndex(CATALOGUE)
+    nested = index.search("viewport width", k=1)
+    assert _names(nested) == ["browser_navigate"]
+    assert nested.tools[0].matched == ("properties",)
+    enum = index.search("networkidle", k=1)
+    assert _names(enum) == ["browser_navigate"]
+    assert enum.tools[0].matched == ("enum",)
+
+
+def test_x_keywords_and_the_title_match() -> None:
+    index = ToolIndex(CATALOGUE)
+    assert index.search("slack").tools[0].matched == ("keywords",)
+    assert _names(index.search("slack")) == ["send_message"]
+    assert index.search("forecast").tools[0].matched == ("name", "title")
+
+
+def test_stop_words_alone_match_nothing_and_the_result_says_what_to_try() -> None:
+    shortlist = ToolIndex(CATALOGUE).search("what is the")
+    assert shortlist.tools == ()
+    assert shortlist.total_matches == 0
+    assert shortlist.hint
+    assert "hint" in shortlist.to_json()
+    _assert_valid(shortlist.to_json())
+
+
+def test_a_word_no_tool_has_gives_a_hint_naming_it() -> None:
+    shortlist = ToolIndex(CATALOGUE).search("kubernetes")
+    assert shortlist.hint is not None
+    assert "kubernet" in shortlist.hint
+    assert not shortlist.truncated
+
+
+def test_pinned_tools_are_always_listed_after_the_ranked_ones_and_marked() -> None:
+    index = ToolIndex(CATALOGUE, pinned=["get_me", "send_message"])
+    shortlist = index.search("pull request", k=1)
+    assert _names(shortlist) == ["listPullRequests", "get_me", "send_message"]
+    assert [tool.pinned for tool in shortlist.tools] == [False, True, True]
+    assert shortlist.tools[1].score == 0.0
+    assert shortlist.tools[1].matched == ()
+    assert _names(index.search("the")) == ["get_me", "send_message"]
+
+
+def test_a_pinned_tool_that_matches_is_counted_as_returned() -> None:
+    shortlist = ToolIndex(CATALOGUE, pinned=["get_me"]).search("me github", k=1)
+    assert shortlist.tools[-1].name == "get_me"
+    assert shortlist.tools[-1].matched
+    assert shortlist.returned == shortlist.total_matches == 1
+
+
+def test_unknown_pins_and_sources_and_bad_k_are_usage_errors() -> None:
+    with pytest.raises(UsageError):
+        ToolIndex(CATALOGUE, pinned=["nope"])
+    with pytest.raises(UsageError):
+        ToolIndex(CATALOGUE, sources={"nope": "github"})
+    with pytest.raises(UsageError):
+        ToolIndex(CATALOGUE).search("issue", k=0)
+
+
+def test_truncated_when_more_tools_matched_than_k() -> None:
+    catalogue = [_tool(f"tool_{n}", "Reads a file.") for n in range(4)]
+    shortlist = ToolIndex(catalogue).search("file", k=2)
+    assert (shortlist.total_matches, shortlist.returned, shortlist.truncated) == (4, 2, True)
+    assert _names(shortlist) == ["tool_0", "tool_1"]  # equal scores: by name
+    _assert_valid(shortlist.to_json())
+
+
+def test_the_json_has_the_catalogue_size_and_sources_and_validates() -> None:
+    sources = {"get_me": "github", "add_issue_comment": "github", "browser_navigate": "playwright"}
+    index = ToolIndex(CATALOGUE, pinned=["get_me"], sources=sources)
+    shown = index.search("comment", k=3).to_json()
+    _assert_valid(shown)
+    assert index.size == len(CATALOGUE)
+    assert shown["catalogue"] == {"size": 6, "sources": {"github": 2, "playwright": 1}}
+    assert shown["tools"][0] == {
+        "name": "add_issue_comment",
+        "score": shown["tools"][0]["score"],
+        "matched": ["name", "description"],
+        "pinned": False,
+    }
+
+
+def test_tools_sharing_a_name_are_listed_once() -> None:
+    twice = [*CATALOGUE, _tool("get_me", "Another definition of me.")]
+    shortlist = ToolIndex(twice).search("me", k=5)
+    assert _names(shortlist) == ["get_me"]
+    assert shortlist.total_matches == 1
+
+
+def test_stemming_joins_the_forms_of_a_word_and_keeps_short_stems_whole() -> None:
+    assert len({stem(word) for word in ("create", "creates", "created", "creating")}) == 1
+    assert stem("queries") == stem("query")
+    assert stem("string") == "string"
+    assert tokens("getHTTPServer") == ["get", "http", "server"]
+
+
+_words = st.sampled_from(["file", "read", "write", "issue", "user", "page", "mail", "send", "list"])
+_specs = st.lists(
+    st.builds(
+        lambda name, words, prop: _tool(
+            name, " ".join(words), properties={prop: {"type": "string"}}
+        ),
+        st.text("abcdefgh_", min_size=1, max_size=6),
+        st.lists(_words, max_size=6),
+        _words,
+    ),
+    max_size=12,
+)
+
+
+@given(specs=_specs, query=st.lists(_words, min_size=1, max_size=3), seed=st.randoms())
+def test_the_same_catalogue_in_any_order_gives_the_same_json(
+    specs: list[ToolSpec], query: list[str], seed: Any
+) -> None:
+    text = " ".join(query)
+    first = ToolIndex(specs).search(text, k=3).to_json()
+    assert ToolIndex(specs).search(text, k=3).to_json() == first
+    shuffled = list(specs)
+    seed.shuffle(shuffled)
+    assert json.dumps(ToolIndex(shuffled).search(text, k=3).to_json()) == json.dumps(first)
+    _assert_valid(first)
