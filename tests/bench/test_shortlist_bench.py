@@ -11,10 +11,12 @@ from bench.shortlist import (
     fastmcp_bm25,
     keyword_overlap,
     measure,
+    ours,
     percentile,
     quality,
     recall_at,
     reciprocal_rank,
+    scaled,
 )
 from bench.shortlist_sets import Case, cases, catalogue, write_jsonl
 
@@ -121,3 +123,17 @@ def test_a_parallel_answer_names_each_function_once() -> None:
 def test_the_default_set_has_the_counts_of_shortlist_md() -> None:
     specs, found = catalogue(), cases()
     assert (len(specs), len({spec.name for spec in specs}), len(found)) == (2405, 1287, 1453)
+
+
+def test_scaled_copies_keep_the_text_under_new_names() -> None:
+    copies = scaled(TOOLS, 3)
+    assert len(copies) == 3 * len(TOOLS)
+    assert len({spec.name for spec in copies}) == len(copies)
+    assert copies[len(TOOLS)].input_schema is TOOLS[0].input_schema
+
+
+def test_our_row_ranks_the_obvious_tool_first_when_the_index_is_there() -> None:
+    pytest.importorskip("schemawire.gates.shortlist")
+    rank = ours(TOOLS)
+    assert rank is not None
+    assert rank("what is the weather in Paris")[0] == "get_weather"
