@@ -53,6 +53,7 @@ from bench import (
     projection,
     redaction,
     shortlist,
+    shortlist_sets,
     soak,
     startup,
 )
@@ -142,6 +143,8 @@ def main() -> None:
 def _run_last(options: argparse.Namespace) -> None:
     # The sections after load: the shortlist bench, and the soak only when named.
     if options.only in (None, "shortlist"):
+        # The set as an evaluation file too, for `schemawire shortlist --eval` to read.
+        shortlist_sets.write_jsonl(shortlist_sets.cases(), WORK / "shortlist-bfcl.jsonl")
         shortlist.print_table(*shortlist.run(options.shortlist_scale))
     if options.only == "soak":
         flat = soak.print_report(*soak.run(WORK, options.minutes, options.every))

@@ -18,7 +18,7 @@ from bench.shortlist import (
     reciprocal_rank,
     scaled,
 )
-from bench.shortlist_sets import Case, cases, catalogue, write_jsonl
+from bench.shortlist_sets import Case, cases, catalogue, main, write_jsonl
 
 from schemawire.types import ToolSpec
 
@@ -137,3 +137,12 @@ def test_our_row_ranks_the_obvious_tool_first_when_the_index_is_there() -> None:
     rank = ours(TOOLS)
     assert rank is not None
     assert rank("what is the weather in Paris")[0] == "get_weather"
+
+
+def test_the_set_is_written_on_demand(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    written = tmp_path / "bfcl.jsonl"
+    main([str(written)])
+    lines = written.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 1453
+    assert set(json.loads(lines[0])) == {"query", "answer"}
+    assert "1453 queries over 2405 definitions" in capsys.readouterr().out
