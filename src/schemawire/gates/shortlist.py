@@ -13,13 +13,14 @@ score.
 
 from __future__ import annotations
 
-import math
+import heapq
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from schemawire.errors import UsageError
+from schemawire.gates._bm25 import FieldIndex
 from schemawire.gates._tokens import tokens
 from schemawire.gates._tool_text import FIELDS, field_tokens
 from schemawire.types import ToolSpec
@@ -35,8 +36,6 @@ _WEIGHTS = {
     "properties": 1.0,
     "enum": 1.0,
 }
-_K1 = 1.2  # how fast repeating a word stops adding to a score
-_B = 0.75  # how much a long document's score is scaled down
 _DIGITS = 6  # scores are rounded so the JSON is the same on every platform
 
 
@@ -121,12 +120,6 @@ class Shortlist:
         return shown
 
 
-# Per word, the documents it is in: (document, frequency, fields); the frequency is the word's
-# count in each field times the field's weight, summed; fields has a bit per field of FIELDS.
-# Plain tuples: a query walks thousands of them.
-_Posting = tuple[int, float, int]
-
-
 class ToolIndex:
     """A field-weighted BM25 index over a catalogue's canonical schemas.
 
@@ -154,11 +147,12 @@ class ToolIndex:
         _refuse_unknown("pinned", pinned, known)
         _refuse_unknown("sources", sources or {}, known)
         self._pinned = tuple(sorted(set(pinned)))
+        self._pinned_set = frozenset(self._pinned)
         self._sources = dict(Counter((sources or {}).values()))
-        self._postings: dict[str, list[_Posting]] = {}
-        lengths = [self._add(number, spec) for number, spec in enumerate(specs)]
-        average = math.fsum(lengths) / len(lengths) if lengths else 1.0
-        self._norms = [_K1 * (1 - _B + _B * length / (average or 1.0)) for length in lengths]
+        self._documents: dict[str, list[int]] = {}
+        for number, name in enumerate(self._names):
+            self._documents.setdefault(name, []).append(number)
+        self._index = FieldIndex([field_tokens(spec) for spec in specs], FIELDS, _WEIGHTS)
 
     @property
     def size(self) -> int:
@@ -174,12 +168,15 @@ class ToolIndex:
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise UsageError(f"a shortlist holds at least one tool: k must be 1 or more, not {k!r}")
         words = list(dict.fromkeys(tokens(query)))
-        scores, fields = self._score(words)
-        best = self._best_per_name(scores, fields)
-        pinned = set(self._pinned)
-        ranked = sorted((item for item in best.items() if item[0] not in pinned), key=_rank)
-        chosen = [_shortlisted(name, found) for name, found in ranked[:k]]
-        chosen += [_shortlisted(name, best.get(name, (0.0, 0)), True) for name in self._pinned]
+        scores = self._index.scores(words)
+        best = self._best_per_name(scores)
+        unpinned = (item for item in best.items() if item[0] not in self._pinned_set)
+        ranked = heapq.nsmallest(k, unpinned, key=_rank)
+        chosen = [self._shortlisted(name, score, scores, words) for name, score in ranked]
+        chosen += [
+            self._shortlisted(name, best.get(name, 0.0), scores, words, pinned=True)
+            for name in self._pinned
+        ]
         return Shortlist(
             query=query,
             k=k,
@@ -190,66 +187,37 @@ class ToolIndex:
             hint=None if best else _hint(words),
         )
 
-    def _add(self, number: int, spec: ToolSpec) -> float:
-        """Index ``spec`` as document ``number``; its weighted length."""
-        frequencies: dict[str, float] = {}
-        masks: dict[str, int] = {}
-        length = 0.0
-        for bit, (name, words) in enumerate(_ordered(field_tokens(spec))):
-            weight = _WEIGHTS[name]
-            length += weight * len(words)
-            for word in words:
-                frequencies[word] = frequencies.get(word, 0.0) + weight
-                masks[word] = masks.get(word, 0) | 1 << bit
-        for word, frequency in frequencies.items():
-            self._postings.setdefault(word, []).append((number, frequency, masks[word]))
-        return length
-
-    def _score(self, words: list[str]) -> tuple[dict[int, float], dict[int, int]]:
-        """Each matching document's BM25 score and the fields where the words were found."""
-        scores: dict[int, float] = {}
-        fields: dict[int, int] = {}
-        total = len(self._names)
-        for word in words:
-            postings = self._postings.get(word, ())
-            if not postings:
-                continue
-            idf = math.log(1 + (total - len(postings) + 0.5) / (len(postings) + 0.5))
-            for document, frequency, found in postings:
-                gain = idf * frequency * (_K1 + 1) / (frequency + self._norms[document])
-                scores[document] = scores.get(document, 0.0) + gain
-                fields[document] = fields.get(document, 0) | found
-        return scores, fields
-
-    def _best_per_name(
-        self, scores: dict[int, float], fields: dict[int, int]
-    ) -> dict[str, tuple[float, int]]:
-        """Each matching name's best rounded score and its fields (ties: the earlier
-        definition's fields, merged, so the catalogue's order cannot change them)."""
-        best: dict[str, tuple[float, int]] = {}
+    def _best_per_name(self, scores: dict[int, float]) -> dict[str, float]:
+        """Each matching name's best score over its definitions."""
+        best: dict[str, float] = {}
+        names = self._names
         for document, score in scores.items():
-            name, rounded = self._names[document], round(score, _DIGITS)
-            seen = best.get(name)
-            if seen is None or rounded > seen[0]:
-                best[name] = (rounded, fields[document])
-            elif rounded == seen[0]:
-                best[name] = (rounded, seen[1] | fields[document])
+            name = names[document]
+            if score > best.get(name, -1.0):
+                best[name] = score
         return best
 
+    def _shortlisted(
+        self,
+        name: str,
+        score: float,
+        scores: dict[int, float],
+        words: list[str],
+        *,
+        pinned: bool = False,
+    ) -> ShortlistedTool:
+        # The fields of every definition with the best score: the same whatever their order.
+        mask = 0
+        for document in self._documents[name]:
+            if document in scores and scores[document] == score:
+                mask |= self._index.fields(document, words)
+        matched = tuple(field for bit, field in enumerate(FIELDS) if mask & 1 << bit)
+        return ShortlistedTool(name, round(score, _DIGITS), matched, pinned)
 
-def _ordered(by_field: dict[str, list[str]]) -> list[tuple[str, list[str]]]:
-    return [(name, by_field[name]) for name in FIELDS]
 
-
-def _rank(item: tuple[str, tuple[float, int]]) -> tuple[float, str]:
-    name, (score, _) = item
+def _rank(item: tuple[str, float]) -> tuple[float, str]:
+    name, score = item
     return (-score, name)
-
-
-def _shortlisted(name: str, found: tuple[float, int], pinned: bool = False) -> ShortlistedTool:
-    score, mask = found
-    matched = tuple(field for bit, field in enumerate(FIELDS) if mask & 1 << bit)
-    return ShortlistedTool(name=name, score=score, matched=matched, pinned=pinned)
 
 
 def _hint(words: list[str]) -> str:
