@@ -26,7 +26,10 @@
    10 MB, and other clients' latency during a worst-case request, beside a bare SDK server.
 9. load (`bench/load.py`): small calls from 1, 8 and 32 clients against ``serve --http`` and a
    bare SDK server, calls/s and errors.
-10. soak (`bench/soak.py`, only with ``--only soak``: it runs 30 minutes): mixed traffic
+10. shortlist (`bench/shortlist.py`): recall@1/3/5/10, all-gold@10, MRR@10 and query latency on
+    the BFCL retrieval set (`bench/shortlist_sets.py`), ``ToolIndex`` beside Pydantic-AI-style
+    keyword overlap and FastMCP-style BM25 reimplemented on the same catalogue.
+11. soak (`bench/soak.py`, only with ``--only soak``: it runs 30 minutes): mixed traffic
     against ``serve --http`` and the proxy, memory sampled every 10 s.
 
 Medians of several runs; the machine is small and shared, so read the ratios.
@@ -49,6 +52,8 @@ from bench import (
     mcp_calls,
     projection,
     redaction,
+    shortlist,
+    shortlist_sets,
     soak,
     startup,
 )
@@ -65,6 +70,7 @@ DEFAULT = (
     "startup",
     "hostile",
     "load",
+    "shortlist",
 )
 
 
@@ -88,6 +94,12 @@ def main() -> None:
     parser.add_argument("--projected", type=int, default=5000, help="projection: tools")
     parser.add_argument("--calls", type=int, default=1000, help="mcp: echo calls per round")
     parser.add_argument("--starts", type=int, default=15, help="startup: runs of each command")
+    parser.add_argument(
+        "--shortlist-scale",
+        type=int,
+        default=1,
+        help="shortlist: the catalogue times N with renamed copies (times only; 4 = 9,620 tools)",
+    )
     hostile.add_options(parser)
     load.add_options(parser)
     soak.add_options(parser)
@@ -124,6 +136,16 @@ def main() -> None:
     if options.only in (None, "load"):
         rows = load.run(WORK, tuple(options.clients), options.seconds, options.load_rounds)
         load.print_table(rows, options.seconds, options.load_rounds)
+        print()
+    _run_last(options)
+
+
+def _run_last(options: argparse.Namespace) -> None:
+    # The sections after load: the shortlist bench, and the soak only when named.
+    if options.only in (None, "shortlist"):
+        # The set as an evaluation file too, for `schemawire shortlist --eval` to read.
+        shortlist_sets.write_jsonl(shortlist_sets.cases(), WORK / "shortlist-bfcl.jsonl")
+        shortlist.print_table(*shortlist.run(options.shortlist_scale))
     if options.only == "soak":
         flat = soak.print_report(*soak.run(WORK, options.minutes, options.every))
         sys.exit(0 if flat else 1)
