@@ -62,9 +62,7 @@ def stem(word: str) -> str:
 
 
 def _singular(word: str) -> str:
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 4 and word.endswith("ied"):
+    if len(word) > 4 and word.endswith(("ies", "ied")):
         return word[:-3] + "y"
     if word.endswith(("sses", "xes", "zes", "ches", "shes")):
         return word[:-2]

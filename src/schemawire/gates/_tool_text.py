@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from schemawire.gates._tokens import tokens
+from schemawire.schema.dialect import SUBSCHEMA_LISTS, SUBSCHEMA_MAPS, SUBSCHEMA_SINGLE
 from schemawire.types import ToolSpec
 
 __all__ = ["FIELDS", "field_tokens"]
@@ -13,10 +14,11 @@ __all__ = ["FIELDS", "field_tokens"]
 # Every field a query can match, in the order `ShortlistedTool.matched` lists them.
 FIELDS = ("name", "title", "description", "properties", "enum", "keywords")
 
-# Where subschemas sit: their properties, titles, descriptions and enums count as the tool's.
-_SUBSCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
-_SUBSCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
-_SUBSCHEMA_ONES = ("items", "additionalProperties", "contains", "not", "if", "then", "else")
+# Where subschemas sit (the schema layer's one table): their properties, titles, descriptions
+# and enums count as the tool's. Sorted, so the words come in one order in every process.
+_MAPS = tuple(sorted(SUBSCHEMA_MAPS))
+_LISTS = tuple(sorted(SUBSCHEMA_LISTS))
+_SINGLE = tuple(sorted(SUBSCHEMA_SINGLE))
 # Far deeper than any real tool schema; stops a cyclic dict built in Python.
 _MAX_DEPTH = 32
 
@@ -58,17 +60,17 @@ def _subschemas(schema: Any, depth: int) -> Iterator[tuple[dict[str, Any], int]]
     if not isinstance(schema, dict) or depth > _MAX_DEPTH:
         return
     yield schema, depth
-    for key in _SUBSCHEMA_MAPS:
+    for key in _MAPS:
         children = schema.get(key)
         if isinstance(children, dict):
             for child in children.values():
                 yield from _subschemas(child, depth + 1)
-    for key in _SUBSCHEMA_LISTS:
+    for key in _LISTS:  # draft-07 `items` may be a list: a list is read as one here
         children = schema.get(key)
         if isinstance(children, list):
             for child in children:
                 yield from _subschemas(child, depth + 1)
-    for key in _SUBSCHEMA_ONES:
+    for key in _SINGLE:
         yield from _subschemas(schema.get(key), depth + 1)
 
 

@@ -107,10 +107,7 @@ class Shortlist:
             "query": self.query,
             "k": self.k,
             "tools": [tool.to_json() for tool in self.tools],
-            "catalogue": {
-                "size": self.catalogue_size,
-                "sources": dict(sorted(self.sources.items())),
-            },
+            "catalogue": self._catalogue(),
             "total_matches": self.total_matches,
             "returned": self.returned,
             "truncated": self.truncated,
