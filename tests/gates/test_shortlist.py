@@ -14,6 +14,7 @@ from schemawire import ToolIndex, ToolSpec, UsageError
 from schemawire.gates import Shortlist
 from schemawire.gates._tokens import stem, tokens
 from schemawire.schema.validator import compile_schema
+from schemawire.trace import Trace, record_shortlist
 
 SCHEMA = compile_schema(
     json.loads(resources.files("schemawire.gates").joinpath("shortlist.schema.json").read_text()),
@@ -197,3 +198,29 @@ def test_the_same_catalogue_in_any_order_gives_the_same_json(
     seed.shuffle(shuffled)
     assert json.dumps(ToolIndex(shuffled).search(text, k=3).to_json()) == json.dumps(first)
     _assert_valid(first)
+
+
+def test_an_unchanged_catalogue_keeps_its_index_in_any_order() -> None:
+    index = ToolIndex(CATALOGUE, pinned=["get_me"])
+    assert index.refreshed(list(reversed(CATALOGUE))) is index
+    assert index.fingerprint == ToolIndex(list(reversed(CATALOGUE))).fingerprint
+
+
+def test_a_changed_catalogue_is_indexed_again_and_keeps_the_pins_it_still_has() -> None:
+    index = ToolIndex(CATALOGUE, pinned=["get_me", "send_message"])
+    edited = [*CATALOGUE[2:], _tool("add_issue_comment", "Reply on a ticket.")]
+    again = index.refreshed(edited)
+    assert again is not index
+    assert again.pinned == ("send_message",)
+    assert _names(again.search("reply ticket", k=1)) == ["add_issue_comment", "send_message"]
+    assert _names(index.search("reply ticket", k=1)) == ["get_me", "send_message"]
+
+
+def test_a_shortlist_decision_is_a_hop_of_the_trace() -> None:
+    trace = Trace()
+    shortlist = ToolIndex(CATALOGUE).search("weather", k=2)
+    record_shortlist(trace, "host", shortlist)
+    (hop,) = trace.hops
+    assert (hop.protocol, hop.direction) == ("shortlist", "check")
+    assert hop.payload == shortlist.to_json()
+    _assert_valid(hop.payload)

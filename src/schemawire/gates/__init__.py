@@ -19,7 +19,7 @@ from schemawire.gates.arguments import ArgumentGate, ArgumentOptions
 from schemawire.gates.handoff import HandoffDecision, HandoffGate, Route
 from schemawire.gates.redact import Redactor, default_redactor
 from schemawire.gates.results import McpResult, ResultGate, ResultOptions
-from schemawire.gates.shortlist import Shortlist, ShortlistedTool, ToolIndex
+from schemawire.gates.shortlist import Shortlist, ShortlistedTool, ToolIndex, catalogue_fingerprint
 from schemawire.gates.verdict import CODES, Change, Verdict
 
 __all__ = [
@@ -40,6 +40,7 @@ __all__ = [
     "ToolIndex",
     "ValueLimits",
     "Verdict",
+    "catalogue_fingerprint",
     "default_redactor",
     "rejection_meta",
 ]

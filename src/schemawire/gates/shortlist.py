@@ -13,19 +13,21 @@ score.
 
 from __future__ import annotations
 
+import hashlib
 import heapq
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from schemawire._json import canonical
 from schemawire.errors import UsageError
 from schemawire.gates._bm25 import FieldIndex
 from schemawire.gates._tokens import tokens
 from schemawire.gates._tool_text import FIELDS, field_tokens
 from schemawire.types import ToolSpec
 
-__all__ = ["Shortlist", "ShortlistedTool", "ToolIndex"]
+__all__ = ["Shortlist", "ShortlistedTool", "ToolIndex", "catalogue_fingerprint"]
 
 # How much a word counts in each field: a tool's name says most about what it does.
 _WEIGHTS = {
@@ -150,11 +152,31 @@ class ToolIndex:
         for number, name in enumerate(self._names):
             self._documents.setdefault(name, []).append(number)
         self._index = FieldIndex([field_tokens(spec) for spec in specs], FIELDS, _WEIGHTS)
+        self.fingerprint = catalogue_fingerprint(specs, sources)
 
     @property
     def size(self) -> int:
         """How many tools the index holds."""
         return len(self._names)
+
+    @property
+    def pinned(self) -> tuple[str, ...]:
+        """The pinned tools' names, sorted."""
+        return self._pinned
+
+    def refreshed(
+        self, specs: Sequence[ToolSpec], *, sources: Mapping[str, str] | None = None
+    ) -> ToolIndex:
+        """This index if ``specs`` is the catalogue it was built from (in any order), else a new
+        one over ``specs`` with the same pins: what a host or gateway calls each turn, so an
+        unchanged catalogue keeps its index (and its shortlists byte for byte) and a changed
+        one (an MCP server's ``tools/list_changed``, an edited schema file) is indexed again.
+        A pinned tool the new catalogue no longer has stops being pinned."""
+        if catalogue_fingerprint(specs, sources) == self.fingerprint:
+            return self
+        names = {spec.name for spec in specs}
+        pinned = [name for name in self._pinned if name in names]
+        return type(self)(specs, pinned=pinned, sources=sources)
 
     def search(self, query: str, k: int = 5) -> Shortlist:
         """The ``k`` tools that best match ``query``, then the pinned ones.
@@ -210,6 +232,18 @@ class ToolIndex:
                 mask |= self._index.fields(document, words)
         matched = tuple(field for bit, field in enumerate(FIELDS) if mask & 1 << bit)
         return ShortlistedTool(name, round(score, _DIGITS), matched, pinned)
+
+
+def catalogue_fingerprint(
+    specs: Sequence[ToolSpec], sources: Mapping[str, str] | None = None
+) -> str:
+    """A SHA-256 of everything the index reads of a catalogue (each tool's name, description and
+    input schema, and its source), the same whatever order the tools come in."""
+    tools = sorted(
+        canonical([spec.name, spec.description, spec.input_schema, (sources or {}).get(spec.name)])
+        for spec in specs
+    )
+    return hashlib.sha256("\n".join(tools).encode()).hexdigest()
 
 
 def _rank(item: tuple[str, float]) -> tuple[float, str]:

@@ -33,9 +33,17 @@ from schemawire.trace._lines import CutLine, hop_line, hops_of
 from schemawire.types import Hop, Violation
 
 if TYPE_CHECKING:
-    from schemawire.gates import Verdict
+    from schemawire.gates import Shortlist, Verdict
 
-__all__ = ["TRACES", "Trace", "new_run_id", "read_trace", "record_verdicts", "trace_path"]
+__all__ = [
+    "TRACES",
+    "Trace",
+    "new_run_id",
+    "read_trace",
+    "record_shortlist",
+    "record_verdicts",
+    "trace_path",
+]
 
 TRACES = Path(".schemawire") / "traces"
 """Where runs write their traces by default, relative to the current folder."""
@@ -245,6 +253,12 @@ def record_verdicts(trace: Trace, label: str, *verdicts: Verdict | None) -> None
             trace.record(
                 label, label, "gate", "check", {"tool": verdict.tool}, verdict=verdict.to_json()
             )
+
+
+def record_shortlist(trace: Trace, label: str, shortlist: Shortlist) -> None:
+    """One shortlist decision (the query, k, the tools chosen with their scores and matched
+    fields, the pins, how complete it is) as a ``shortlist`` hop of ``trace``."""
+    trace.record(label, label, "shortlist", "check", shortlist.to_json())
 
 
 def _pointers_redacted(redactor: Redactor, verdict: dict[str, Any]) -> dict[str, Any]:
