@@ -2,9 +2,9 @@
 
 `ToolIndex` reads every tool's canonical schema by field (name, title, description, nested
 properties, enum values, ``x-keywords``) into a small inverted index and ranks tools for a query
-with BM25F, a name-coverage feature and a score per sentence of the query (`_ranking.py`
-says how). `ToolIndex.search` returns a `Shortlist`: the tools chosen with
-their scores and the fields that matched, the pinned tools, and how complete it is, as JSON that
+with BM25F, a name-coverage feature and a score per sentence of the query (``_ranking.py`` says
+how). `ToolIndex.search` returns a `Shortlist`: the tools chosen with their scores and the
+fields that matched, the pinned tools, and how complete it is, as JSON that
 ``shortlist.schema.json`` describes. The same query over the same catalogue gives the same
 shortlist, byte for byte, whatever order the catalogue came in: ties are broken by name.
 
