@@ -18,6 +18,7 @@ from bench.shortlist import (
     reciprocal_rank,
     scaled,
 )
+from bench.shortlist_misses import misses
 from bench.shortlist_sets import Case, cases, catalogue, main, write_jsonl
 
 from schemawire.types import ToolSpec
@@ -166,3 +167,26 @@ def test_our_row_keeps_its_bfcl_figures() -> None:
     assert row.scores["all@10"] >= 0.94
     assert row.scores["MRR@10"] >= 0.81
     assert row.odd["R@5"] >= 0.90
+
+
+def test_each_miss_is_given_its_first_cause() -> None:
+    tools = [
+        *TOOLS,
+        _tool("city_weather", "The current weather and temperature in a city.", city="City."),
+        _tool("translate", "Translate a text.", text="Text."),
+    ]
+    found = [
+        Case("weather in a city", ("get_weather",)),  # its twin city_weather ranks first
+        Case("날씨 서울", ("get_weather",)),
+        Case("rain tomorrow", ("get_weather",)),
+        Case("send an email and translate it to French", ("send_email", "translate")),
+    ]
+    missed = misses(tools, found, top=1)
+    assert [(miss.gold, miss.cause) for miss in missed] == [
+        ("get_weather", "near-duplicate above"),
+        ("get_weather", "not English"),
+        ("get_weather", "no shared word"),
+        ("translate", "another request"),
+    ]
+    assert missed[0].place == 2
+    assert missed[2].place is None
