@@ -109,7 +109,7 @@ def report(missed: Sequence[Miss], examples: int) -> None:
     print("|---|---:|")
     for cause, found in sorted(by_cause.items(), key=lambda item: -len(item[1])):
         print(f"| {cause} | {len(found)} |")
-    for cause, found in sorted(by_cause.items()):
+    for cause, found in sorted(by_cause.items()) if examples > 0 else ():
         print()
         print(f"{cause}:")
         for miss in found[:examples]:

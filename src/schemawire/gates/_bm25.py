@@ -3,8 +3,8 @@
 BM25F (Robertson & Zaragoza): a word's count in each field is scaled by the field's weight and
 by the field's own length normalisation (its ``b``, against that field's average length over
 the documents that have it), the fields are added up, and the sum is saturated once with
-``k1``. So a long description does not dilute a short name, and a tool with a long enum is not
-punished for the tools that have none.
+``k1``. So a long description does not dilute a short name, and a field few tools have (a
+``title``, ``x-keywords``) is measured against the tools that have one, not against zero.
 
 IDF counts distinct tool names, not definitions: a catalogue that holds five definitions of one
 name (several repositories, or BFCL) does not make that tool's words look common.
@@ -68,7 +68,7 @@ class FieldIndex:
             self._add_masks(number, document)
         idf = _idf(self._masks, groups)
         averages = _average_lengths(documents, self._fields)
-        self._gains: dict[str, list[tuple[int, float]]] = {word: [] for word in sorted(idf)}
+        gains: dict[str, list[tuple[int, float]]] = {}
         for number, document in enumerate(documents):
             counts = _weighted_counts(document, fields, averages)
             name = set(document.get(coverage_field, ()))
@@ -78,15 +78,31 @@ class FieldIndex:
                 gain = idf[word] * count * (k1 + 1) / (count + k1)
                 if word in name:
                     gain += coverage * idf[word] / total
-                self._gains[word].append((number, gain))
+                gains.setdefault(word, []).append((number, gain))
+        # Per word, its documents and their gains, in document order.
+        self._postings = {
+            word: (tuple(doc for doc, _ in pairs), tuple(gain for _, gain in pairs))
+            for word, pairs in gains.items()
+        }
 
     def scores(self, words: Mapping[str, float]) -> dict[int, float]:
         """Each document that has one of ``words``, with its score; each word's gains are
         multiplied by its weight in the query."""
-        scores: dict[int, float] = {}
+        # The longest postings first, copied into the dict in one go; the rest added one by one.
+        # The order is the catalogue's (length, then the word), so every process adds the same
+        # numbers in the same order.
+        found = [(word, weight) for word, weight in words.items() if word in self._postings]
+        found.sort(key=lambda item: (-len(self._postings[item[0]][0]), item[0]))
+        if not found:
+            return {}
+        (first, weight), rest = found[0], found[1:]
+        documents, gains = self._postings[first]
+        weighted = gains if weight == 1.0 else [gain * weight for gain in gains]
+        scores = dict(zip(documents, weighted, strict=True))
         get = scores.get
-        for word, weight in words.items():
-            for document, gain in self._gains.get(word, ()):
+        for word, weight in rest:
+            documents, gains = self._postings[word]
+            for document, gain in zip(documents, gains, strict=True):
                 scores[document] = get(document, 0.0) + gain * weight
         return scores
 
