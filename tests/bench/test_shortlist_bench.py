@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -190,3 +193,35 @@ def test_each_miss_is_given_its_first_cause() -> None:
     ]
     assert missed[0].place == 2
     assert missed[2].place is None
+
+
+_SHORTLISTS = """
+import json
+from bench.shortlist_sets import cases, catalogue
+from schemawire.gates.shortlist import ToolIndex
+index = ToolIndex(catalogue())
+print(json.dumps([index.search(case.query, k=10).to_json() for case in cases()[::25]]))
+"""
+
+
+@pytest.mark.slow
+def test_every_process_gives_the_same_shortlists_byte_for_byte() -> None:
+    # Another hash seed orders every set of strings differently: the scores must not move.
+    root = Path(__file__).resolve().parents[2]
+
+    def shortlists(seed: str) -> str:
+        environment = {**os.environ, "PYTHONHASHSEED": seed}
+        done = subprocess.run(
+            [sys.executable, "-c", _SHORTLISTS],
+            cwd=root,
+            env=environment,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+        return done.stdout
+
+    first = shortlists("1")
+    assert json.loads(first)
+    assert shortlists("2") == first
