@@ -137,6 +137,19 @@ COMMANDS = (
         ),
     ),
     Command(
+        "shortlist",
+        "schemawire.cli._shortlist:shortlist_command",
+        "Shortlist the tools a query needs, or evaluate it on a set of queries.",
+        (
+            'schemawire shortlist "refund a duplicate charge"   # this repository\'s tools',
+            'schemawire shortlist "add two numbers" --top 3 --json -- npx -y '
+            "@modelcontextprotocol/server-everything",
+            'schemawire shortlist "read a file" --pin echo --tools tools.json   # tools/list JSON',
+            "schemawire shortlist --eval evals/shortlist.jsonl --junit shortlist.xml",
+            "schemawire shortlist --eval bfcl.jsonl --tools bfcl_tools.jsonl --min-recall 0.9",
+        ),
+    ),
+    Command(
         "call",
         "schemawire.cli._mcp:call_command",
         "Make one gated MCP call: arguments checked, then the result.",
