@@ -254,14 +254,11 @@ def _answer(index: Any, query: str, top: int, *, json: bool) -> None:
 
 def _print_shortlist(shortlist: Any) -> None:
     table = Table(title=f"shortlist for {escape(quoted(shortlist.query))}")
-    for column, justify in (
-        ("rank", "right"),
-        ("tool", "left"),
-        ("score", "right"),
-        ("matched", "left"),
-        ("pinned", "left"),
-    ):
-        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    table.add_column("rank", justify="right")
+    table.add_column("tool", overflow="fold")  # a name is shown whole, if on two lines
+    table.add_column("score", justify="right", no_wrap=True)
+    table.add_column("matched")
+    table.add_column("pinned")
     rank = 0
     for tool in shortlist.tools:
         rank += 0 if tool.pinned else 1
