@@ -71,7 +71,8 @@ def test_a_query_over_a_repository_is_a_ranked_table() -> None:
     result = invoke("shortlist", "refund a duplicate charge", "--repo", str(SUPPORT_DESK))
     assert result.exit_code == 0, result.output
     assert "create_refund" in result.output
-    assert "rank" in result.output and "matched" in result.output
+    assert "rank" in result.output
+    assert "matched" in result.output
     assert "returned 1 of 1 matching tools (catalogue: 2 tools); complete" in result.output
 
 
@@ -91,7 +92,8 @@ def test_nothing_matched_exits_1_and_says_what_to_try(tools_file: Path) -> None:
     result = invoke("shortlist", "zebra xylophone", "--tools", str(tools_file))
     assert result.exit_code == 1
     assert "no tool matched (catalogue: 5 tools)" in result.output
-    assert "hint:" in result.output and "synonyms" in result.output
+    assert "hint:" in result.output
+    assert "synonyms" in result.output
     as_json = invoke("shortlist", "zebra xylophone", "--tools", str(tools_file), "--json")
     assert as_json.exit_code == 1
     body = json.loads(as_json.stdout)
@@ -105,9 +107,8 @@ def test_a_short_list_says_it_is_truncated(tools_file: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "returned 1 of 2 matching tools" in result.output
     assert "truncated: 1 more matched, raise --top to see them" in result.output
-    body = json.loads(
-        invoke("shortlist", "send a message", "--tools", str(tools_file), "-k", "1", "--json").stdout
-    )
+    args = ["shortlist", "send a message", "--tools", str(tools_file), "-k", "1", "--json"]
+    body = json.loads(invoke(*args).stdout)
     assert (body["returned"], body["total_matches"], body["truncated"]) == (1, 2, True)
 
 
@@ -137,7 +138,7 @@ def test_a_pin_the_catalogue_lacks_is_a_usage_error(tools_file: Path) -> None:
         ([], "give the query"),
         (["q", "--junit", "x.xml"], "--junit: only with --eval"),
         (["q", "--min-recall", "0.5"], "--min-recall: only with --eval"),
-        (["q", "--repo", ".", "--tools", "t.json"], "one catalogue at a time, not --repo and --tools"),
+        (["q", "--repo", ".", "--tools", "t.json"], "one catalogue at a time, not --repo and"),
         (["--eval", "c.jsonl", "--pin", "a"], "--pin with --eval"),
     ],
 )
@@ -209,7 +210,9 @@ def test_eval_prints_the_figures_and_the_worst_misses(tmp_path: Path, tools_file
     result = invoke("shortlist", "--eval", str(cases), "--tools", str(tools_file), "-k", "1")
     assert result.exit_code == 1, result.output  # some query misses at k = 1
     assert "4 cases over 5 tool definitions, k = 1" in result.output
-    assert "recall" in result.output and "all gold" in result.output and "MRR@10" in result.output
+    assert "recall" in result.output
+    assert "all gold" in result.output
+    assert "MRR@10" in result.output
     assert "missed a tool in the top 1" in result.output
     worst = result.output.split("missed a tool in the top 1")[1]
     assert worst.index('"zebra"') < worst.index('"send a message and open an issue"')
@@ -285,7 +288,8 @@ def test_junit_has_a_testcase_per_query_and_a_miss_names_the_ranking(
     assert failure.get("message") == (
         '/answer: send_sms not in the top 1; ranked: send_email (the query: "send a message")'
     )
-    assert failure.text is not None and f"{cases}:2:1 #/answer" in failure.text
+    assert failure.text is not None
+    assert f"{cases}:2:1 #/answer" in failure.text
 
 
 @pytest.mark.parametrize(
@@ -302,7 +306,7 @@ def test_junit_has_a_testcase_per_query_and_a_miss_names_the_ranking(
             {"query": "weather", "answer": ["get_wether"]},
             'cases.jsonl:2 #/answer/0: the catalogue has no tool "get_wether"',
         ),
-        ({"query": "w", "answer": ["get_weather"], "k": 3}, 'cases.jsonl:2 #/k: a case holds only'),
+        ({"query": "w", "answer": ["get_weather"], "k": 3}, "cases.jsonl:2 #/k: a case holds only"),
         (["weather"], "cases.jsonl:2: a case is an object"),
     ],
 )
