@@ -6,8 +6,9 @@ listing (the command after ``--``, or ``--url``) or a file of tool definitions (
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import anyio
 import typer
@@ -27,6 +28,12 @@ from schemawire.cli._output import (
     stdout,
 )
 from schemawire.errors import UsageError
+
+if TYPE_CHECKING:
+    from schemawire.application._shortlist_eval import CaseOutcome, EvalReport
+    from schemawire.errors import InputError
+    from schemawire.gates.shortlist import Shortlist, ToolIndex
+    from schemawire.types import ToolSpec
 
 __all__ = ["shortlist_command"]
 
@@ -179,7 +186,7 @@ def _catalogue(
     token: str | None,
     tools: Path | None,
     timeout: float,
-) -> tuple[list[Any], dict[str, str]]:
+) -> tuple[list[ToolSpec], dict[str, str]]:
     """The catalogue's tool specs, and the source of each tool by name.
 
     Raises:
@@ -208,14 +215,14 @@ def _catalogue(
     return specs, {spec.name: label for spec in specs}
 
 
-def _repository_catalogue(directory: Path) -> tuple[list[Any], str]:
+def _repository_catalogue(directory: Path) -> tuple[list[ToolSpec], str]:
     from schemawire.schema.repository import Repository
 
     repository = Repository.load(directory)
     return list(repository.tools()), repository.root.resolve().name or "repository"
 
 
-def _file_catalogue(path: Path) -> tuple[list[Any], str]:
+def _file_catalogue(path: Path) -> tuple[list[ToolSpec], str]:
     from schemawire.application._shortlist_eval import read_catalogue
 
     return read_catalogue(path.read_bytes(), str(path)), path.name
@@ -223,7 +230,7 @@ def _file_catalogue(path: Path) -> tuple[list[Any], str]:
 
 def _server_catalogue(
     command: list[str], url: str | None, header: list[str] | None, token: str | None, timeout: float
-) -> tuple[list[Any], str]:
+) -> tuple[list[ToolSpec], str]:
     from schemawire.cli._mcp import _address, _list, _server_errors
 
     address = _address(command, url, header, token)
@@ -241,7 +248,7 @@ def _server_catalogue(
 # --- one query -------------------------------------------------------------------------------
 
 
-def _answer(index: Any, query: str, top: int, *, json: bool) -> None:
+def _answer(index: ToolIndex, query: str, top: int, *, json: bool) -> None:
     """Print the shortlist for ``query``; exit 1 when no tool matched it."""
     shortlist = index.search(query, k=top)
     if json:
@@ -252,7 +259,7 @@ def _answer(index: Any, query: str, top: int, *, json: bool) -> None:
         raise typer.Exit(EXIT_FINDINGS)
 
 
-def _print_shortlist(shortlist: Any) -> None:
+def _print_shortlist(shortlist: Shortlist) -> None:
     table = Table(title=f"shortlist for {escape(quoted(shortlist.query))}")
     table.add_column("rank", justify="right")
     table.add_column("tool", overflow="fold")  # a name is shown whole, if on two lines
@@ -276,7 +283,7 @@ def _print_shortlist(shortlist: Any) -> None:
         stdout.print(f"[yellow]hint:[/] {escape(shortlist.hint)}")
 
 
-def _completeness(shortlist: Any) -> str:
+def _completeness(shortlist: Shortlist) -> str:
     size = shortlist.catalogue_size
     if shortlist.total_matches == 0:
         return f"[yellow]no tool matched[/] (catalogue: {size} tool{'s' if size != 1 else ''})"
@@ -293,17 +300,18 @@ def _completeness(shortlist: Any) -> str:
 # --- an evaluation ---------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
 class _EvalOptions:
     """What ``--eval`` was given besides the file."""
 
-    def __init__(
-        self, top: int, junit: Path | None, worst: int, min_recall: float | None, json: bool
-    ) -> None:
-        self.top, self.junit, self.worst = top, junit, worst
-        self.min_recall, self.json = min_recall, json
+    top: int
+    junit: Path | None
+    worst: int
+    min_recall: float | None
+    json: bool
 
 
-def _evaluate(index: Any, specs: list[Any], path: Path, options: _EvalOptions) -> None:
+def _evaluate(index: ToolIndex, specs: list[ToolSpec], path: Path, options: _EvalOptions) -> None:
     """Run the cases of ``path``; exit 2 when the file cannot be used, 1 when a query misses."""
     from schemawire.application._shortlist_eval import evaluate, read_cases
 
@@ -326,7 +334,7 @@ def _evaluate(index: Any, specs: list[Any], path: Path, options: _EvalOptions) -
 _CASE_EXAMPLE = '{"query": "refund an order", "answer": ["create_refund"]}'
 
 
-def _refuse_cases(problems: list[Any], *, json: bool) -> None:
+def _refuse_cases(problems: list[InputError], *, json: bool) -> None:
     """Say what is wrong with every unusable line; exit 2 (none is counted as a miss)."""
     if json:
         print_json({"errors": [problem.to_json() for problem in problems]})
@@ -336,19 +344,22 @@ def _refuse_cases(problems: list[Any], *, json: bool) -> None:
     raise typer.Exit(EXIT_INPUT)
 
 
-def _located(problem: Any) -> str:
-    where = f"{problem.source}:{problem.line}" if problem.line is not None else problem.source
+def _located(problem: InputError) -> str:
+    """``source:line[:column] #pointer: message``: the line of the file, and where in it."""
+    where = problem.source
+    if problem.line is not None:
+        where += f":{problem.line}" + (f":{problem.column}" if problem.column else "")
     pointer = f" #{problem.pointer}" if problem.pointer else ""
     return f"{where}{pointer}: {problem.message}"
 
 
-def _failed(report: Any, min_recall: float | None) -> bool:
+def _failed(report: EvalReport, min_recall: float | None) -> bool:
     if min_recall is not None:
-        return bool(report.recall(report.k) < min_recall)
+        return report.recall(report.k) < min_recall
     return bool(report.misses())
 
 
-def _print_report(report: Any, path: Path, worst: int) -> None:
+def _print_report(report: EvalReport, path: Path, worst: int) -> None:
     cases = len(report.outcomes)
     stdout.print(
         f"[bold]{escape(str(path))}[/]: {cases} case{'s' if cases != 1 else ''} over "
@@ -372,7 +383,7 @@ def _print_report(report: Any, path: Path, worst: int) -> None:
         _print_miss(outcome, report.k)
 
 
-def _print_miss(outcome: Any, k: int) -> None:
+def _print_miss(outcome: CaseOutcome, k: int) -> None:
     case = outcome.case
     first = outcome.first_gold()
     place = f"first gold at {first}" if first is not None else "no gold ranked"
@@ -382,7 +393,7 @@ def _print_miss(outcome: Any, k: int) -> None:
     stdout.print(f"    ranked  {escape(ranked)}")
 
 
-def _write_junit(report: Any, path: Path, out: Path) -> None:
+def _write_junit(report: EvalReport, path: Path, out: Path) -> None:
     from schemawire.evals.expect import Failure
     from schemawire.evals.junit import junit_xml
     from schemawire.evals.runner import CaseResult, CaseStatus
