@@ -16,6 +16,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from schemawire.application._shortlist_eval import (
+    CaseOutcome,
+    EvalReport,
+    ShortlistCase,
     all_gold_at,
     read_catalogue,
     recall_at,
@@ -388,3 +391,16 @@ def test_the_metrics_are_the_benchs(ranking: list[str], gold: list[str], k: int)
     assert recall_at(ranking, gold, k) == bench_recall_at(ranking, gold, k)
     assert all_gold_at(ranking, gold, k) == bench_all_gold_at(ranking, gold, k)
     assert reciprocal_rank(ranking, gold) == bench_reciprocal_rank(ranking, gold)
+
+
+def test_the_worst_misses_come_first() -> None:
+    def outcome(line: int, ranking: list[str], answer: list[str]) -> CaseOutcome:
+        return CaseOutcome(ShortlistCase(f"q{line}", tuple(answer), line), tuple(ranking))
+
+    found_late = outcome(1, ["x", "y", "a"], ["a"])
+    half = outcome(2, ["a"], ["a", "b"])
+    unranked_long = outcome(3, ["x", "y", "z"], ["a"])
+    unranked_empty = outcome(4, [], ["a"])
+    passed = outcome(5, ["a"], ["a"])
+    report = EvalReport(2, 9, (found_late, half, unranked_long, unranked_empty, passed))
+    assert [o.case.line for o in report.misses()] == [3, 4, 1, 2]

@@ -295,16 +295,15 @@ class EvalReport:
         return 1000 * ordered[max(0, math.ceil(share * len(ordered)) - 1)]
 
     def misses(self) -> list[CaseOutcome]:
-        """The cases missing a gold name at ``k``, worst first: least recall at ``k``, then the
-        first gold name furthest down (or absent), then file order."""
+        """The cases missing a gold name at ``k``, worst first: least recall at ``k``, then no
+        gold name ranked at all, then the first gold name furthest down, then file order."""
         missed = [o for o in self.outcomes if o.missing_at(self.k)]
         return sorted(missed, key=self._badness)
 
-    def _badness(self, outcome: CaseOutcome) -> tuple[float, int, int]:
+    def _badness(self, outcome: CaseOutcome) -> tuple[float, bool, int, int]:
         first = outcome.first_gold()
-        absent = len(outcome.ranking) + 1
         recall = recall_at(outcome.ranking, outcome.case.answer, self.k)
-        return (recall, -(first if first is not None else absent), outcome.case.line)
+        return (recall, first is not None, -(first or 0), outcome.case.line)
 
     def to_json(self, worst: int) -> dict[str, Any]:
         """The figures as JSON, with the ``worst`` worst misses."""
