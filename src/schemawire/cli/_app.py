@@ -53,7 +53,7 @@ COMMANDS = (
     Command(
         "check",
         "schemawire.cli._repository:check",
-        "Check schemas, lint rules, fixtures, adapters, flows: the CI gate.",
+        "Check schemas, lint, fixtures, adapters and flows: the CI gate.",
         (
             "schemawire check",
             "schemawire check examples/support-desk --json",
@@ -139,7 +139,7 @@ COMMANDS = (
     Command(
         "shortlist",
         "schemawire.cli._shortlist:shortlist_command",
-        "Shortlist the tools a query needs, or evaluate it on a set of queries.",
+        "Rank the tools a query needs, or measure the ranking on a set.",
         (
             'schemawire shortlist "refund a duplicate charge"   # this repository\'s tools',
             'schemawire shortlist "add two numbers" --top 3 --json -- npx -y '
