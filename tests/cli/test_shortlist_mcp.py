@@ -72,3 +72,12 @@ def test_a_server_that_cannot_start_is_exit_2() -> None:
     ran = run("shortlist", "anything", "--", str(Path(sys.executable).parent / "no-such-server"))
     assert ran.returncode == 2
     assert "MCP server" in ran.stderr
+
+
+@pytest.mark.slow
+def test_an_unquoted_query_is_told_to_be_quoted() -> None:
+    ran = run("shortlist", "refund", "no-such-word-as-a-server")
+    assert ran.returncode == 2
+    assert '(if "no-such-word-as-a-server" is a word of the query, quote the whole query)' in (
+        " ".join(ran.stderr.split())
+    )

@@ -245,10 +245,20 @@ def _server_catalogue(
     command: list[str], url: str | None, header: list[str] | None, token: str | None, timeout: float
 ) -> tuple[list[ToolSpec], str]:
     from schemawire.cli._mcp import _address, _list, _server_errors
+    from schemawire.mcp import ServerError
 
     address = _address(command, url, header, token)
     with _server_errors():
-        listed, info = anyio.run(_list, address, timeout, None)
+        try:
+            listed, info = anyio.run(_list, address, timeout, None)
+        except ServerError as error:
+            if error.code == "not_started" and command:
+                # `schemawire shortlist refund order` runs "order" as a server: say why.
+                fail(
+                    f"MCP server {error.server}: {error.reason}; check the command after `--` "
+                    f"(if {quoted(command[0])} is a word of the query, quote the whole query)"
+                )
+            raise
     for tool in listed:
         if tool.spec is None:
             stderr.print(
