@@ -64,12 +64,12 @@ Repo = Annotated[
     Path | None,
     typer.Option("--repo", help="A schema repository: its tools' canonical schemas (default: .)."),
 ]
-ToolsFile = Annotated[
-    Path | None,
+ToolsFiles = Annotated[
+    list[Path] | None,
     typer.Option(
         "--tools",
         help="A file of tool definitions: MCP tools/list JSON, or JSON Lines of "
-        "{name, description, inputSchema}.",
+        "{name, description, inputSchema} (repeatable: one catalogue of several servers).",
     ),
 ]
 Top = Annotated[
@@ -120,7 +120,7 @@ def shortlist_command(
     url: Url = None,
     header: Headers = None,
     token: Token = None,
-    tools: ToolsFile = None,
+    tools: ToolsFiles = None,
     top: Top = None,
     pin: Pins = None,
     eval_file: EvalFile = None,
@@ -197,7 +197,7 @@ def _catalogue(
     url: str | None,
     header: list[str] | None,
     token: str | None,
-    tools: Path | None,
+    tools: list[Path] | None,
     timeout: float,
 ) -> tuple[list[ToolSpec], dict[str, str]]:
     """The catalogue's tool specs, and the source of each tool by name.
@@ -211,7 +211,7 @@ def _catalogue(
             ("--repo", repo is not None),
             ("a server after --", bool(command)),
             ("--url", url is not None),
-            ("--tools", tools is not None),
+            ("--tools", bool(tools)),
         )
         if value
     ]
@@ -219,13 +219,16 @@ def _catalogue(
         raise UsageError(f"one catalogue at a time, not {' and '.join(given)}")
     if command or url:
         specs, label = _server_catalogue(command, url, header, token, timeout)
-    elif tools is not None:
-        specs, label = _file_catalogue(tools)
+        sources = {spec.name: label for spec in specs}
+    elif tools:
+        specs, sources = _files_catalogue(tools)
+        label = ", ".join(str(path) for path in tools)
     else:
         specs, label = _repository_catalogue(repo or Path("."))
+        sources = {spec.name: label for spec in specs}
     if not specs:
         raise UsageError(f"{label} holds no tool to shortlist")
-    return specs, {spec.name: label for spec in specs}
+    return specs, sources
 
 
 def _repository_catalogue(directory: Path) -> tuple[list[ToolSpec], str]:
@@ -235,10 +238,18 @@ def _repository_catalogue(directory: Path) -> tuple[list[ToolSpec], str]:
     return list(repository.tools()), repository.root.resolve().name or "repository"
 
 
-def _file_catalogue(path: Path) -> tuple[list[ToolSpec], str]:
+def _files_catalogue(paths: list[Path]) -> tuple[list[ToolSpec], dict[str, str]]:
+    """Every tool of the files, and each one's source: its file's name without the suffix (a
+    name several files define counts for the last)."""
     from schemawire.application._shortlist_eval import read_catalogue
 
-    return read_catalogue(path.read_bytes(), str(path)), path.name
+    specs: list[ToolSpec] = []
+    sources: dict[str, str] = {}
+    for path in paths:
+        read = read_catalogue(path.read_bytes(), str(path))
+        specs += read
+        sources.update((spec.name, path.stem) for spec in read)
+    return specs, sources
 
 
 def _server_catalogue(
