@@ -18,6 +18,7 @@ __all__ = [
     "AssistantTurn",
     "Entry",
     "EntryCache",
+    "FoundTools",
     "Request",
     "ToolOutputs",
     "ToolRef",
@@ -54,6 +55,16 @@ class AssistantTurn:
 
 
 @dataclass(frozen=True, slots=True)
+class FoundTools(ToolResult):
+    """The result of a tool search (the host's ``search_tools``): its content is the shortlist
+    JSON, and ``found`` the canonical names of the tools it found, which the next request
+    carries. An API with its own form for a search result renders that form from ``found``
+    (Anthropic: ``tool_reference`` blocks beside the JSON); the others send the JSON alone."""
+
+    found: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class ToolOutputs:
     """The results of one turn's tool calls, matched to them by call id, in the model's order.
     A refused call's result is the gate's error object, with ``is_error`` set."""
@@ -72,11 +83,15 @@ class ToolRef:
         name: the canonical name.
         projected_name: the name on the wire (a target may have had to change it).
         payload: the projected tool, exactly as the API takes it.
+        deferred: sent only to be loaded by a tool search result that names it (`FoundTools`),
+            where the API defers tools (Anthropic's ``defer_loading``); the other APIs send
+            the tool as any other.
     """
 
     name: str
     projected_name: str
     payload: dict[str, Any]
+    deferred: bool = False
 
 
 @dataclass(frozen=True, slots=True)

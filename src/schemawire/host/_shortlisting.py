@@ -1,0 +1,328 @@
+"""Gate 1 in the agent loop: a large catalogue shortlisted before the model sees it.
+
+A host with ``HostOptions(shortlist=k)`` (or ``search_tools=True``) keeps its whole catalogue as
+one `ToolIndex` (`ToolCatalogue`), and each model request carries only part of it (`Selection`):
+
+- the ``k`` tools that best match the user's request (the host's pre-selection),
+- the pinned tools, every tool already called in the conversation,
+- the tools a ``search_tools`` call found, and ``search_tools`` itself (first, so that the
+  start of the tool list stays put for the providers' prompt caches).
+
+The tools go in the catalogue's order, not the scores', and the same selection is the same
+tuple of `ToolRef`, so an unchanged selection renders byte for byte the same tool list on
+every turn. Every call is still gated against the whole catalogue: a tool the model was never
+shown is checked against its full canonical schema and runs if valid.
+
+The catalogue is re-read before each request: an MCP server that said its tool list changed
+(``notifications/tools/list_changed``) is listed again, and the index is rebuilt only then
+(`ToolIndex.refreshed`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable, Collection, Iterable, Sequence
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from schemawire.errors import ServerError, UsageError
+from schemawire.gates import ResultGate, Shortlist, ToolIndex, Verdict
+from schemawire.host._toolset import Toolset
+from schemawire.host.tools import McpTool, ToolRunner, mcp_tools
+from schemawire.schema.repository import Repository
+from schemawire.schema.validator import CompiledSchema
+from schemawire.trace import Trace, record_shortlist, record_verdicts
+from schemawire.types import ToolResult, ToolSpec
+from schemawire.wire import AssistantTurn, Entry, FoundTools, ToolOutputs, ToolRef
+
+__all__ = [
+    "DEFAULT_SEARCH_K",
+    "MAX_SEARCH_K",
+    "PRESELECTION_LABEL",
+    "SEARCH_LABEL",
+    "SEARCH_TOOL",
+    "SearchTool",
+    "Selection",
+    "ToolCatalogue",
+    "search_tool_spec",
+]
+
+SEARCH_TOOL = "search_tools"
+"""The name of the tool the model searches the catalogue with."""
+DEFAULT_SEARCH_K = 5
+"""Tools one search returns when the model does not say."""
+MAX_SEARCH_K = 20
+"""The most tools one search may ask for."""
+PRESELECTION_LABEL = "host:shortlist"
+"""Where the host's pre-selection is in the trace."""
+SEARCH_LABEL = f"host:{SEARCH_TOOL}"
+"""Where a ``search_tools`` call's shortlist is in the trace."""
+
+# It never lists the catalogue: the point is that the model does not read it.
+_SEARCH_DESCRIPTION = (
+    "Find more tools. You were given only the tools that best match the request; many more "
+    "exist. Describe what the tool you need should do (a few words, e.g. 'refund an order' or "
+    "'list files in a directory'). The tools found are added to your tools for your next "
+    "turn; the answer lists their names with scores and which of their fields matched."
+)
+
+
+@cache
+def search_tool_spec() -> ToolSpec:
+    """``search_tools``: its canonical input schema (a query, and how many tools), and the
+    shortlist schema its results are checked against."""
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {
+            "query": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 200,
+                "description": "What the tool should do, in a few words.",
+            },
+            "k": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": MAX_SEARCH_K,
+                "description": f"How many tools to find (default {DEFAULT_SEARCH_K}).",
+            },
+        },
+        "required": ["query"],
+        "additionalProperties": False,
+        "description": _SEARCH_DESCRIPTION,
+    }
+    return ToolSpec(SEARCH_TOOL, schema, output_schema=_shortlist_schema())
+
+
+def _shortlist_schema() -> dict[str, Any]:
+    text = resources.files("schemawire.gates").joinpath("shortlist.schema.json").read_text("utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+class SearchTool:
+    """``search_tools`` as a tool the host runs: its arguments passed the argument gate like
+    any tool's; it searches the catalogue's index as it is now, records the shortlist as a
+    trace hop, and answers a `FoundTools` whose content is the shortlist JSON, checked against
+    ``shortlist.schema.json`` by its result gate."""
+
+    def __init__(self, catalogue: ToolCatalogue) -> None:
+        self.spec = search_tool_spec()
+        self.validator: CompiledSchema | None = None  # the gate compiles the spec's schema
+        self.repository: Repository | None = None
+        self._catalogue = catalogue
+        self._results = ResultGate(self.spec)
+
+    async def run(self, call_id: str, accepted: Verdict, trace: Trace) -> Verdict:
+        """See `ToolRunner.run`."""
+        record_verdicts(trace, "host", accepted)
+        arguments: dict[str, Any] = accepted.value
+        shortlist = self._catalogue.index.search(
+            arguments["query"], arguments.get("k") or DEFAULT_SEARCH_K
+        )
+        record_shortlist(trace, SEARCH_LABEL, shortlist)
+        verdict = self._results.check(shortlist.to_json(), call_id=call_id)
+        record_verdicts(trace, "host", verdict)
+        if not verdict.accepted:  # the index broke its own schema: the model reads why
+            return verdict
+        return verdict.replace(value=_found(verdict.value, shortlist))
+
+
+def _found(result: ToolResult, shortlist: Shortlist) -> FoundTools:
+    """The checked result as a search result naming the tools it found (not the pinned ones:
+    every request carries those already)."""
+    found = tuple(tool.name for tool in shortlist.tools if not tool.pinned)
+    return FoundTools(result.call_id, result.content, result.is_error, result.structured, found)
+
+
+class ToolCatalogue:
+    """A host's tools as one index, with ``search_tools`` beside them when it is offered.
+
+    Args:
+        runners: the tools, in the order requests list them.
+        offer: how the host projects runners for its model's API, each with its gate.
+        pinned: tools every request carries.
+        search: offer ``search_tools``.
+
+    Raises:
+        UsageError: a pinned tool is not in the catalogue, a tool is named ``search_tools``
+            while the host offers its own, or `Toolset` refuses the runners.
+    """
+
+    def __init__(
+        self,
+        runners: Sequence[ToolRunner],
+        offer: Callable[[Sequence[ToolRunner]], Toolset],
+        *,
+        pinned: Collection[str] = (),
+        search: bool = True,
+    ) -> None:
+        self._offer = offer
+        self._runners = list(runners)
+        self._listed = _listings(self._runners)
+        self.search = SearchTool(self) if search else None
+        if search and any(runner.spec.name == SEARCH_TOOL for runner in runners):
+            raise UsageError(
+                f"a tool is named {SEARCH_TOOL}, the name of the host's own search tool: rename "
+                f"it, or turn the host's off with HostOptions(search_tools=False)"
+            )
+        self.toolset = self._offered()
+        specs = [runner.spec for runner in self._runners]
+        self.index = ToolIndex(specs, pinned=pinned, sources=_sources(self._runners))
+
+    @property
+    def search_ref(self) -> ToolRef | None:
+        """``search_tools`` as requests show it, when it is offered."""
+        return self.toolset.tools[SEARCH_TOOL].ref if self.search is not None else None
+
+    def _offered(self) -> Toolset:
+        search: list[ToolRunner] = [self.search] if self.search is not None else []
+        return self._offer([*self._runners, *search])
+
+    async def refresh(self) -> bool:
+        """Re-read the MCP servers' tool lists (a server that said its list changed is listed
+        again; the others answer from their clients' copies). When one changed, project the
+        catalogue again and refresh the index; else change nothing.
+
+        Returns:
+            whether the catalogue changed.
+        """
+        changed = False
+        for client, listed in list(self._listed.items()):
+            try:
+                now = tuple(t.spec for t in await client.list_tools() if t.spec is not None)
+            except ServerError:  # gone: its calls say so; its tools stay until it is back
+                continue
+            if len(now) == len(listed) and all(a is b for a, b in zip(now, listed, strict=True)):
+                continue
+            runners = await mcp_tools(client)
+            self._listed[client] = tuple(runner.spec for runner in runners)
+            self._runners = _replaced(self._runners, client, runners)
+            changed = True
+        if changed:
+            self.toolset = self._offered()
+            specs = [runner.spec for runner in self._runners]
+            self.index = self.index.refreshed(specs, sources=_sources(self._runners))
+        return changed
+
+
+def _listings(runners: Sequence[ToolRunner]) -> dict[Any, tuple[ToolSpec, ...]]:
+    """Each MCP client behind ``runners``, with the specs its runners were made from: the
+    client's own objects, which it makes anew when the server says its list changed."""
+    listings: dict[Any, tuple[ToolSpec, ...]] = {}
+    for runner in runners:
+        if isinstance(runner, McpTool):
+            listings[runner.client] = (*listings.get(runner.client, ()), runner.spec)
+    return listings
+
+
+def _replaced(runners: list[ToolRunner], client: Any, new: list[McpTool]) -> list[ToolRunner]:
+    """``runners`` with ``client``'s tools replaced by ``new``, where its first tool was."""
+    kept: list[ToolRunner] = []
+    placed = False
+    for runner in runners:
+        if isinstance(runner, McpTool) and runner.client is client:
+            if not placed:
+                kept.extend(new)
+                placed = True
+            continue
+        kept.append(runner)
+    return kept if placed else [*kept, *new]
+
+
+def _sources(runners: Sequence[ToolRunner]) -> dict[str, str]:
+    """Where each tool comes from, for the shortlist's catalogue: its MCP server's label, or
+    ``python``."""
+    return {
+        runner.spec.name: runner.client.label if isinstance(runner, McpTool) else "python"
+        for runner in runners
+    }
+
+
+_Sent = tuple[Toolset, frozenset[str], frozenset[str], tuple[ToolRef, ...]]
+"""The last tools sent: from which toolset, the names shown, the names deferred, the refs."""
+
+
+class Selection:
+    """The tools one run's requests carry, chosen from a `ToolCatalogue`.
+
+    Args:
+        catalogue: the host's catalogue.
+        query: the user's request, which the pre-selection ranks the catalogue for.
+        k: how many tools the pre-selection keeps (None: none; the model starts with the
+            pinned tools and ``search_tools``).
+        trace: where each pre-selection is recorded.
+    """
+
+    def __init__(self, catalogue: ToolCatalogue, query: str, k: int | None, trace: Trace) -> None:
+        self.catalogue = catalogue
+        self._query, self._k, self._trace = query, k, trace
+        self._preselected: tuple[ToolIndex, frozenset[str]] | None = None
+        self._sent: _Sent | None = None
+
+    async def tools_for(self, conversation: Sequence[Entry]) -> tuple[ToolRef, ...]:
+        """The tools the next request carries, in the catalogue's order, ``search_tools``
+        first: the same tuple as last time when nothing changed."""
+        await self.catalogue.refresh()
+        chosen = self._preselection() | set(self.catalogue.index.pinned)
+        called, found = _called(conversation), _found_in(conversation)
+        plain = frozenset(chosen | (called - found))
+        deferred = frozenset(found - chosen)
+        toolset = self.catalogue.toolset
+        sent = self._sent
+        if sent is not None and sent[:3] == (toolset, plain, deferred):
+            return sent[3]
+        refs = self._refs(toolset, plain, deferred)
+        self._sent = (toolset, plain, deferred, refs)
+        return refs
+
+    def _preselection(self) -> frozenset[str]:
+        """The pre-selection's tools, ranked again (and traced) only when the index changed."""
+        if self._k is None:
+            return frozenset()
+        index = self.catalogue.index
+        if self._preselected is None or self._preselected[0] is not index:
+            shortlist = index.search(self._query, self._k)
+            record_shortlist(self._trace, PRESELECTION_LABEL, shortlist)
+            names = frozenset(tool.name for tool in shortlist.tools)
+            self._preselected = (index, names)
+        return self._preselected[1]
+
+    def _refs(
+        self, toolset: Toolset, plain: frozenset[str], deferred: frozenset[str]
+    ) -> tuple[ToolRef, ...]:
+        search = self.catalogue.search_ref
+        refs: list[ToolRef] = [search] if search is not None else []
+        for ref in toolset.refs:
+            if ref.name == SEARCH_TOOL and search is not None:
+                continue
+            if ref.name in plain:
+                refs.append(ref)
+            elif ref.name in deferred:
+                refs.append(dataclasses.replace(ref, deferred=True))
+        return tuple(refs)
+
+
+def _called(conversation: Iterable[Entry]) -> set[str]:
+    """Every tool the model called in ``conversation`` (refused calls too: the model sees the
+    schema it broke)."""
+    return {
+        call.name
+        for entry in conversation
+        if isinstance(entry, AssistantTurn)
+        for call in entry.tool_calls
+    }
+
+
+def _found_in(conversation: Iterable[Entry]) -> set[str]:
+    """Every tool a search in ``conversation`` found."""
+    return {
+        name
+        for entry in conversation
+        if isinstance(entry, ToolOutputs)
+        for result in entry.results
+        if isinstance(result, FoundTools)
+        for name in result.found
+    }
