@@ -288,3 +288,55 @@ async def test_anthropic_gets_tool_references_and_deferred_tools() -> None:
     # called, it stays deferred (its reference loads it): the tools stay byte for byte
     assert dumps(third["tools"], indent=False) == dumps(second["tools"], indent=False)
     assert ran == [("currency_convert", {"amount": 5, "source": "EUR", "target": "JPY"})]
+
+
+# --- OpenAI Responses: a client-executed tool_search -----------------------------------------
+
+
+def responses_output(*items: dict[str, Any]) -> dict[str, Any]:
+    from tests.wire.test_openai_responses import response
+
+    return response(list(items))
+
+
+async def test_openai_responses_searches_client_side_and_its_tools_never_change() -> None:
+    from tests.wire.provider_schemas import errors
+    from tests.wire.test_tool_search_forms import emptied
+
+    search = {
+        "id": "tsc_1",
+        "type": "tool_search_call",
+        "call_id": "call_s1",
+        "execution": "client",
+        "arguments": {"query": "convert currency", "k": 1},
+        "status": "completed",
+    }
+    convert = {
+        "id": "fc_1",
+        "type": "function_call",
+        "call_id": "call_c1",
+        "name": "currency_convert",
+        "arguments": '{"amount": 5, "source": "EUR", "target": "GBP"}',
+        "status": "completed",
+    }
+    answer = {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "status": "completed",
+        "content": [{"type": "output_text", "text": "About 4 GBP.", "annotations": []}],
+    }
+    script = [responses_output(search), responses_output(convert), responses_output(answer)]
+    host, model, ran = shortlisting_host(script, api="openai.responses", shortlist=2)
+    await host.run(QUESTION)
+    first, second, third = model.requests
+    for body in model.requests:
+        assert errors("openai", "CreateResponse", emptied(body)) == []
+    assert first["tools"][0]["type"] == "tool_search"
+    # the found tool is loaded by the search's output item: the tools never change
+    assert dumps(first["tools"], indent=False) == dumps(third["tools"], indent=False)
+    output = second["input"][-1]
+    assert (output["type"], output["call_id"]) == ("tool_search_output", "call_s1")
+    assert [tool["name"] for tool in output["tools"]] == ["currency_convert"]
+    assert ran == [("currency_convert", {"amount": 5, "source": "EUR", "target": "GBP"})]
+    assert [source for source, _ in shortlist_hops(host)] == ["host:shortlist", "host:search_tools"]

@@ -108,6 +108,9 @@ class SearchTool:
     trace hop, and answers a `FoundTools` whose content is the shortlist JSON, checked against
     ``shortlist.schema.json`` by its result gate."""
 
+    searches = True
+    """What the toolset reads to mark its `ToolRef` (`ToolRef.searches`)."""
+
     def __init__(self, catalogue: ToolCatalogue) -> None:
         self.spec = search_tool_spec()
         self.validator: CompiledSchema | None = None  # the gate compiles the spec's schema

@@ -83,7 +83,9 @@ def _offered(
     gate = ArgumentGate(
         runner.spec, runner.validator, argument_options, projection=projection, documents=documents
     )
-    ref = ToolRef(runner.spec.name, projection.projected_name, projection.payload)
+    # A runner that searches the catalogue says so (`SearchTool`): some APIs take it as theirs.
+    searches = getattr(runner, "searches", False) is True
+    ref = ToolRef(runner.spec.name, projection.projected_name, projection.payload, False, searches)
     return OfferedTool(runner, gate, ref)
 
 

@@ -146,11 +146,11 @@ def _tool_result(result: ToolResult, tools: Sequence[ToolRef]) -> dict[str, Any]
 def _result_content(result: ToolResult, tools: Sequence[ToolRef]) -> str | list[dict[str, Any]]:
     """The result's text; for a tool search (`FoundTools`), the shortlist JSON as a text block
     and a client-side ``tool_reference`` block for each tool it found that the request lists
-    (the API loads each from ``tools``, and refuses a reference to a tool it does not list)."""
+    deferred (the API loads each from ``tools``; one the model already has needs no loading)."""
     text = result_text(result)
     if not isinstance(result, FoundTools):
         return text
-    listed = {tool.name: tool.projected_name for tool in tools}
+    listed = {tool.name: tool.projected_name for tool in tools if tool.deferred}
     references = [
         {"type": "tool_reference", "tool_name": listed[name]}
         for name in result.found

@@ -83,15 +83,19 @@ class ToolRef:
         name: the canonical name.
         projected_name: the name on the wire (a target may have had to change it).
         payload: the projected tool, exactly as the API takes it.
-        deferred: sent only to be loaded by a tool search result that names it (`FoundTools`),
-            where the API defers tools (Anthropic's ``defer_loading``); the other APIs send
-            the tool as any other.
+        deferred: found by a tool search (`FoundTools`), and loaded by its result where the
+            API has a form for that: Anthropic lists it with ``defer_loading`` and the result
+            references it; OpenAI Responses sends it in the ``tool_search_output`` item, not in
+            ``tools``. The other APIs send it as any other tool.
+        searches: the host's tool search (``search_tools``): OpenAI Responses takes it as a
+            client-executed ``tool_search`` tool; the other APIs as a function.
     """
 
     name: str
     projected_name: str
     payload: dict[str, Any]
     deferred: bool = False
+    searches: bool = False
 
 
 @dataclass(frozen=True, slots=True)

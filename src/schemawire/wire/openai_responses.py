@@ -4,6 +4,15 @@ The conversation becomes ``input`` items. An assistant turn that came from this 
 from its own output items (``raw`` keeps the whole response), so reasoning items and item ids go
 back exactly as the API sent them; a turn from elsewhere is rebuilt as a message and
 ``function_call`` items. Results are ``function_call_output`` items matched by ``call_id``.
+
+Tool search, client-executed: the host's ``search_tools`` (`ToolRef.searches`) is sent as a
+``{"type": "tool_search", "execution": "client"}`` tool with its description and parameters;
+the model calls it with a ``tool_search_call`` item, read as a call of ``search_tools``; its
+result (`FoundTools`) goes back as a ``tool_search_output`` item carrying the definitions of
+the tools it found (`ToolRef.deferred`), which the API loads where the item is, so the request's
+``tools``, and the prompt cache over them, stay as they were. That item has no place for the
+shortlist's JSON (scores, how complete it is, a hint when nothing matched): the model reads the
+tools themselves. A server-executed ``tool_search_call`` (the API's own search) is the API's.
 """
 
 from __future__ import annotations
@@ -12,12 +21,14 @@ import copy
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from schemawire.types import ToolCall
+from schemawire.types import ToolCall, ToolResult
 from schemawire.wire._api import ApiWire, EventReader, WireFormat
 from schemawire.wire._render import (
     Cursor,
+    arguments_object,
     arguments_text,
     canonical_name,
+    compact,
     error_event_message,
     refuse_error_body,
     result_text,
@@ -28,6 +39,7 @@ from schemawire.wire._render import (
 from schemawire.wire.conversation import (
     AssistantTurn,
     Entry,
+    FoundTools,
     Request,
     ToolOutputs,
     ToolRef,
@@ -57,11 +69,21 @@ def _body(request: Request, items: list[dict[str, Any]]) -> dict[str, Any]:
     body: dict[str, Any] = {"model": request.model, "input": items}
     if request.system is not None:
         body["instructions"] = request.system
-    if request.tools:
-        body["tools"] = [tool.payload for tool in request.tools]
+    tools = [_tool(tool) for tool in request.tools if not tool.deferred]
+    if tools:
+        body["tools"] = tools
     if request.output_schema is not None:
         body["text"] = {"format": request.output_schema}
     return with_options(body, request.options, frozenset({"text"}))
+
+
+def _tool(tool: ToolRef) -> dict[str, Any]:
+    """The tool as ``tools`` lists it: the host's search as a client-executed ``tool_search``
+    (its name is the API's own: calls of it are ``tool_search_call`` items)."""
+    if not tool.searches:
+        return tool.payload
+    search = {"type": "tool_search", "execution": "client"}
+    return search | {k: tool.payload[k] for k in ("description", "parameters") if k in tool.payload}
 
 
 def _entry(entry: Entry, before: Entry | None, tools: Sequence[ToolRef]) -> list[dict[str, Any]]:
@@ -69,7 +91,7 @@ def _entry(entry: Entry, before: Entry | None, tools: Sequence[ToolRef]) -> list
         return [{"role": "user", "content": entry.text}]
     if isinstance(entry, AssistantTurn):
         return _assistant_items(entry, tools)
-    return _output_items(entry)
+    return _output_items(entry, tools)
 
 
 def _assistant_items(turn: AssistantTurn, tools: Sequence[ToolRef]) -> list[dict[str, Any]]:
@@ -86,6 +108,9 @@ def _assistant_items(turn: AssistantTurn, tools: Sequence[ToolRef]) -> list[dict
 
 
 def _function_call(call: ToolCall, tools: Sequence[ToolRef]) -> dict[str, Any]:
+    if _search(tools) == call.name:
+        arguments = arguments_object(call.arguments, f"<arguments of {call.call_id}>")
+        return {**_CLIENT_SEARCH_CALL, "call_id": call.call_id, "arguments": arguments}
     return {
         "type": "function_call",
         "call_id": call.call_id,
@@ -94,11 +119,34 @@ def _function_call(call: ToolCall, tools: Sequence[ToolRef]) -> dict[str, Any]:
     }
 
 
-def _output_items(outputs: ToolOutputs) -> list[dict[str, Any]]:
-    return [
-        {"type": "function_call_output", "call_id": result.call_id, "output": result_text(result)}
-        for result in outputs.results
-    ]
+_CLIENT_SEARCH_CALL = {"type": "tool_search_call", "execution": "client"}
+
+
+def _search(tools: Sequence[ToolRef]) -> str | None:
+    """The canonical name of the request's tool search, if it has one."""
+    return next((tool.name for tool in tools if tool.searches), None)
+
+
+def _output_items(outputs: ToolOutputs, tools: Sequence[ToolRef]) -> list[dict[str, Any]]:
+    return [_output_item(result, tools) for result in outputs.results]
+
+
+def _output_item(result: ToolResult, tools: Sequence[ToolRef]) -> dict[str, Any]:
+    """A result as its item: a search's (`FoundTools`, when the request has the search tool)
+    as a ``tool_search_output`` with the found tools the request defers (one the model already
+    has is not loaded twice); any other, a ``function_call_output`` of its text."""
+    if isinstance(result, FoundTools) and _search(tools) is not None and not result.is_error:
+        deferred = {tool.name: tool.payload for tool in tools if tool.deferred}
+        found = [deferred[name] for name in result.found if name in deferred]
+        return {
+            "type": "tool_search_output",
+            "call_id": result.call_id,
+            "execution": "client",
+            "tools": found,
+            "status": "completed",
+        }
+    text = result_text(result)
+    return {"type": "function_call_output", "call_id": result.call_id, "output": text}
 
 
 def _read_turn(root: Cursor, tools: Sequence[ToolRef]) -> AssistantTurn:
@@ -118,6 +166,8 @@ def _read_turn(root: Cursor, tools: Sequence[ToolRef]) -> AssistantTurn:
             texts.extend(_message_text(item))
         elif kind == "function_call":
             calls.append(_read_call(item, tools))
+        elif kind == "tool_search_call" and _client_search(item, tools):
+            calls.append(_read_search_call(item, tools))
     return AssistantTurn(
         text="".join(texts) if texts else None,
         tool_calls=tuple(calls),
@@ -144,6 +194,25 @@ def _read_call(item: Cursor, tools: Sequence[ToolRef]) -> ToolCall:
         call_id=item.at("call_id").string(),
         name=canonical_name(item.at("name").string(), tools),
         arguments=item.at("arguments").optional_string() or "{}",
+        provider=API,
+    )
+
+
+def _client_search(item: Cursor, tools: Sequence[ToolRef]) -> bool:
+    """Whether a ``tool_search_call`` is the host's to answer: executed by the client, in a
+    request that has the host's search tool."""
+    return _search(tools) is not None and item.at("execution").optional_string() == "client"
+
+
+def _read_search_call(item: Cursor, tools: Sequence[ToolRef]) -> ToolCall:
+    """A client-executed ``tool_search_call``, as a call of the host's search tool; its
+    arguments the object the model sent."""
+    search = _search(tools)
+    assert search is not None  # the caller checked
+    return ToolCall(
+        call_id=item.at("call_id").string(),
+        name=search,
+        arguments=item.at("arguments").optional_object() or {},
         provider=API,
     )
 
@@ -220,6 +289,8 @@ class ResponsesStreamReader(EventReader):
         if item.get("type") == "message":
             parts = enumerate(item.get("content") or [])
             return [d for i, part in parts for d in self._unshown_text(index, i, part)]
+        if item.get("type") == "tool_search_call" and item.get("execution") == "client":
+            return self._search_call(index, given)
         if item.get("type") != "function_call":
             return []
         deltas: list[StreamDelta] = []
@@ -230,6 +301,19 @@ class ResponsesStreamReader(EventReader):
                 CallStarted(self._calls[index], given.at("call_id").optional_string(), name)
             )
         return deltas + self._unshown_arguments(index, given.at("arguments").optional_string())
+
+    def _search_call(self, index: int, given: Cursor) -> list[StreamDelta]:
+        """A client-executed tool search: a call of the host's search tool (named as the
+        reader's tools name it; ``tool_search``, the API's name, when it was given none), its
+        arguments once they are there (the item comes whole; no delta events build it)."""
+        deltas: list[StreamDelta] = []
+        if index not in self._calls:
+            self._calls[index] = len(self._calls)
+            search = next((t.projected_name for t in self._tools if t.searches), "tool_search")
+            call_id = given.at("call_id").optional_string()
+            deltas.append(CallStarted(self._calls[index], call_id, search))
+        arguments = given.at("arguments").optional_object()
+        return deltas + self._unshown_arguments(index, compact(arguments) if arguments else None)
 
     def _piece(self, kind: str, event: Cursor) -> list[StreamDelta]:
         """The deltas, and the ``.done`` values that replace them; other events (reasoning
