@@ -148,10 +148,13 @@ class ToolCatalogue:
         offer: how the host projects runners for its model's API, each with its gate.
         pinned: tools every request carries.
         search: offer ``search_tools``.
+        complete: ``runners`` are the whole catalogue, so a pin must name one of them; a host
+            whose MCP servers are not connected yet has only part of it, and pins what it
+            has (the servers' tools are pinned once they are listed).
 
     Raises:
-        UsageError: a pinned tool is not in the catalogue, a tool is named ``search_tools``
-            while the host offers its own, or `Toolset` refuses the runners.
+        UsageError: a pinned tool is not in a complete catalogue, a tool is named
+            ``search_tools`` while the host offers its own, or `Toolset` refuses the runners.
     """
 
     def __init__(
@@ -161,8 +164,10 @@ class ToolCatalogue:
         *,
         pinned: Collection[str] = (),
         search: bool = True,
+        complete: bool = True,
     ) -> None:
         self._offer = offer
+        self._pinned = tuple(pinned)
         self._runners = list(runners)
         self._listed = _listings(self._runners)
         self.search = SearchTool(self) if search else None
@@ -173,7 +178,8 @@ class ToolCatalogue:
             )
         self.toolset = self._offered()
         specs = [runner.spec for runner in self._runners]
-        self.index = ToolIndex(specs, pinned=pinned, sources=_sources(self._runners))
+        pins = self._pinned if complete else self._pins_in(specs)
+        self.index = ToolIndex(specs, pinned=pins, sources=_sources(self._runners))
 
     @property
     def search_ref(self) -> ToolRef | None:
@@ -206,9 +212,24 @@ class ToolCatalogue:
             changed = True
         if changed:
             self.toolset = self._offered()
-            specs = [runner.spec for runner in self._runners]
-            self.index = self.index.refreshed(specs, sources=_sources(self._runners))
+            self.index = self._reindexed()
         return changed
+
+    def _reindexed(self) -> ToolIndex:
+        """The index over the runners as they are now: the same one when the catalogue is
+        unchanged (`ToolIndex.refreshed`), with every pin the catalogue now has (a pinned tool
+        that went away and came back is pinned again)."""
+        specs = [runner.spec for runner in self._runners]
+        sources = _sources(self._runners)
+        index = self.index.refreshed(specs, sources=sources)
+        pins = self._pins_in(specs)
+        if index.pinned != tuple(sorted(set(pins))):
+            index = ToolIndex(specs, pinned=pins, sources=sources)
+        return index
+
+    def _pins_in(self, specs: Sequence[ToolSpec]) -> tuple[str, ...]:
+        names = {spec.name for spec in specs}
+        return tuple(name for name in self._pinned if name in names)
 
 
 def _listings(runners: Sequence[ToolRunner]) -> dict[Any, tuple[ToolSpec, ...]]:

@@ -226,7 +226,7 @@ class Host:
         self._given = tuple(tools)
         self._servers = tuple(mcp)
         self._connected: AsyncExitStack | None = None
-        self._toolset, self._catalogue = self._offered(self._given)
+        self._toolset, self._catalogue = self._offered(self._given, complete=not self._servers)
         self._output_payload, self._output_gate = self._prepare_output(output, repository)
         self.on_delta = on_delta
 
@@ -246,14 +246,21 @@ class Host:
 
     # --- preparing -----------------------------------------------------------------------------
 
-    def _offered(self, runners: Sequence[ToolRunner]) -> tuple[Toolset, ToolCatalogue | None]:
+    def _offered(
+        self, runners: Sequence[ToolRunner], *, complete: bool = True
+    ) -> tuple[Toolset, ToolCatalogue | None]:
         """``runners`` projected for the model's API; when the host shortlists, as one
-        catalogue index too (with ``search_tools`` when it is offered)."""
+        catalogue index too (with ``search_tools`` when it is offered). ``complete``: the MCP
+        servers' tools are among ``runners`` (or there are no servers)."""
         options = self.options
         if not options.shortlists:
             return self._offer(runners), None
         catalogue = ToolCatalogue(
-            runners, self._offer, pinned=options.pinned, search=options.offers_search
+            runners,
+            self._offer,
+            pinned=options.pinned,
+            search=options.offers_search,
+            complete=complete,
         )
         return catalogue.toolset, catalogue
 
@@ -311,7 +318,7 @@ class Host:
 
     async def __aexit__(self, *exc_info: object) -> None:
         stack, self._connected = self._connected, None
-        self._toolset, self._catalogue = self._offered(self._given)
+        self._toolset, self._catalogue = self._offered(self._given, complete=not self._servers)
         if stack is not None:
             await stack.aclose()
 

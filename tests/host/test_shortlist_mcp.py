@@ -1,0 +1,79 @@
+"""The host's shortlist over real MCP servers: the catalogue re-read when a server's tool list
+changes (``notifications/tools/list_changed``), the index rebuilt then and only then."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from schemawire.host import Host, HostOptions, ScriptedModel, mcp_tools
+from schemawire.mcp import McpClient, StdioServer
+from schemawire.trace import Trace
+from tests.host.chat_script import calls, says, tool_messages
+from tests.host.shortlist_catalogue import SHORTLIST_SCHEMA
+from tests.mcp.helpers import peer
+
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+
+PRESELECTION = "host:shortlist"
+GROWING = Path(__file__).parent / "servers" / "growing.py"
+
+
+def names(request: dict[str, Any]) -> list[str]:
+    return [tool["function"]["name"] for tool in request.get("tools", [])]
+
+
+def shortlists(host: Host) -> list[tuple[str, dict[str, Any]]]:
+    return [(hop.source, hop.payload) for hop in host.trace.hops if hop.protocol == "shortlist"]
+
+
+async def test_a_server_that_adds_a_tool_has_it_indexed_before_the_next_request() -> None:
+    script = [
+        calls(("c1", "open_refunds", {})),
+        calls(("s1", "search_tools", {"query": "refund an order"})),
+        calls(("c2", "refund_order", {"order_id": "A-1042", "amount": 2.5})),
+        says("Refunded."),
+    ]
+    model = ScriptedModel("openai.chat", script, name="m")
+    server = StdioServer(sys.executable, (str(GROWING),), name="growing")
+    options = HostOptions(shortlist=1, pinned=("open_refunds",))
+    # The initialize handshake: a 2026-07-28 session learns of changes by subscribing, which
+    # the client does not do yet, and the SDK drops the notification for it.
+    with anyio.fail_after(30):
+        async with McpClient(server, mode="legacy", trace=Trace()) as client:
+            host = Host(model, await mcp_tools(client), options=options)
+            result = await host.run("Please refund 2.50 on order A-1042")
+    assert result.stopped == "answer"
+    first, second, third, fourth = model.requests
+    assert "refund_order" not in json.dumps(first["tools"])
+    hops = shortlists(host)
+    # the pre-selection ranked again once the list changed; the search found the new tool
+    assert [source for source, _ in hops] == [PRESELECTION, PRESELECTION, "host:search_tools"]
+    assert [payload["catalogue"]["size"] for _, payload in hops] == [2, 3, 3]
+    assert all(SHORTLIST_SCHEMA.is_valid(payload) for _, payload in hops)
+    assert hops[2][1]["tools"][0]["name"] == "refund_order"
+    assert "refund_order" in names(second)  # the new pre-selection has it already
+    assert tool_messages(fourth)["c2"] == "refunded 2.5 on A-1042"
+    # nothing changed after that: the same tools, byte for byte
+    assert json.dumps(third["tools"]) == json.dumps(fourth["tools"])
+
+
+async def test_a_shortlist_over_three_reference_servers_says_where_each_tool_comes_from() -> None:
+    servers = [peer("everything"), peer("memory"), peer("filesystem", str(Path.cwd()))]
+    model = ScriptedModel("openai.chat", [says("ok")], name="m")
+    host = Host(model, mcp=servers, options=HostOptions(shortlist=3), trace=Trace())
+    with anyio.fail_after(60):
+        async with host:
+            await host.run("Create an entity in the knowledge graph for Ada Lovelace")
+            offered = len(host.tools)
+    ((_, payload),) = shortlists(host)
+    sources = payload["catalogue"]["sources"]
+    assert len(sources) == 3
+    assert sum(sources.values()) == payload["catalogue"]["size"] == offered - 1
+    assert payload["tools"][0]["name"] == "create_entities"
+    assert len(names(model.requests[0])) == 4  # search_tools and the three
