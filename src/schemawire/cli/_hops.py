@@ -131,8 +131,16 @@ def _flow_summary(hop: Hop, payload: dict[str, Any]) -> str:
     return f"input: {fold(payload.get('input'), 90)}"
 
 
+def _shortlist_summary(hop: Hop, payload: dict[str, Any]) -> str:
+    """A shortlist decision: the query, and the tools chosen of how many that matched."""
+    chosen = ", ".join(shown(tool.get("name")) for tool in payload.get("tools") or [])
+    matched = f"{shown(payload.get('total_matches'))} matched"
+    return f"{fold(payload.get('query'), 60)} -> {chosen or 'none'} ({matched})"
+
+
 _DESCRIBE: dict[str, Callable[[Hop, dict[str, Any]], Any]] = {
     "mcp": _mcp_summary,
+    "shortlist": _shortlist_summary,
     "text": _text_summary,
     "flow": _flow_summary,
     "checkpoint": _checkpoint_summary,

@@ -74,6 +74,29 @@ Stream = Annotated[
         "calls' arguments print as they arrive.",
     ),
 ]
+ShortlistK = Annotated[
+    int | None,
+    typer.Option(
+        "--shortlist",
+        metavar="K",
+        help="Send the model only the K tools that best match the input (plus --pin, the "
+        "tools already called, and what its search_tools finds).",
+        show_default=False,
+    ),
+]
+Pin = Annotated[
+    list[str] | None,
+    typer.Option("--pin", metavar="TOOL", help="With --shortlist: a tool every request carries."),
+]
+SearchTools = Annotated[
+    bool | None,
+    typer.Option(
+        "--search-tools/--no-search-tools",
+        help="Offer the model search_tools, to find the tools it was not sent (default: with "
+        "--shortlist). Alone, the model starts with the --pin tools and search_tools.",
+        show_default=False,
+    ),
+]
 FlowFile = Annotated[
     Path | None,
     typer.Option("--flow", help="Run a flow (agents, handoffs, routes, checkpoints)."),
@@ -100,6 +123,9 @@ def run_command(
     trace: TracePath = None,
     json: Json = False,
     stream: Stream = True,
+    shortlist: ShortlistK = None,
+    pin: Pin = None,
+    search_tools: SearchTools = None,
     flow: FlowFile = None,
     store: StoreUrl = "sqlite:.schemawire/runs.db",
 ) -> None:
@@ -128,7 +154,13 @@ def run_command(
         return
     spec = _model_spec(model)
     question, command = _question_and_server(words, mcp=mcp)
-    options = HostOptions(strict=strict, max_turns=max_turns)
+    options = HostOptions(
+        strict=strict,
+        max_turns=max_turns,
+        shortlist=shortlist,
+        pinned=tuple(pin or ()),
+        search_tools=search_tools,
+    )
     chosen = model_from_spec(spec, stream=stream)
     live = _live_printer(json)
     recorded = _run_trace(trace, quiet=json, live=live)
