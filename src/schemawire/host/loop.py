@@ -2,9 +2,13 @@
 
 One `Host.run`:
 
-1. The tools, projected once for the model's API, go to the model with the conversation.
+1. The tools, projected once for the model's API, go to the model with the conversation; with
+   ``HostOptions(shortlist=k)`` (or ``search_tools``), only part of them: the k that best match
+   the user's request, the pinned ones, those already called and those ``search_tools`` found
+   (`schemawire.host._shortlisting`).
 2. Each tool call it answers with passes the argument gate, against the tool's full canonical
-   schema (arguments sent under the projection's renames are restored first). A refused call is
+   schema (arguments sent under the projection's renames are restored first), whether or not
+   the request showed the tool. A refused call is
    answered with the gate's structured error, so that the model can correct itself; the tool is
    not run. After ``retries_per_tool`` refusals of one tool in a run, the model is told to stop
    calling it.
