@@ -65,7 +65,8 @@ def test_pins_need_a_host_that_shortlists() -> None:
 
 
 def test_a_pin_the_catalogue_does_not_have_is_refused() -> None:
-    with pytest.raises(UsageError, match="pinned names tools the catalogue does not have"):
+    message = r'the pinned tools "no_such_tool" are not in the catalogue.*schemawire tools lists'
+    with pytest.raises(UsageError, match=message):
         shortlisting_host([], shortlist=2, pinned=("no_such_tool",))
 
 
@@ -90,7 +91,7 @@ async def test_each_request_carries_the_top_k_in_catalogue_order_and_search_tool
     assert (result.stopped, ran) == ("answer", [("weather_forecast", {"city": "Paris", "days": 3})])
     first, second = model.requests
     (preselection,) = shortlist_hops(host)
-    assert preselection[0] == "host:shortlist"
+    assert preselection[0] == "host:preselection"
     ranked = [tool["name"] for tool in preselection[1]["tools"]]
     assert len(ranked) == 3
     assert "weather_forecast" in ranked
@@ -106,7 +107,7 @@ async def test_the_shortlist_hop_is_the_shortlist_json() -> None:
     host, _, _ = shortlisting_host([says("Mild.")], shortlist=2, pinned=("email_send",))
     await host.run(QUESTION)
     ((source, payload),) = shortlist_hops(host)
-    assert source == "host:shortlist"
+    assert source == "host:preselection"
     assert SHORTLIST_SCHEMA.is_valid(payload)
     assert (payload["query"], payload["k"], payload["catalogue"]["size"]) == (QUESTION, 2, 16)
     assert payload["catalogue"]["sources"] == {"python": 16}
@@ -175,7 +176,7 @@ async def test_a_search_finds_a_tool_the_next_request_carries_and_its_call_runs(
     assert dumps(third["tools"], indent=False) == dumps(second["tools"], indent=False)
     assert ran == [("currency_convert", {"amount": 100, "source": "EUR", "target": "USD"})]
     hops = shortlist_hops(host)
-    assert [source for source, _ in hops] == ["host:shortlist", "host:search_tools"]
+    assert [source for source, _ in hops] == ["host:preselection", "host:search_tools"]
     assert hops[1][1] == answer
 
 
@@ -188,7 +189,7 @@ async def test_search_tools_arguments_pass_the_argument_gate() -> None:
     error = json.loads(tool_messages(model.requests[1])["s1"])["error"]
     assert error["code"] == "arguments_invalid"
     assert {v["pointer"] for v in error["violations"]} == {"/k", "/scope"}
-    assert [source for source, _ in shortlist_hops(host)] == ["host:shortlist"]  # no search ran
+    assert [source for source, _ in shortlist_hops(host)] == ["host:preselection"]  # no search ran
 
 
 async def test_the_search_tool_never_lists_the_catalogue() -> None:
@@ -273,7 +274,7 @@ async def test_anthropic_gets_tool_references_and_deferred_tools() -> None:
         tool_use("toolu_2", "currency_convert", {"amount": 5, "source": "EUR", "target": "JPY"}),
         anthropic_message([{"type": "text", "text": "About 800 JPY."}], "end_turn"),
     ]
-    host, model, ran = shortlisting_host(script, api="anthropic", shortlist=2)
+    host, model, ran = shortlisting_host(script, api="anthropic", shortlist=2, search_form="native")
     await host.run(QUESTION)
     first, second, third = model.requests
     for body in model.requests:
@@ -327,7 +328,9 @@ async def test_openai_responses_searches_client_side_and_its_tools_never_change(
         "content": [{"type": "output_text", "text": "About 4 GBP.", "annotations": []}],
     }
     script = [responses_output(search), responses_output(convert), responses_output(answer)]
-    host, model, ran = shortlisting_host(script, api="openai.responses", shortlist=2)
+    host, model, ran = shortlisting_host(
+        script, api="openai.responses", shortlist=2, search_form="native"
+    )
     await host.run(QUESTION)
     first, second, third = model.requests
     for body in model.requests:
@@ -335,8 +338,11 @@ async def test_openai_responses_searches_client_side_and_its_tools_never_change(
     assert first["tools"][0]["type"] == "tool_search"
     # the found tool is loaded by the search's output item: the tools never change
     assert dumps(first["tools"], indent=False) == dumps(third["tools"], indent=False)
-    output = second["input"][-1]
+    output, note = second["input"][-2:]
     assert (output["type"], output["call_id"]) == ("tool_search_output", "call_s1")
+    assert note["role"] == "developer"
+    assert SHORTLIST_SCHEMA.is_valid(json.loads(note["content"].split(": ", 1)[1]))
     assert [tool["name"] for tool in output["tools"]] == ["currency_convert"]
     assert ran == [("currency_convert", {"amount": 5, "source": "EUR", "target": "GBP"})]
-    assert [source for source, _ in shortlist_hops(host)] == ["host:shortlist", "host:search_tools"]
+    sources = [source for source, _ in shortlist_hops(host)]
+    assert sources == ["host:preselection", "host:search_tools"]

@@ -62,7 +62,7 @@ def test_the_trace_shows_each_shortlist_and_the_gate_on_the_found_tool(tmp_path:
     run_example(trace)
     hops = list(read_trace(trace))
     shortlists = [hop for hop in hops if hop.protocol == "shortlist"]
-    assert [hop.source for hop in shortlists] == ["host:shortlist", "host:search_tools"]
+    assert [hop.source for hop in shortlists] == ["host:preselection", "host:search_tools"]
     assert all(SHORTLIST_SCHEMA.is_valid(hop.payload) for hop in shortlists)
     preselection, search = (hop.payload for hop in shortlists)
     assert preselection["query"].startswith("Book a table for two")

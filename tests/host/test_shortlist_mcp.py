@@ -20,7 +20,7 @@ from tests.mcp.helpers import peer
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
-PRESELECTION = "host:shortlist"
+PRESELECTION = "host:preselection"
 GROWING = Path(__file__).parent / "servers" / "growing.py"
 
 

@@ -142,7 +142,7 @@ def test_openai_responses_searches_client_side_and_loads_the_found_tool_in_the_o
     ]
     assert sent["tools"][0]["execution"] == "client"
     assert "query" in sent["tools"][0]["parameters"]["required"]
-    call, output = sent["input"][1:]
+    call, output, note = sent["input"][1:]
     assert call == {
         "type": "tool_search_call",
         "execution": "client",
@@ -157,6 +157,11 @@ def test_openai_responses_searches_client_side_and_loads_the_found_tool_in_the_o
         "tools": [refund],
         "status": "completed",
     }
+    # the item has no place for text: the shortlist JSON follows as a developer message
+    assert note["role"] == "developer"
+    said = "Your tool_search call call_search_1 answered: "
+    assert note["content"].startswith(said)
+    assert json.loads(note["content"].removeprefix(said)) == SHORTLIST
 
 
 SEARCH_CALL = {

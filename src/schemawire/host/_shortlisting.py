@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from functools import cache
 from importlib import resources
 from typing import Any
 
+from schemawire._json import quoted
 from schemawire.errors import ServerError, UsageError
 from schemawire.gates import ResultGate, Shortlist, ToolIndex, Verdict
 from schemawire.host._toolset import Toolset
@@ -55,7 +56,7 @@ DEFAULT_SEARCH_K = 5
 """Tools one search returns when the model does not say."""
 MAX_SEARCH_K = 20
 """The most tools one search may ask for."""
-PRESELECTION_LABEL = "host:shortlist"
+PRESELECTION_LABEL = "host:preselection"
 """Where the host's pre-selection is in the trace."""
 SEARCH_LABEL = f"host:{SEARCH_TOOL}"
 """Where a ``search_tools`` call's shortlist is in the trace."""
@@ -108,9 +109,6 @@ class SearchTool:
     trace hop, and answers a `FoundTools` whose content is the shortlist JSON, checked against
     ``shortlist.schema.json`` by its result gate."""
 
-    searches = True
-    """What the toolset reads to mark its `ToolRef` (`ToolRef.searches`)."""
-
     def __init__(self, catalogue: ToolCatalogue) -> None:
         self.spec = search_tool_spec()
         self.validator: CompiledSchema | None = None  # the gate compiles the spec's schema
@@ -145,9 +143,12 @@ class ToolCatalogue:
 
     Args:
         runners: the tools, in the order requests list them.
-        offer: how the host projects runners for its model's API, each with its gate.
+        offer: how the host projects runners for its model's API, each with its gate, given
+            the runner to send in the API's own tool-search form (or None: none).
         pinned: tools every request carries.
         search: offer ``search_tools``.
+        native: send ``search_tools`` and what it finds in the API's own tool-search form,
+            where it has one (``HostOptions(search_form="native")``); else as plain functions.
         complete: ``runners`` are the whole catalogue, so a pin must name one of them; a host
             whose MCP servers are not connected yet has only part of it, and pins what it
             has (the servers' tools are pinned once they are listed).
@@ -160,10 +161,11 @@ class ToolCatalogue:
     def __init__(
         self,
         runners: Sequence[ToolRunner],
-        offer: Callable[[Sequence[ToolRunner]], Toolset],
+        offer: Callable[[Sequence[ToolRunner], ToolRunner | None], Toolset],
         *,
         pinned: Collection[str] = (),
         search: bool = True,
+        native: bool = False,
         complete: bool = True,
     ) -> None:
         self._offer = offer
@@ -171,13 +173,13 @@ class ToolCatalogue:
         self._runners = list(runners)
         self._listed = _listings(self._runners)
         self.search = SearchTool(self) if search else None
-        if search and any(runner.spec.name == SEARCH_TOOL for runner in runners):
-            raise UsageError(
-                f"a tool is named {SEARCH_TOOL}, the name of the host's own search tool: rename "
-                f"it, or turn the host's off with HostOptions(search_tools=False)"
-            )
-        self.toolset = self._offered()
+        self.native = native and search
+        if search:
+            _refuse_search_twin(self._runners)
         specs = [runner.spec for runner in self._runners]
+        if complete:
+            _refuse_unknown_pins(self._pinned, specs)
+        self.toolset = self._offered()
         pins = self._pinned if complete else self._pins_in(specs)
         self.index = ToolIndex(specs, pinned=pins, sources=_sources(self._runners))
 
@@ -188,7 +190,7 @@ class ToolCatalogue:
 
     def _offered(self) -> Toolset:
         search: list[ToolRunner] = [self.search] if self.search is not None else []
-        return self._offer([*self._runners, *search])
+        return self._offer([*self._runners, *search], self.search if self.native else None)
 
     async def refresh(self) -> bool:
         """Re-read the MCP servers' tool lists (a server that said its list changed is listed
@@ -211,6 +213,8 @@ class ToolCatalogue:
             self._runners = _replaced(self._runners, client, runners)
             changed = True
         if changed:
+            if self.search is not None:
+                _refuse_search_twin(self._runners)
             self.toolset = self._offered()
             self.index = self._reindexed()
         return changed
@@ -230,6 +234,40 @@ class ToolCatalogue:
     def _pins_in(self, specs: Sequence[ToolSpec]) -> tuple[str, ...]:
         names = {spec.name for spec in specs}
         return tuple(name for name in self._pinned if name in names)
+
+
+def _refuse_search_twin(runners: Sequence[ToolRunner]) -> None:
+    """Refuse a tool of the catalogue named like the host's own search tool (an MCP gateway
+    that shortlists lists one).
+
+    Raises:
+        UsageError: one is.
+    """
+    twin = next((runner for runner in runners if runner.spec.name == SEARCH_TOOL), None)
+    if twin is None:
+        return
+    where = f"the MCP server {quoted(twin.client.label)}" if isinstance(twin, McpTool) else "a tool"
+    raise UsageError(
+        f"{where} has a tool named {SEARCH_TOOL}, the name of the host's own search tool (a "
+        f"gateway that shortlists has one): turn the host's off (schemawire run "
+        f"--no-search-tools, HostOptions(search_tools=False)), or rename the tool"
+    )
+
+
+def _refuse_unknown_pins(pinned: Iterable[str], specs: Sequence[ToolSpec]) -> None:
+    """Refuse a pin that names no tool of the catalogue.
+
+    Raises:
+        UsageError: one does.
+    """
+    names = {spec.name for spec in specs}
+    unknown = [name for name in dict.fromkeys(pinned) if name not in names]
+    if unknown:
+        listed = ", ".join(quoted(name) for name in unknown)
+        raise UsageError(
+            f"the pinned tools {listed} are not in the catalogue: pin tools by their canonical "
+            f"names (schemawire tools lists them)"
+        )
 
 
 def _listings(runners: Sequence[ToolRunner]) -> dict[Any, tuple[ToolSpec, ...]]:
@@ -265,12 +303,15 @@ def _sources(runners: Sequence[ToolRunner]) -> dict[str, str]:
     }
 
 
-_Sent = tuple[Toolset, frozenset[str], frozenset[str], tuple[ToolRef, ...]]
-"""The last tools sent: from which toolset, the names shown, the names deferred, the refs."""
-
-
 class Selection:
     """The tools one run's requests carry, chosen from a `ToolCatalogue`.
+
+    Each tool is sent in one form for the whole run, the one it had when it was first sent: a
+    tool first pre-selected, pinned or called is a plain tool; one first found by a search
+    is deferred (loaded by the search's result) where the API has a form for that and the
+    host asked for it (``search_form="native"``). A tool never changes form later (a call,
+    a search that finds it again, a new pre-selection after the catalogue changed): the
+    requests before stay true, and the tool list, and the providers' caches over it, stay put.
 
     Args:
         catalogue: the host's catalogue.
@@ -284,23 +325,35 @@ class Selection:
         self.catalogue = catalogue
         self._query, self._k, self._trace = query, k, trace
         self._preselected: tuple[ToolIndex, frozenset[str]] | None = None
-        self._sent: _Sent | None = None
+        self._deferred: dict[str, bool] = {}  # every tool sent so far: whether as deferred
+        self._mentioned: set[str] = set()  # the tools the conversation called or found
+        self._read = 0  # the conversation's entries read so far
+        self._sent: tuple[ToolRef, ...] = ()
 
     async def tools_for(self, conversation: Sequence[Entry]) -> tuple[ToolRef, ...]:
         """The tools the next request carries, in the catalogue's order, ``search_tools``
-        first: the same tuple as last time when nothing changed."""
+        first: the same tuple as last time when they are the same."""
         await self.catalogue.refresh()
+        self._read_forms(conversation)
         chosen = self._preselection() | set(self.catalogue.index.pinned)
-        called, found = _called(conversation), _found_in(conversation)
-        plain = frozenset(chosen | (called - found))
-        deferred = frozenset(found - chosen)
-        toolset = self.catalogue.toolset
-        sent = self._sent
-        if sent is not None and sent[:3] == (toolset, plain, deferred):
-            return sent[3]
-        refs = self._refs(toolset, plain, deferred)
-        self._sent = (toolset, plain, deferred, refs)
-        return refs
+        for name in chosen:
+            self._deferred.setdefault(name, False)
+        refs = self._refs(self.catalogue.toolset, chosen)
+        if refs != self._sent:
+            self._sent = refs
+        return self._sent
+
+    def _read_forms(self, conversation: Sequence[Entry]) -> None:
+        """Give each tool the conversation's new entries call or find its form, in the order
+        they do (a tool called, then found, stays plain); a form given stays."""
+        if self._read > len(conversation):  # another conversation: read it from its start
+            self._read = 0
+        native = self.catalogue.native
+        for entry in conversation[self._read :]:
+            for name, found in _named_in(entry):
+                self._deferred.setdefault(name, found and native)
+                self._mentioned.add(name)
+        self._read = len(conversation)
 
     def _preselection(self) -> frozenset[str]:
         """The pre-selection's tools, ranked again (and traced) only when the index changed."""
@@ -314,39 +367,29 @@ class Selection:
             self._preselected = (index, names)
         return self._preselected[1]
 
-    def _refs(
-        self, toolset: Toolset, plain: frozenset[str], deferred: frozenset[str]
-    ) -> tuple[ToolRef, ...]:
+    def _refs(self, toolset: Toolset, chosen: Collection[str]) -> tuple[ToolRef, ...]:
+        """The pre-selected and pinned tools (``chosen``) and those the conversation called
+        or found, each in its form; ``search_tools`` first."""
         search = self.catalogue.search_ref
         refs: list[ToolRef] = [search] if search is not None else []
         for ref in toolset.refs:
-            if ref.name == SEARCH_TOOL and search is not None:
+            if ref is search:
                 continue
-            if ref.name in plain:
-                refs.append(ref)
-            elif ref.name in deferred:
-                refs.append(dataclasses.replace(ref, deferred=True))
+            if ref.name not in chosen and ref.name not in self._mentioned:
+                continue
+            deferred = self._deferred.get(ref.name, False)
+            refs.append(dataclasses.replace(ref, deferred=True) if deferred else ref)
         return tuple(refs)
 
 
-def _called(conversation: Iterable[Entry]) -> set[str]:
-    """Every tool the model called in ``conversation`` (refused calls too: the model sees the
-    schema it broke)."""
-    return {
-        call.name
-        for entry in conversation
-        if isinstance(entry, AssistantTurn)
-        for call in entry.tool_calls
-    }
-
-
-def _found_in(conversation: Iterable[Entry]) -> set[str]:
-    """Every tool a search in ``conversation`` found."""
-    return {
-        name
-        for entry in conversation
-        if isinstance(entry, ToolOutputs)
-        for result in entry.results
-        if isinstance(result, FoundTools)
-        for name in result.found
-    }
+def _named_in(entry: Entry) -> Iterator[tuple[str, bool]]:
+    """Every tool ``entry`` names, in its order, and whether a search found it (else the model
+    called it; refused calls too: the model sees the schema it broke)."""
+    if isinstance(entry, AssistantTurn):
+        for call in entry.tool_calls:
+            yield call.name, False
+    elif isinstance(entry, ToolOutputs):
+        for result in entry.results:
+            if isinstance(result, FoundTools):
+                for name in result.found:
+                    yield name, True

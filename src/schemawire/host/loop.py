@@ -24,6 +24,7 @@ Every message that crosses a boundary is a hop of the trace, with its verdict.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -90,10 +91,18 @@ class HostOptions:
         search_tools: offer the model ``search_tools``, to find tools it was not sent; None
             (the default) offers it when ``shortlist`` is set. ``True`` without ``shortlist``
             starts the model with only the pinned tools and ``search_tools``.
+        search_form: how ``search_tools`` and what it finds are sent. ``"function"`` (the
+            default, which every API and OpenAI-compatible server takes): a function tool
+            answered with the shortlist JSON, the tools it found added to the next request's
+            tools. ``"native"``: the API's own client-side tool search where it has one
+            (Anthropic: found tools listed with ``defer_loading`` and loaded by
+            ``tool_reference`` blocks; OpenAI Responses: a ``tool_search`` tool answered by
+            ``tool_search_output`` items), which only some models and endpoints take
+            (docs/host.md); the function form on the other APIs.
 
     Raises:
-        UsageError: ``shortlist`` is not a positive integer, or ``pinned`` is given to a
-            host that does not shortlist.
+        UsageError: ``shortlist`` is not a positive integer, ``pinned`` is given to a host
+            that does not shortlist, or ``search_form`` is neither form.
     """
 
     strict: bool = True
@@ -106,6 +115,7 @@ class HostOptions:
     shortlist: int | None = None
     pinned: tuple[str, ...] = ()
     search_tools: bool | None = None
+    search_form: Literal["function", "native"] = "function"
 
     def __post_init__(self) -> None:
         k = self.shortlist
@@ -121,6 +131,11 @@ class HostOptions:
             raise UsageError(
                 "HostOptions(pinned=...) pins tools in a shortlist: set shortlist=k or "
                 "search_tools=True too (without either, every tool is sent)"
+            )
+        if self.search_form not in ("function", "native"):
+            raise UsageError(
+                f'HostOptions(search_form=...) is "function" or "native", not '
+                f"{quoted(self.search_form)}"
             )
 
     @property
@@ -264,18 +279,21 @@ class Host:
             self._offer,
             pinned=options.pinned,
             search=options.offers_search,
+            native=options.search_form == "native",
             complete=complete,
         )
         return catalogue.toolset, catalogue
 
-    def _offer(self, runners: Sequence[ToolRunner]) -> Toolset:
-        """``runners`` projected for the model's API, each with its gate."""
+    def _offer(self, runners: Sequence[ToolRunner], search: ToolRunner | None = None) -> Toolset:
+        """``runners`` projected for the model's API, each with its gate (``search`` in the
+        API's own tool-search form)."""
         return Toolset(
             runners,
             self.wire.target,
             strict=self.options.strict,
             argument_options=self.options.argument_options,
             documents=documents_of(runners, self.repository),
+            search=search,
         )
 
     def _prepare_output(
@@ -521,11 +539,12 @@ class _Run:
                 call,
                 "retries_exhausted",
                 f"{call.name} was refused {refusals[call.name]} times in this run",
-                f"Stop calling {call.name}; answer with what you have.",
+                f"Stop calling {_known_name(tool.ref)}; answer with what you have.",
             )
         verdict = tool.gate.check(call.arguments)
         if not verdict.accepted:
             refusals[call.name] += 1
+            return _named_as_known(verdict, tool.ref)
         return verdict
 
     def _unknown(self, call: ToolCall) -> Verdict:
@@ -537,8 +556,24 @@ class _Run:
             return _refused(call, "tool_unknown", f"{line}; the tools are: {known}", _CALL_ONE)
         if self._catalogue.search is None:
             return _refused(call, "tool_unknown", line, _CALL_ONE)
-        hint = f"Call one of your tools, or {SEARCH_TOOL} to find one."
+        search = self.toolset.tools[SEARCH_TOOL].ref
+        hint = f"Call one of your tools, or {_known_name(search)} to find one."
         return _refused(call, "tool_unknown", line, hint)
+
+
+def _known_name(ref: ToolRef) -> str:
+    """The name the model knows a tool by, for what the host tells it: the canonical name,
+    except for a tool search sent in its API's own form (OpenAI Responses: ``tool_search``)."""
+    return ref.projected_name if ref.searches else ref.name
+
+
+def _named_as_known(verdict: Verdict, ref: ToolRef) -> Verdict:
+    """A refusal whose hint names the tool as the model knows it (`_known_name`)."""
+    rejection, known = verdict.rejection, _known_name(ref)
+    if rejection is None or known == ref.name:
+        return verdict
+    hint = rejection.hint.replace(ref.name, known)
+    return verdict.replace(rejection=dataclasses.replace(rejection, hint=hint))
 
 
 def _held_open(model: Model) -> AbstractAsyncContextManager[object]:

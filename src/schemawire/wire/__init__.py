@@ -18,6 +18,7 @@ from schemawire._json import quoted
 from schemawire.errors import UsageError
 from schemawire.wire._api import WireFormat
 from schemawire.wire.conversation import (
+    SEARCH_NAMES,
     AssistantTurn,
     Entry,
     EntryCache,
@@ -37,6 +38,7 @@ from schemawire.wire.stream import (
 
 __all__ = [
     "APIS",
+    "SEARCH_NAMES",
     "ArgumentsDelta",
     "AssistantTurn",
     "CallStarted",

@@ -156,7 +156,7 @@ def _result_content(result: ToolResult, tools: Sequence[ToolRef]) -> str | list[
         for name in result.found
         if name in listed
     ]
-    return [{"type": "text", "text": text}, *references]
+    return [{"type": "text", "text": text}, *references] if references else text
 
 
 def _read_turn(root: Cursor, tools: Sequence[ToolRef]) -> AssistantTurn:

@@ -15,6 +15,7 @@ from typing import Any
 from schemawire.types import ToolCall, ToolResult
 
 __all__ = [
+    "SEARCH_NAMES",
     "AssistantTurn",
     "Entry",
     "EntryCache",
@@ -96,6 +97,12 @@ class ToolRef:
     payload: dict[str, Any]
     deferred: bool = False
     searches: bool = False
+
+
+SEARCH_NAMES: Mapping[str, str] = {"openai.responses": "tool_search"}
+"""The name an API gives its own client-executed tool search, by API: the host's search tool,
+sent in that API's native form (`ToolRef.searches`), is called so there, and its calls and
+refusals name it so."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,14 +5,18 @@ from its own output items (``raw`` keeps the whole response), so reasoning items
 back exactly as the API sent them; a turn from elsewhere is rebuilt as a message and
 ``function_call`` items. Results are ``function_call_output`` items matched by ``call_id``.
 
-Tool search, client-executed: the host's ``search_tools`` (`ToolRef.searches`) is sent as a
-``{"type": "tool_search", "execution": "client"}`` tool with its description and parameters;
-the model calls it with a ``tool_search_call`` item, read as a call of ``search_tools``; its
-result (`FoundTools`) goes back as a ``tool_search_output`` item carrying the definitions of
-the tools it found (`ToolRef.deferred`), which the API loads where the item is, so the request's
-``tools``, and the prompt cache over them, stay as they were. That item has no place for the
-shortlist's JSON (scores, how complete it is, a hint when nothing matched): the model reads the
-tools themselves. A server-executed ``tool_search_call`` (the API's own search) is the API's.
+Tool search, client-executed (the host's ``search_form="native"``): the host's
+``search_tools`` (`ToolRef.searches`) is sent as a ``{"type": "tool_search", "execution":
+"client"}`` tool with its description and parameters; the model calls it with a
+``tool_search_call`` item, read as a call of ``search_tools``. Every result of such a call
+goes back as a ``tool_search_output`` item (never a ``function_call_output``, which the API
+refuses for a search's call id): when it found tools (`FoundTools`), carrying the definitions
+of those the request defers (`ToolRef.deferred`), which the API loads where the item is, so the
+request's ``tools``, and the prompt cache over them, stay as they were; when it was refused,
+no tools and status ``incomplete``. That item has no place for text, so the search's answer
+(the shortlist JSON: scores, how complete it is, what to try when nothing matched; or the
+refusal) follows the outputs as a developer message. A server-executed ``tool_search_call``
+(the API's own search) is the API's.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from schemawire.wire._render import (
     with_options,
 )
 from schemawire.wire.conversation import (
+    SEARCH_NAMES,
     AssistantTurn,
     Entry,
     FoundTools,
@@ -91,7 +96,7 @@ def _entry(entry: Entry, before: Entry | None, tools: Sequence[ToolRef]) -> list
         return [{"role": "user", "content": entry.text}]
     if isinstance(entry, AssistantTurn):
         return _assistant_items(entry, tools)
-    return _output_items(entry, tools)
+    return _output_items(entry, before, tools)
 
 
 def _assistant_items(turn: AssistantTurn, tools: Sequence[ToolRef]) -> list[dict[str, Any]]:
@@ -127,26 +132,64 @@ def _search(tools: Sequence[ToolRef]) -> str | None:
     return next((tool.name for tool in tools if tool.searches), None)
 
 
-def _output_items(outputs: ToolOutputs, tools: Sequence[ToolRef]) -> list[dict[str, Any]]:
-    return [_output_item(result, tools) for result in outputs.results]
+def _output_items(
+    outputs: ToolOutputs, before: Entry | None, tools: Sequence[ToolRef]
+) -> list[dict[str, Any]]:
+    """Each result as its item; a tool search's answer also as a developer message after them
+    (`_search_note`)."""
+    searches = _search_call_ids(before, tools)
+    items = [_output_item(result, tools, searches) for result in outputs.results]
+    items.extend(_search_note(result) for result in outputs.results if result.call_id in searches)
+    return items
 
 
-def _output_item(result: ToolResult, tools: Sequence[ToolRef]) -> dict[str, Any]:
-    """A result as its item: a search's (`FoundTools`, when the request has the search tool)
-    as a ``tool_search_output`` with the found tools the request defers (one the model already
-    has is not loaded twice); any other, a ``function_call_output`` of its text."""
-    if isinstance(result, FoundTools) and _search(tools) is not None and not result.is_error:
-        deferred = {tool.name: tool.payload for tool in tools if tool.deferred}
-        found = [deferred[name] for name in result.found if name in deferred]
-        return {
-            "type": "tool_search_output",
-            "call_id": result.call_id,
-            "execution": "client",
-            "tools": found,
-            "status": "completed",
-        }
+def _search_call_ids(before: Entry | None, tools: Sequence[ToolRef]) -> frozenset[str]:
+    """The ids of the client-executed tool searches of the turn ``before`` the results: each
+    is answered by a ``tool_search_output``, never a ``function_call_output`` (the API finds no
+    function call of that id, and refuses the request)."""
+    search = _search(tools)
+    if search is None or not isinstance(before, AssistantTurn):
+        return frozenset()
+    return frozenset(call.call_id for call in before.tool_calls if call.name == search)
+
+
+def _output_item(
+    result: ToolResult, tools: Sequence[ToolRef], searches: frozenset[str]
+) -> dict[str, Any]:
+    """A result as its item: a tool search's as a ``tool_search_output`` (`_search_output`);
+    any other, a ``function_call_output`` of its text."""
+    if result.call_id in searches:
+        return _search_output(result, tools)
     text = result_text(result)
     return {"type": "function_call_output", "call_id": result.call_id, "output": text}
+
+
+def _search_output(result: ToolResult, tools: Sequence[ToolRef]) -> dict[str, Any]:
+    """A tool search's ``tool_search_output``: when it found tools (`FoundTools`), those the
+    request defers (one the model already has is not loaded twice), ``completed``; when it was
+    refused, no tools, ``incomplete``."""
+    if isinstance(result, FoundTools) and not result.is_error:
+        deferred = {tool.name: tool.payload for tool in tools if tool.deferred}
+        found = [deferred[name] for name in result.found if name in deferred]
+        status = "completed"
+    else:
+        found, status = [], "incomplete"
+    return {
+        "type": "tool_search_output",
+        "call_id": result.call_id,
+        "execution": "client",
+        "tools": found,
+        "status": status,
+    }
+
+
+def _search_note(result: ToolResult) -> dict[str, Any]:
+    """A tool search's answer as the model reads it: a ``tool_search_output`` has no place for
+    text, so the shortlist JSON (scores, how complete it is, what to try when nothing matched)
+    or the refusal goes in a developer message after the outputs."""
+    said = "was refused" if result.is_error else "answered"
+    text = f"Your {SEARCH_NAMES[API]} call {result.call_id} {said}: {result_text(result)}"
+    return {"role": "developer", "content": text}
 
 
 def _read_turn(root: Cursor, tools: Sequence[ToolRef]) -> AssistantTurn:
@@ -303,13 +346,13 @@ class ResponsesStreamReader(EventReader):
         return deltas + self._unshown_arguments(index, given.at("arguments").optional_string())
 
     def _search_call(self, index: int, given: Cursor) -> list[StreamDelta]:
-        """A client-executed tool search: a call of the host's search tool (named as the
-        reader's tools name it; ``tool_search``, the API's name, when it was given none), its
+        """A client-executed tool search: a call of the host's search tool, by the name the API
+        gives it (``tool_search``; `with_canonical_name` maps it to the host's), its
         arguments once they are there (the item comes whole; no delta events build it)."""
         deltas: list[StreamDelta] = []
         if index not in self._calls:
             self._calls[index] = len(self._calls)
-            search = next((t.projected_name for t in self._tools if t.searches), "tool_search")
+            search = SEARCH_NAMES[API]
             call_id = given.at("call_id").optional_string()
             deltas.append(CallStarted(self._calls[index], call_id, search))
         arguments = given.at("arguments").optional_object()
