@@ -44,7 +44,9 @@ class HopPrinter:
         self.width = width
 
     def __call__(self, hop: Hop) -> None:
-        arrow = f"[dim]{hop.seq:>3}[/] {escape(hop.source)} → {escape(hop.target)}"
+        # a decision taken in one place (a shortlist) is a hop from there to there: named once
+        where = hop.source if hop.source == hop.target else f"{hop.source} → {hop.target}"
+        arrow = f"[dim]{hop.seq:>3}[/] {escape(where)}"
         self.console.print(f"{arrow}  [cyan]{escape(hop.protocol)}[/] {self._summary(hop)}")
 
     def _summary(self, hop: Hop) -> str:
