@@ -32,7 +32,10 @@ def shortlists(host: Host) -> list[tuple[str, dict[str, Any]]]:
     return [(hop.source, hop.payload) for hop in host.trace.hops if hop.protocol == "shortlist"]
 
 
-async def test_a_server_that_adds_a_tool_has_it_indexed_before_the_next_request() -> None:
+@pytest.mark.parametrize("mode", ["auto", "legacy"], ids=["2026-07-28", "initialize"])
+async def test_a_server_that_adds_a_tool_has_it_indexed_before_the_next_request(
+    mode: str,
+) -> None:
     script = [
         calls(("c1", "open_refunds", {})),
         calls(("s1", "search_tools", {"query": "refund an order"})),
@@ -42,12 +45,14 @@ async def test_a_server_that_adds_a_tool_has_it_indexed_before_the_next_request(
     model = ScriptedModel("openai.chat", script, name="m")
     server = StdioServer(sys.executable, (str(GROWING),), name="growing")
     options = HostOptions(shortlist=1, pinned=("open_refunds",))
-    # The initialize handshake: a 2026-07-28 session learns of changes by subscribing, which
-    # the client does not do yet, and the SDK drops the notification for it.
+    # A 2026-07-28 session learns of changes by subscribing (subscriptions/listen); one that
+    # began with the initialize handshake is told unasked.
     with anyio.fail_after(30):
-        async with McpClient(server, mode="legacy", trace=Trace()) as client:
+        async with McpClient(server, mode=mode, trace=Trace()) as client:  # type: ignore[arg-type]
             host = Host(model, await mcp_tools(client), options=options)
             result = await host.run("Please refund 2.50 on order A-1042")
+            version = client.protocol_version
+    assert (version == "2026-07-28") == (mode == "auto")
     assert result.stopped == "answer"
     first, second, third, fourth = model.requests
     assert "refund_order" not in json.dumps(first["tools"])
@@ -77,3 +82,24 @@ async def test_a_shortlist_over_three_reference_servers_says_where_each_tool_com
     assert sum(sources.values()) == payload["catalogue"]["size"] == offered - 1
     assert payload["tools"][0]["name"] == "create_entities"
     assert len(names(model.requests[0])) == 4  # search_tools and the three
+
+
+async def test_a_client_on_the_default_protocol_learns_that_the_tools_changed() -> None:
+    """The client subscribes (``subscriptions/listen``) on a 2026-07-28 session: the server's
+    change reaches ``on_tools_changed``, and the next listing has the new tool."""
+    changed = anyio.Event()
+
+    async def on_tools_changed() -> None:
+        changed.set()
+
+    server = StdioServer(sys.executable, (str(GROWING),), name="growing")
+    with anyio.fail_after(30):
+        async with McpClient(server, trace=Trace(), on_tools_changed=on_tools_changed) as client:
+            assert client.protocol_version == "2026-07-28"
+            before = [tool.name for tool in await client.list_tools()]
+            opened = await client.call("open_refunds", {})
+            await changed.wait()
+            after = [tool.name for tool in await client.list_tools()]
+    assert opened.output.content[0]["text"] == "the refund desk is open"
+    assert before == ["open_refunds", "order_status"]
+    assert after == ["open_refunds", "order_status", "refund_order"]

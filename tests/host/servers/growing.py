@@ -1,6 +1,6 @@
 """An MCP server on the official SDK (`MCPServer`) whose tool list grows: ``open_refunds`` adds
-``refund_order`` and says so (``notifications/tools/list_changed``, to a session that began
-with the ``initialize`` handshake).
+``refund_order`` and says so (``notifications/tools/list_changed``: to the subscribers of a
+2026-07-28 session, and to a session that began with the ``initialize`` handshake).
 
     python growing.py
 """
@@ -21,7 +21,9 @@ def refund_order(order_id: str, amount: float) -> str:
 async def open_refunds(ctx: Context) -> str:
     """Open the refund desk: its tools are listed from now on."""
     app.add_tool(refund_order)
-    # an initialize-handshake session is told on its own channel (2026-07-28 ones subscribe)
+    # a 2026-07-28 session is told if it subscribed (subscriptions/listen); an
+    # initialize-handshake session, on its own channel
+    await ctx.notify_tools_changed()
     await ctx.session.send_tool_list_changed()
     return "the refund desk is open"
 
