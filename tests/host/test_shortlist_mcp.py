@@ -103,3 +103,24 @@ async def test_a_client_on_the_default_protocol_learns_that_the_tools_changed() 
     assert opened.output.content[0]["text"] == "the refund desk is open"
     assert before == ["open_refunds", "order_status"]
     assert after == ["open_refunds", "order_status", "refund_order"]
+
+
+async def test_a_server_with_its_own_search_tools_says_how_to_turn_the_hosts_off() -> None:
+    from schemawire.errors import UsageError
+
+    searching = Path(__file__).parent / "servers" / "searching.py"
+    server = StdioServer(sys.executable, (str(searching),), name="searching")
+    model = ScriptedModel("openai.chat", [says("ok")], name="m")
+    host = Host(model, mcp=[server], options=HostOptions(shortlist=1), trace=Trace())
+    with anyio.fail_after(30), pytest.raises(UsageError) as raised:
+        async with host:
+            pass
+    message = str(raised.value)
+    assert 'the MCP server "searching" has a tool named search_tools' in message
+    assert "--no-search-tools" in message
+    # without the host's own search, its search_tools is a tool like any other
+    options = HostOptions(shortlist=1, search_tools=False)
+    host = Host(model, mcp=[server], options=options, trace=Trace())
+    with anyio.fail_after(30):
+        async with host:
+            assert "search_tools" in host.tools

@@ -246,7 +246,9 @@ def _refuse_search_twin(runners: Sequence[ToolRunner]) -> None:
     twin = next((runner for runner in runners if runner.spec.name == SEARCH_TOOL), None)
     if twin is None:
         return
-    where = f"the MCP server {quoted(twin.client.label)}" if isinstance(twin, McpTool) else "a tool"
+    where = "a tool"
+    if isinstance(twin, McpTool):
+        where = f"the MCP server {quoted(twin.client.server.label)}"
     raise UsageError(
         f"{where} has a tool named {SEARCH_TOOL}, the name of the host's own search tool (a "
         f"gateway that shortlists has one): turn the host's off (schemawire run "

@@ -88,8 +88,10 @@ class ToolRef:
             API has a form for that: Anthropic lists it with ``defer_loading`` and the result
             references it; OpenAI Responses sends it in the ``tool_search_output`` item, not in
             ``tools``. The other APIs send it as any other tool.
-        searches: the host's tool search (``search_tools``): OpenAI Responses takes it as a
-            client-executed ``tool_search`` tool; the other APIs as a function.
+        searches: the host's tool search (``search_tools``), sent in its API's own form
+            (``HostOptions(search_form="native")``): OpenAI Responses takes it as a
+            client-executed ``tool_search`` tool (and answers every call of it with a
+            ``tool_search_output``); the other APIs as a function.
     """
 
     name: str
