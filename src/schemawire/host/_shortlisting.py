@@ -13,9 +13,13 @@ tuple of `ToolRef`, so an unchanged selection renders byte for byte the same too
 every turn. Every call is still gated against the whole catalogue: a tool the model was never
 shown is checked against its full canonical schema and runs if valid.
 
+``search_tools`` and what it finds are plain function tools, unless the host asks for its API's
+own tool-search form (``search_form="native"``: `ToolRef.searches`, `ToolRef.deferred`); each
+tool keeps, for the run, the form it was first sent in (`Selection`).
+
 The catalogue is re-read before each request: an MCP server that said its tool list changed
-(``notifications/tools/list_changed``) is listed again, and the index is rebuilt only then
-(`ToolIndex.refreshed`).
+(``notifications/tools/list_changed``, on either protocol) is listed again, and the index is
+rebuilt only then (`ToolIndex.refreshed`).
 """
 
 from __future__ import annotations
