@@ -259,8 +259,11 @@ async def test_on_responses_a_tool_called_then_found_stays_in_tools() -> None:
     valid_responses_bodies(model.requests)
     assert "currency_convert" in responses_names(second)
     assert dumps(third["tools"], indent=False) == dumps(second["tools"], indent=False)
-    output = third["input"][-2]
+    output, note = third["input"][-2:]
     assert (output["type"], output["tools"]) == ("tool_search_output", [])
+    # nothing to load, yet not "nothing found": the note's shortlist names the tool
+    shortlist = json.loads(note["content"].split(": ", 1)[1])
+    assert [tool["name"] for tool in shortlist["tools"]] == ["currency_convert"]
 
 
 async def test_on_anthropic_a_tool_found_then_called_stays_deferred() -> None:
