@@ -44,7 +44,9 @@ class HopPrinter:
         self.width = width
 
     def __call__(self, hop: Hop) -> None:
-        arrow = f"[dim]{hop.seq:>3}[/] {escape(hop.source)} → {escape(hop.target)}"
+        # a decision taken in one place (a shortlist) is a hop from there to there: named once
+        where = hop.source if hop.source == hop.target else f"{hop.source} → {hop.target}"
+        arrow = f"[dim]{hop.seq:>3}[/] {escape(where)}"
         self.console.print(f"{arrow}  [cyan]{escape(hop.protocol)}[/] {self._summary(hop)}")
 
     def _summary(self, hop: Hop) -> str:
@@ -131,8 +133,16 @@ def _flow_summary(hop: Hop, payload: dict[str, Any]) -> str:
     return f"input: {fold(payload.get('input'), 90)}"
 
 
+def _shortlist_summary(hop: Hop, payload: dict[str, Any]) -> str:
+    """A shortlist decision: the query, and the tools chosen of how many that matched."""
+    chosen = ", ".join(shown(tool.get("name")) for tool in payload.get("tools") or [])
+    matched = f"{shown(payload.get('total_matches'))} matched"
+    return f"{fold(payload.get('query'), 60)} -> {chosen or 'none'} ({matched})"
+
+
 _DESCRIBE: dict[str, Callable[[Hop, dict[str, Any]], Any]] = {
     "mcp": _mcp_summary,
+    "shortlist": _shortlist_summary,
     "text": _text_summary,
     "flow": _flow_summary,
     "checkpoint": _checkpoint_summary,

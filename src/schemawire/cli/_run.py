@@ -13,6 +13,7 @@ import anyio
 import typer
 from rich.markup import escape
 
+from schemawire._json import quoted
 from schemawire.cli._hops import HopPrinter, fold
 from schemawire.cli._output import (
     EXIT_FINDINGS,
@@ -74,6 +75,39 @@ Stream = Annotated[
         "calls' arguments print as they arrive.",
     ),
 ]
+ShortlistK = Annotated[
+    int | None,
+    typer.Option(
+        "--shortlist",
+        metavar="K",
+        help="Send the model only the K tools that best match the input (plus --pin, the "
+        "tools already called, and what its search_tools finds).",
+        show_default=False,
+    ),
+]
+Pin = Annotated[
+    list[str] | None,
+    typer.Option("--pin", metavar="TOOL", help="With --shortlist: a tool every request carries."),
+]
+SearchTools = Annotated[
+    bool | None,
+    typer.Option(
+        "--search-tools/--no-search-tools",
+        help="Offer the model search_tools, to find the tools it was not sent (default: with "
+        "--shortlist). Alone, the model starts with the --pin tools and search_tools.",
+        show_default=False,
+    ),
+]
+SearchForm = Annotated[
+    str,
+    typer.Option(
+        "--search-form",
+        metavar="FORM",
+        help="How search_tools and what it finds are sent: function (every API and "
+        "OpenAI-compatible server) or native (Anthropic's tool_reference results, OpenAI "
+        "Responses' client tool_search; only some models take them).",
+    ),
+]
 FlowFile = Annotated[
     Path | None,
     typer.Option("--flow", help="Run a flow (agents, handoffs, routes, checkpoints)."),
@@ -100,6 +134,10 @@ def run_command(
     trace: TracePath = None,
     json: Json = False,
     stream: Stream = True,
+    shortlist: ShortlistK = None,
+    pin: Pin = None,
+    search_tools: SearchTools = None,
+    search_form: SearchForm = "function",
     flow: FlowFile = None,
     store: StoreUrl = "sqlite:.schemawire/runs.db",
 ) -> None:
@@ -111,8 +149,15 @@ def run_command(
     from schemawire.host import HostOptions, model_from_spec
 
     words = _user_input(arguments)
+    shortlisting = _shortlisting(shortlist, pin, search_tools, search_form)
     if flow is not None:
         from schemawire.cli._flows import run_flow
+
+        if shortlisting:
+            raise UsageError(
+                "--shortlist, --pin, --search-tools and --search-form are for one agent's run: "
+                "leave them out with --flow"
+            )
 
         run_flow(
             flow,
@@ -128,7 +173,7 @@ def run_command(
         return
     spec = _model_spec(model)
     question, command = _question_and_server(words, mcp=mcp)
-    options = HostOptions(strict=strict, max_turns=max_turns)
+    options = HostOptions(strict=strict, max_turns=max_turns, **shortlisting)
     chosen = model_from_spec(spec, stream=stream)
     live = _live_printer(json)
     recorded = _run_trace(trace, quiet=json, live=live)
@@ -137,6 +182,34 @@ def run_command(
     except SchemawireError as error:
         print_stopped(recorded, str(error), json=json)
     _report_run(result, recorded, json=json)
+
+
+def _shortlisting(
+    k: int | None, pins: list[str] | None, search: bool | None, form: str
+) -> dict[str, Any]:
+    """The shortlist's `HostOptions`, checked as the options were given (empty: none given).
+
+    Raises:
+        UsageError: K is below 1, a pin without a shortlist, or an unknown search form.
+    """
+    if k is not None and k < 1:
+        raise UsageError(f"--shortlist K needs K >= 1, not {k}: the model is sent the K best tools")
+    if pins and k is None and not search:
+        raise UsageError(
+            "--pin needs --shortlist K or --search-tools: without either, every tool is sent"
+        )
+    if form not in ("function", "native"):
+        raise UsageError(f"--search-form is function or native, not {quoted(form)}")
+    options: dict[str, Any] = {}
+    if k is not None:
+        options["shortlist"] = k
+    if pins:
+        options["pinned"] = tuple(pins)
+    if search is not None:
+        options["search_tools"] = search
+    if form != "function":
+        options["search_form"] = form
+    return options
 
 
 def _user_input(arguments: list[str] | None) -> list[str]:

@@ -1,6 +1,7 @@
 """The host: the agent loop across model APIs, its model clients and its tools.
 
-- `Host` runs a conversation: tools projected for the model's API, every call gated, results
+- `Host` runs a conversation: tools projected for the model's API (a large catalogue
+  shortlisted per request, with ``HostOptions(shortlist=k)``), every call gated, results
   gated, every hop traced.
 - Models: `HttpModel` (OpenAI Chat and Responses, Anthropic, Gemini, OpenAI-compatible servers;
   streamed by default) and `ScriptedModel` (recorded responses, offline); `model_from_spec`

@@ -8,6 +8,7 @@ nothing resolves is refused here, before any model is asked.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +21,7 @@ from schemawire.project import TARGETS, Catalogue, project_catalogue
 from schemawire.schema.repository import Repository
 from schemawire.types import Projection
 from schemawire.wire import ToolRef
+from schemawire.wire.conversation import SEARCH_NAMES
 
 __all__ = ["OfferedTool", "Toolset", "documents_of"]
 
@@ -44,8 +46,14 @@ class Toolset:
         strict: bool,
         argument_options: ArgumentOptions | None,
         documents: Mapping[str, Any],
+        search: ToolRunner | None = None,
     ) -> None:
         """
+        Args:
+            search: the runner among ``runners`` that is the host's tool search, to be sent
+                in the API's own form where it has one (`ToolRef.searches`); None: every
+                runner is a plain function tool.
+
         Raises:
             UsageError: two runners have one name, or a schema names what nothing resolves.
         """
@@ -55,11 +63,21 @@ class Toolset:
         self.catalogue: Catalogue = project_catalogue(specs, target, documents=documents, **options)
         _refuse_unresolved(self.catalogue)
         self.tools = {
-            runner.spec.name: _offered(runner, projection, argument_options, documents)
+            runner.spec.name: _offered(
+                runner, projection, argument_options, documents, searches=runner is search
+            )
             for runner, projection in zip(runners, self.catalogue.projections, strict=True)
         }
+        if search is not None:  # the API calls its own tool search by its own name
+            self._name_search(search.spec.name, SEARCH_NAMES.get(target))
         # One tuple for every request: the wire modules render an entry once per tool list.
         self.refs = tuple(tool.ref for tool in self.tools.values())
+
+    def _name_search(self, name: str, known_as: str | None) -> None:
+        tool = self.tools.get(name)
+        if tool is not None and known_as is not None:
+            ref = dataclasses.replace(tool.ref, projected_name=known_as)
+            self.tools[name] = dataclasses.replace(tool, ref=ref)
 
 
 def documents_of(
@@ -79,11 +97,13 @@ def _offered(
     projection: Projection,
     argument_options: ArgumentOptions | None,
     documents: Mapping[str, Any],
+    *,
+    searches: bool,
 ) -> OfferedTool:
     gate = ArgumentGate(
         runner.spec, runner.validator, argument_options, projection=projection, documents=documents
     )
-    ref = ToolRef(runner.spec.name, projection.projected_name, projection.payload)
+    ref = ToolRef(runner.spec.name, projection.projected_name, projection.payload, False, searches)
     return OfferedTool(runner, gate, ref)
 
 

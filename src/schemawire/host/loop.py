@@ -2,9 +2,13 @@
 
 One `Host.run`:
 
-1. The tools, projected once for the model's API, go to the model with the conversation.
+1. The tools, projected once for the model's API, go to the model with the conversation; with
+   ``HostOptions(shortlist=k)`` (or ``search_tools``), only part of them: the k that best match
+   the user's request, the pinned ones, those already called and those ``search_tools`` found
+   (`schemawire.host._shortlisting`).
 2. Each tool call it answers with passes the argument gate, against the tool's full canonical
-   schema (arguments sent under the projection's renames are restored first). A refused call is
+   schema (arguments sent under the projection's renames are restored first), whether or not
+   the request showed the tool. A refused call is
    answered with the gate's structured error, so that the model can correct itself; the tool is
    not run. After ``retries_per_tool`` refusals of one tool in a run, the model is told to stop
    calling it.
@@ -20,6 +24,7 @@ Every message that crosses a boundary is a hop of the trace, with its verdict.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -32,6 +37,7 @@ import anyio
 from schemawire._json import quoted
 from schemawire.errors import InputError, ModelError, SchemawireError, UsageError
 from schemawire.gates import ArgumentGate, ArgumentOptions, Verdict
+from schemawire.host._shortlisting import SEARCH_TOOL, Selection, ToolCatalogue
 from schemawire.host._toolset import OfferedTool, Toolset, documents_of
 from schemawire.host.model_spec import model_from_spec
 from schemawire.host.models import DeltaSink, Model, PoolingModel, StreamingModel
@@ -47,6 +53,7 @@ from schemawire.wire import (
     EntryCache,
     Request,
     ToolOutputs,
+    ToolRef,
     UserText,
     wire_format,
 )
@@ -77,6 +84,25 @@ class HostOptions:
         model_options: passed through in every request body (``temperature``...).
         argument_options: how the argument gates read arguments.
         max_concurrency: tool calls of one turn run at most this many at a time.
+        shortlist: send each request only the ``k`` tools that best match the user's request
+            (plus ``pinned``, the tools already called, and those ``search_tools`` found);
+            None (the default) sends every tool.
+        pinned: tools every request carries when the host shortlists.
+        search_tools: offer the model ``search_tools``, to find tools it was not sent; None
+            (the default) offers it when ``shortlist`` is set. ``True`` without ``shortlist``
+            starts the model with only the pinned tools and ``search_tools``.
+        search_form: how ``search_tools`` and what it finds are sent. ``"function"`` (the
+            default, which every API and OpenAI-compatible server takes): a function tool
+            answered with the shortlist JSON, the tools it found added to the next request's
+            tools. ``"native"``: the API's own client-side tool search where it has one
+            (Anthropic: found tools listed with ``defer_loading`` and loaded by
+            ``tool_reference`` blocks; OpenAI Responses: a ``tool_search`` tool answered by
+            ``tool_search_output`` items), which only some models and endpoints take
+            (docs/host.md); the function form on the other APIs.
+
+    Raises:
+        UsageError: ``shortlist`` is not a positive integer, ``pinned`` is given to a host
+            that does not shortlist, or ``search_form`` is neither form.
     """
 
     strict: bool = True
@@ -86,6 +112,41 @@ class HostOptions:
     model_options: Mapping[str, Any] = field(default_factory=dict[str, Any])
     argument_options: ArgumentOptions | None = None
     max_concurrency: int = 16
+    shortlist: int | None = None
+    pinned: tuple[str, ...] = ()
+    search_tools: bool | None = None
+    search_form: Literal["function", "native"] = "function"
+
+    def __post_init__(self) -> None:
+        k = self.shortlist
+        if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
+            raise UsageError(
+                f"HostOptions(shortlist=k) sends the model the k best tools: k must be 1 or "
+                f"more, or None to send every tool; not {quoted(k)}"
+            )
+        pinned: object = self.pinned  # a caller may pass one name: say what it should be
+        if isinstance(pinned, str):
+            raise UsageError("HostOptions(pinned=...) takes tool names: a tuple, not a string")
+        if self.pinned and not self.shortlists:
+            raise UsageError(
+                "HostOptions(pinned=...) pins tools in a shortlist: set shortlist=k or "
+                "search_tools=True too (without either, every tool is sent)"
+            )
+        if self.search_form not in ("function", "native"):
+            raise UsageError(
+                f'HostOptions(search_form=...) is "function" or "native", not '
+                f"{quoted(self.search_form)}"
+            )
+
+    @property
+    def offers_search(self) -> bool:
+        """Whether the model is offered ``search_tools``."""
+        return self.search_tools if self.search_tools is not None else self.shortlist is not None
+
+    @property
+    def shortlists(self) -> bool:
+        """Whether requests carry part of the catalogue rather than all of it."""
+        return self.shortlist is not None or self.offers_search
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,30 +245,55 @@ class Host:
         self._given = tuple(tools)
         self._servers = tuple(mcp)
         self._connected: AsyncExitStack | None = None
-        self._toolset = self._offer(self._given)
+        self._toolset, self._catalogue = self._offered(self._given, complete=not self._servers)
         self._output_payload, self._output_gate = self._prepare_output(output, repository)
         self.on_delta = on_delta
 
     @property
     def catalogue(self) -> Catalogue:
-        """The tools as the model is sent them (the MCP servers' too, inside ``async with``)."""
-        return self._toolset.catalogue
+        """The tools as the model is sent them (the MCP servers' too, inside ``async with``);
+        when the host shortlists, the whole catalogue, of which each request carries part."""
+        return self._current_toolset().catalogue
 
     @property
     def tools(self) -> Mapping[str, OfferedTool]:
         """The tools offered, by canonical name: each runner with its gate and payload."""
-        return self._toolset.tools
+        return self._current_toolset().tools
+
+    def _current_toolset(self) -> Toolset:
+        return self._catalogue.toolset if self._catalogue is not None else self._toolset
 
     # --- preparing -----------------------------------------------------------------------------
 
-    def _offer(self, runners: Sequence[ToolRunner]) -> Toolset:
-        """``runners`` projected for the model's API, each with its gate."""
+    def _offered(
+        self, runners: Sequence[ToolRunner], *, complete: bool = True
+    ) -> tuple[Toolset, ToolCatalogue | None]:
+        """``runners`` projected for the model's API; when the host shortlists, as one
+        catalogue index too (with ``search_tools`` when it is offered). ``complete``: the MCP
+        servers' tools are among ``runners`` (or there are no servers)."""
+        options = self.options
+        if not options.shortlists:
+            return self._offer(runners), None
+        catalogue = ToolCatalogue(
+            runners,
+            self._offer,
+            pinned=options.pinned,
+            search=options.offers_search,
+            native=options.search_form == "native",
+            complete=complete,
+        )
+        return catalogue.toolset, catalogue
+
+    def _offer(self, runners: Sequence[ToolRunner], search: ToolRunner | None = None) -> Toolset:
+        """``runners`` projected for the model's API, each with its gate (``search`` in the
+        API's own tool-search form)."""
         return Toolset(
             runners,
             self.wire.target,
             strict=self.options.strict,
             argument_options=self.options.argument_options,
             documents=documents_of(runners, self.repository),
+            search=search,
         )
 
     def _prepare_output(
@@ -243,7 +329,9 @@ class Host:
         self._connected = stack = AsyncExitStack()  # claimed before the first await
         try:
             await stack.enter_async_context(_held_open(self.model))
-            self._toolset = self._offer([*self._given, *await self._connect(stack)])
+            self._toolset, self._catalogue = self._offered(
+                [*self._given, *await self._connect(stack)]
+            )
         except BaseException:
             self._connected = None
             await stack.aclose()
@@ -252,7 +340,7 @@ class Host:
 
     async def __aexit__(self, *exc_info: object) -> None:
         stack, self._connected = self._connected, None
-        self._toolset = self._offer(self._given)
+        self._toolset, self._catalogue = self._offered(self._given, complete=not self._servers)
         if stack is not None:
             await stack.aclose()
 
@@ -299,13 +387,14 @@ class Host:
             ServerError: an MCP server cannot be started or reached.
         """
         if self._connected is not None:
-            return await _Run(self, self._toolset).to_answer(user_input, history)
+            run = _Run(self, self._toolset, self._catalogue)
+            return await run.to_answer(user_input, history)
         async with AsyncExitStack() as stack:  # this run's own connections: runs may overlap
             await stack.enter_async_context(_held_open(self.model))
-            toolset = self._toolset
+            toolset, catalogue = self._toolset, self._catalogue
             if self._servers:
-                toolset = self._offer([*self._given, *await self._connect(stack)])
-            return await _Run(self, toolset).to_answer(user_input, history)
+                toolset, catalogue = self._offered([*self._given, *await self._connect(stack)])
+            return await _Run(self, toolset, catalogue).to_answer(user_input, history)
 
     def check_answer(self, text: str | None) -> Verdict | None:
         """The output gate's verdict on a final answer (None: the host has no output schema)."""
@@ -315,20 +404,31 @@ class Host:
 
 
 class _Run:
-    """One run of a host: its tools (fixed for the run), its conversation's renderings (its
-    own: runs and hosts share none), and what its requests sent so far."""
+    """One run of a host: its tools (fixed for the run, unless the host shortlists: then its
+    catalogue is re-read before each request), its conversation's renderings (its own: runs
+    and hosts share none), and what its requests sent so far."""
 
-    def __init__(self, host: Host, toolset: Toolset) -> None:
+    def __init__(self, host: Host, toolset: Toolset, catalogue: ToolCatalogue | None) -> None:
         self.host = host
         self.options = host.options
         self.trace = host.trace
-        self.toolset = toolset
+        self._toolset = toolset
+        self._catalogue = catalogue
+        self._selection: Selection | None = None
         self._rendered = EntryCache()
         self._sent = _SentBodies()
+
+    @property
+    def toolset(self) -> Toolset:
+        """Every tool the run's calls may name (the whole catalogue as it is now)."""
+        return self._catalogue.toolset if self._catalogue is not None else self._toolset
 
     async def to_answer(self, user_input: str, history: Sequence[Entry]) -> RunResult:
         conversation: list[Entry] = [*history, UserText(user_input)]
         self.trace.record("user", "host", "text", "receive", {"text": user_input})
+        if self._catalogue is not None:
+            k = self.options.shortlist
+            self._selection = Selection(self._catalogue, user_input, k, self.trace)
         calls: list[CallRecord] = []
         refusals: Counter[str] = Counter()
         output_retries = self.options.retries_per_tool
@@ -358,10 +458,11 @@ class _Run:
         model streams (each piece to ``on_delta``, names canonical), the whole response
         traced, then read. A model that fails is traced as an ``error`` hop, then raises."""
         host, model = self.host, self.host.model
+        shown = await self._tools_shown(conversation)
         request = Request(
             model.name,
             conversation,
-            self.toolset.refs,
+            shown,
             self.options.system,
             host._output_payload,
             self.options.model_options,
@@ -378,7 +479,14 @@ class _Run:
             self.trace.record(label, "host", model.api, "error", _failure(error))
             raise
         self.trace.record(label, "host", model.api, "receive", response)
-        return host.wire.turn(response, request.tools)
+        # Names are read back against every tool: a model may call one it was not shown.
+        return host.wire.turn(response, self.toolset.refs)
+
+    async def _tools_shown(self, conversation: Sequence[Entry]) -> Sequence[ToolRef]:
+        """The tools the next request carries: all of them, or the run's selection."""
+        if self._selection is None:
+            return self.toolset.refs
+        return await self._selection.tools_for(conversation)
 
     async def _response(self, body: dict[str, Any], streams: bool) -> dict[str, Any]:
         model = self.host.model
@@ -425,24 +533,47 @@ class _Run:
     def _gate(self, call: ToolCall, tool: OfferedTool | None, refusals: Counter[str]) -> Verdict:
         """The argument gate's verdict on one call (unknown tools and spent budgets refused)."""
         if tool is None:
-            known = ", ".join(self.toolset.tools)
-            return _refused(
-                call,
-                "tool_unknown",
-                f"there is no tool {quoted(call.name)}; the tools are: {known}",
-                "Call one of the tools.",
-            )
+            return self._unknown(call)
         if refusals[call.name] >= self.options.retries_per_tool:
             return _refused(
                 call,
                 "retries_exhausted",
                 f"{call.name} was refused {refusals[call.name]} times in this run",
-                f"Stop calling {call.name}; answer with what you have.",
+                f"Stop calling {_known_name(tool.ref)}; answer with what you have.",
             )
         verdict = tool.gate.check(call.arguments)
         if not verdict.accepted:
             refusals[call.name] += 1
+            return _named_as_known(verdict, tool.ref)
         return verdict
+
+    def _unknown(self, call: ToolCall) -> Verdict:
+        """A call of a tool that is not in the catalogue, refused. A shortlisting host does
+        not list its catalogue here (the model is not to read it): it points to the search."""
+        line = f"there is no tool {quoted(call.name)}"
+        if self._catalogue is None:
+            known = ", ".join(self.toolset.tools)
+            return _refused(call, "tool_unknown", f"{line}; the tools are: {known}", _CALL_ONE)
+        if self._catalogue.search is None:
+            return _refused(call, "tool_unknown", line, _CALL_ONE)
+        search = self.toolset.tools[SEARCH_TOOL].ref
+        hint = f"Call one of your tools, or {_known_name(search)} to find one."
+        return _refused(call, "tool_unknown", line, hint)
+
+
+def _known_name(ref: ToolRef) -> str:
+    """The name the model knows a tool by, for what the host tells it: the canonical name,
+    except for a tool search sent in its API's own form (OpenAI Responses: ``tool_search``)."""
+    return ref.projected_name if ref.searches else ref.name
+
+
+def _named_as_known(verdict: Verdict, ref: ToolRef) -> Verdict:
+    """A refusal whose hint names the tool as the model knows it (`_known_name`)."""
+    rejection, known = verdict.rejection, _known_name(ref)
+    if rejection is None or known == ref.name:
+        return verdict
+    hint = rejection.hint.replace(ref.name, known)
+    return verdict.replace(rejection=dataclasses.replace(rejection, hint=hint))
 
 
 def _held_open(model: Model) -> AbstractAsyncContextManager[object]:
@@ -487,6 +618,8 @@ def _in_event_loop() -> bool:
         return False
     return True
 
+
+_CALL_ONE = "Call one of the tools."
 
 _CONVERSATION_KEYS = ("messages", "input", "contents")  # where each API keeps the conversation
 

@@ -7,6 +7,7 @@ reconnect starts another; on Linux no server outlives this process (`schemawire.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from collections.abc import Awaitable, Callable
@@ -21,7 +22,10 @@ from mcp import Client, StdioServerParameters
 from mcp.client.session import MessageHandlerFnT
 from mcp.client.stdio import get_default_environment, stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.client.subscriptions import ListenNotSupportedError, SubscriptionLost
 from mcp.shared.exceptions import MCPError
+from mcp.shared.subscriptions import ToolsListChanged
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import TypeAdapter
 
 from schemawire._version import __version__
@@ -207,6 +211,7 @@ async def hold_connection(
                 message_handler=on_message,
             )
             await stack.enter_async_context(client)
+            await _listen_for_tool_changes(client, stack, on_message)
             connection = Connection(server, client, tap, stderr)
             task_status.started(connection)
             await connection.stop.wait()
@@ -222,6 +227,58 @@ async def hold_connection(
     finally:
         if connection is not None:
             connection.done.set()
+
+
+async def _listen_for_tool_changes(
+    client: Client, stack: AsyncExitStack, on_message: MessageHandlerFnT
+) -> None:
+    """On a 2026-07-28 session with a server whose tool list can change, subscribe to its
+    changes (``subscriptions/listen``), for as long as ``stack`` is open: at that version a
+    server tells only its subscribers (an ``initialize`` session is told unasked, on its own
+    channel). Each change reaches ``on_message`` as the same `ToolListChangedNotification`
+    an older session gets. Subscribed before the session is handed over, so no change made
+    after it is missed; a server that refuses the subscription is used without it.
+    """
+    tools = client.server_capabilities.tools
+    changes = tools is not None and tools.list_changed is True
+    if client.protocol_version not in MODERN_PROTOCOL_VERSIONS or not changes:
+        return
+    group = await stack.enter_async_context(anyio.create_task_group())
+    stack.callback(group.cancel_scope.cancel)  # runs first: the listening ends with the session
+    await group.start(_listening, client, on_message)
+
+
+_LISTEN_ENDED = (
+    MCPError,
+    SubscriptionLost,
+    ListenNotSupportedError,
+    TimeoutError,
+    anyio.ClosedResourceError,
+    anyio.BrokenResourceError,
+)
+"""How a listen stream ends without the session ending: refused, dropped, never acknowledged."""
+
+
+async def _listening(
+    client: Client,
+    on_message: MessageHandlerFnT,
+    *,
+    task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
+) -> None:
+    """Hold one ``subscriptions/listen`` stream of tool-list changes, passing each on; the
+    stream's end (the server closed it, or dropped it) ends the listening, quietly: the
+    session goes on, its tools as last listed until it is reconnected."""
+    try:
+        async with client.listen(tools_list_changed=True) as subscription:
+            task_status.started()
+            async for event in subscription:
+                if isinstance(event, ToolsListChanged):
+                    await on_message(mcp_types.ToolListChangedNotification())
+    except _LISTEN_ENDED:
+        pass
+    finally:  # not acknowledged: started all the same, the session is used without it
+        with contextlib.suppress(RuntimeError):
+            task_status.started()
 
 
 def _not_opened(

@@ -18,9 +18,11 @@ from schemawire._json import quoted
 from schemawire.errors import UsageError
 from schemawire.wire._api import WireFormat
 from schemawire.wire.conversation import (
+    SEARCH_NAMES,
     AssistantTurn,
     Entry,
     EntryCache,
+    FoundTools,
     Request,
     ToolOutputs,
     ToolRef,
@@ -36,11 +38,13 @@ from schemawire.wire.stream import (
 
 __all__ = [
     "APIS",
+    "SEARCH_NAMES",
     "ArgumentsDelta",
     "AssistantTurn",
     "CallStarted",
     "Entry",
     "EntryCache",
+    "FoundTools",
     "Request",
     "StreamDelta",
     "StreamReader",

@@ -16,7 +16,7 @@ from schemawire._json import dumps, loads, quoted
 from schemawire._pointer import join
 from schemawire.errors import ErrorCode, InputError, UsageError
 from schemawire.types import ToolResult
-from schemawire.wire.conversation import ToolRef
+from schemawire.wire.conversation import SEARCH_NAMES, ToolRef
 
 __all__ = [
     "Cursor",
@@ -100,8 +100,15 @@ def wire_name(name: str, tools: Sequence[ToolRef]) -> str:
 
 def canonical_name(name: str, tools: Sequence[ToolRef]) -> str:
     """The canonical name of the tool the model called ``name``; an unknown name passes through
-    unchanged, so that the host can answer "unknown tool" itself."""
-    return next((tool.name for tool in tools if tool.projected_name == name), name)
+    unchanged, so that the host can answer "unknown tool" itself. The name an API gives its
+    own tool search (`SEARCH_NAMES`) is the request's tool search, when it has one."""
+    named = next((tool.name for tool in tools if tool.projected_name == name), None)
+    if named is None and name in _SEARCH_NAMES:
+        named = next((tool.name for tool in tools if tool.searches), None)
+    return named if named is not None else name
+
+
+_SEARCH_NAMES = frozenset(SEARCH_NAMES.values())
 
 
 def arguments_text(arguments: Any) -> str:

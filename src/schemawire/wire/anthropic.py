@@ -10,6 +10,11 @@ Structured Outputs: schemawire projects no Anthropic output-format target, so th
 ``output_schema`` is taken to be the JSON Schema itself (already fit for Anthropic, such as the
 ``input_schema`` of an ``anthropic`` projection with ``strict=True``) and sent as
 ``output_config.format = {"type": "json_schema", "schema": ...}``.
+
+Tool search, client-side: a tool the host's ``search_tools`` found goes in ``tools`` with
+``defer_loading: true`` (`ToolRef.deferred`), and the search's ``tool_result`` carries a
+``tool_reference`` block for it beside the shortlist JSON, which loads it where the reference
+is: the tools the prompt starts with, and its cache, stay as they were.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from schemawire.wire._render import (
 from schemawire.wire.conversation import (
     AssistantTurn,
     Entry,
+    FoundTools,
     Request,
     ToolOutputs,
     ToolRef,
@@ -73,11 +79,17 @@ def _body(request: Request, messages: list[dict[str, Any]]) -> dict[str, Any]:
         body["system"] = request.system
     body["messages"] = messages
     if request.tools:
-        body["tools"] = [tool.payload for tool in request.tools]
+        body["tools"] = [_tool(tool) for tool in request.tools]
     if request.output_schema is not None:
         schema_format = {"type": "json_schema", "schema": request.output_schema}
         body["output_config"] = {"format": schema_format}
     return with_options(body, options, frozenset({"output_config"}))
+
+
+def _tool(tool: ToolRef) -> dict[str, Any]:
+    """The tool as ``tools`` lists it: a deferred one with ``defer_loading``, so that it stays
+    out of the prompt (and its cache) until a ``tool_reference`` block loads it."""
+    return {**tool.payload, "defer_loading": True} if tool.deferred else tool.payload
 
 
 def _entry(entry: Entry, before: Entry | None, tools: Sequence[ToolRef]) -> list[dict[str, Any]]:
@@ -87,7 +99,7 @@ def _entry(entry: Entry, before: Entry | None, tools: Sequence[ToolRef]) -> list
         content = _assistant_content(entry, tools)
         # the API refuses an empty assistant message
         return [{"role": "assistant", "content": content}] if content else []
-    return [{"role": "user", "content": _tool_results(entry)}]
+    return [{"role": "user", "content": _tool_results(entry, tools)}]
 
 
 def _assistant_content(turn: AssistantTurn, tools: Sequence[ToolRef]) -> list[dict[str, Any]]:
@@ -116,19 +128,35 @@ def _tool_use(call: ToolCall, tools: Sequence[ToolRef]) -> dict[str, Any]:
     }
 
 
-def _tool_results(outputs: ToolOutputs) -> list[dict[str, Any]]:
-    return [_tool_result(result) for result in outputs.results]
+def _tool_results(outputs: ToolOutputs, tools: Sequence[ToolRef]) -> list[dict[str, Any]]:
+    return [_tool_result(result, tools) for result in outputs.results]
 
 
-def _tool_result(result: ToolResult) -> dict[str, Any]:
+def _tool_result(result: ToolResult, tools: Sequence[ToolRef]) -> dict[str, Any]:
     block: dict[str, Any] = {
         "type": "tool_result",
         "tool_use_id": result.call_id,
-        "content": result_text(result),
+        "content": _result_content(result, tools),
     }
     if result.is_error:
         block["is_error"] = True
     return block
+
+
+def _result_content(result: ToolResult, tools: Sequence[ToolRef]) -> str | list[dict[str, Any]]:
+    """The result's text; for a tool search (`FoundTools`), the shortlist JSON as a text block
+    and a client-side ``tool_reference`` block for each tool it found that the request lists
+    deferred (the API loads each from ``tools``; one the model already has needs no loading)."""
+    text = result_text(result)
+    if not isinstance(result, FoundTools):
+        return text
+    listed = {tool.name: tool.projected_name for tool in tools if tool.deferred}
+    references = [
+        {"type": "tool_reference", "tool_name": listed[name]}
+        for name in result.found
+        if name in listed
+    ]
+    return [{"type": "text", "text": text}, *references] if references else text
 
 
 def _read_turn(root: Cursor, tools: Sequence[ToolRef]) -> AssistantTurn:

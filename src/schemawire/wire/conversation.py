@@ -15,9 +15,11 @@ from typing import Any
 from schemawire.types import ToolCall, ToolResult
 
 __all__ = [
+    "SEARCH_NAMES",
     "AssistantTurn",
     "Entry",
     "EntryCache",
+    "FoundTools",
     "Request",
     "ToolOutputs",
     "ToolRef",
@@ -54,6 +56,16 @@ class AssistantTurn:
 
 
 @dataclass(frozen=True, slots=True)
+class FoundTools(ToolResult):
+    """The result of a tool search (the host's ``search_tools``): its content is the shortlist
+    JSON, and ``found`` the canonical names of the tools it found, which the next request
+    carries. An API with its own form for a search result renders that form from ``found``
+    (Anthropic: ``tool_reference`` blocks beside the JSON); the others send the JSON alone."""
+
+    found: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class ToolOutputs:
     """The results of one turn's tool calls, matched to them by call id, in the model's order.
     A refused call's result is the gate's error object, with ``is_error`` set."""
@@ -72,11 +84,27 @@ class ToolRef:
         name: the canonical name.
         projected_name: the name on the wire (a target may have had to change it).
         payload: the projected tool, exactly as the API takes it.
+        deferred: found by a tool search (`FoundTools`), and loaded by its result where the
+            API has a form for that: Anthropic lists it with ``defer_loading`` and the result
+            references it; OpenAI Responses sends it in the ``tool_search_output`` item, not in
+            ``tools``. The other APIs send it as any other tool.
+        searches: the host's tool search (``search_tools``), sent in its API's own form
+            (``HostOptions(search_form="native")``): OpenAI Responses takes it as a
+            client-executed ``tool_search`` tool (and answers every call of it with a
+            ``tool_search_output``); the other APIs as a function.
     """
 
     name: str
     projected_name: str
     payload: dict[str, Any]
+    deferred: bool = False
+    searches: bool = False
+
+
+SEARCH_NAMES: Mapping[str, str] = {"openai.responses": "tool_search"}
+"""The name an API gives its own client-executed tool search, by API: the host's search tool,
+sent in that API's native form (`ToolRef.searches`), is called so there, and its calls and
+refusals name it so."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,6 +4,19 @@ The conversation becomes ``input`` items. An assistant turn that came from this 
 from its own output items (``raw`` keeps the whole response), so reasoning items and item ids go
 back exactly as the API sent them; a turn from elsewhere is rebuilt as a message and
 ``function_call`` items. Results are ``function_call_output`` items matched by ``call_id``.
+
+Tool search, client-executed (the host's ``search_form="native"``): the host's
+``search_tools`` (`ToolRef.searches`) is sent as a ``{"type": "tool_search", "execution":
+"client"}`` tool with its description and parameters; the model calls it with a
+``tool_search_call`` item, read as a call of ``search_tools``. Every result of such a call
+goes back as a ``tool_search_output`` item (never a ``function_call_output``, which the API
+refuses for a search's call id): when it found tools (`FoundTools`), carrying the definitions
+of those the request defers (`ToolRef.deferred`), which the API loads where the item is, so the
+request's ``tools``, and the prompt cache over them, stay as they were; when it was refused,
+no tools and status ``incomplete``. That item has no place for text, so the search's answer
+(the shortlist JSON: scores, how complete it is, what to try when nothing matched; or the
+refusal) follows the outputs as a developer message. A server-executed ``tool_search_call``
+(the API's own search) is the API's.
 """
 
 from __future__ import annotations
@@ -12,12 +25,14 @@ import copy
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from schemawire.types import ToolCall
+from schemawire.types import ToolCall, ToolResult
 from schemawire.wire._api import ApiWire, EventReader, WireFormat
 from schemawire.wire._render import (
     Cursor,
+    arguments_object,
     arguments_text,
     canonical_name,
+    compact,
     error_event_message,
     refuse_error_body,
     result_text,
@@ -26,8 +41,10 @@ from schemawire.wire._render import (
     with_options,
 )
 from schemawire.wire.conversation import (
+    SEARCH_NAMES,
     AssistantTurn,
     Entry,
+    FoundTools,
     Request,
     ToolOutputs,
     ToolRef,
@@ -57,11 +74,21 @@ def _body(request: Request, items: list[dict[str, Any]]) -> dict[str, Any]:
     body: dict[str, Any] = {"model": request.model, "input": items}
     if request.system is not None:
         body["instructions"] = request.system
-    if request.tools:
-        body["tools"] = [tool.payload for tool in request.tools]
+    tools = [_tool(tool) for tool in request.tools if not tool.deferred]
+    if tools:
+        body["tools"] = tools
     if request.output_schema is not None:
         body["text"] = {"format": request.output_schema}
     return with_options(body, request.options, frozenset({"text"}))
+
+
+def _tool(tool: ToolRef) -> dict[str, Any]:
+    """The tool as ``tools`` lists it: the host's search as a client-executed ``tool_search``
+    (its name is the API's own: calls of it are ``tool_search_call`` items)."""
+    if not tool.searches:
+        return tool.payload
+    search = {"type": "tool_search", "execution": "client"}
+    return search | {k: tool.payload[k] for k in ("description", "parameters") if k in tool.payload}
 
 
 def _entry(entry: Entry, before: Entry | None, tools: Sequence[ToolRef]) -> list[dict[str, Any]]:
@@ -69,7 +96,7 @@ def _entry(entry: Entry, before: Entry | None, tools: Sequence[ToolRef]) -> list
         return [{"role": "user", "content": entry.text}]
     if isinstance(entry, AssistantTurn):
         return _assistant_items(entry, tools)
-    return _output_items(entry)
+    return _output_items(entry, before, tools)
 
 
 def _assistant_items(turn: AssistantTurn, tools: Sequence[ToolRef]) -> list[dict[str, Any]]:
@@ -86,6 +113,9 @@ def _assistant_items(turn: AssistantTurn, tools: Sequence[ToolRef]) -> list[dict
 
 
 def _function_call(call: ToolCall, tools: Sequence[ToolRef]) -> dict[str, Any]:
+    if _search(tools) == call.name:
+        arguments = arguments_object(call.arguments, f"<arguments of {call.call_id}>")
+        return {**_CLIENT_SEARCH_CALL, "call_id": call.call_id, "arguments": arguments}
     return {
         "type": "function_call",
         "call_id": call.call_id,
@@ -94,11 +124,72 @@ def _function_call(call: ToolCall, tools: Sequence[ToolRef]) -> dict[str, Any]:
     }
 
 
-def _output_items(outputs: ToolOutputs) -> list[dict[str, Any]]:
-    return [
-        {"type": "function_call_output", "call_id": result.call_id, "output": result_text(result)}
-        for result in outputs.results
-    ]
+_CLIENT_SEARCH_CALL = {"type": "tool_search_call", "execution": "client"}
+
+
+def _search(tools: Sequence[ToolRef]) -> str | None:
+    """The canonical name of the request's tool search, if it has one."""
+    return next((tool.name for tool in tools if tool.searches), None)
+
+
+def _output_items(
+    outputs: ToolOutputs, before: Entry | None, tools: Sequence[ToolRef]
+) -> list[dict[str, Any]]:
+    """Each result as its item; a tool search's answer also as a developer message after them
+    (`_search_note`)."""
+    searches = _search_call_ids(before, tools)
+    items = [_output_item(result, tools, searches) for result in outputs.results]
+    items.extend(_search_note(result) for result in outputs.results if result.call_id in searches)
+    return items
+
+
+def _search_call_ids(before: Entry | None, tools: Sequence[ToolRef]) -> frozenset[str]:
+    """The ids of the client-executed tool searches of the turn ``before`` the results: each
+    is answered by a ``tool_search_output``, never a ``function_call_output`` (the API finds no
+    function call of that id, and refuses the request)."""
+    search = _search(tools)
+    if search is None or not isinstance(before, AssistantTurn):
+        return frozenset()
+    return frozenset(call.call_id for call in before.tool_calls if call.name == search)
+
+
+def _output_item(
+    result: ToolResult, tools: Sequence[ToolRef], searches: frozenset[str]
+) -> dict[str, Any]:
+    """A result as its item: a tool search's as a ``tool_search_output`` (`_search_output`);
+    any other, a ``function_call_output`` of its text."""
+    if result.call_id in searches:
+        return _search_output(result, tools)
+    text = result_text(result)
+    return {"type": "function_call_output", "call_id": result.call_id, "output": text}
+
+
+def _search_output(result: ToolResult, tools: Sequence[ToolRef]) -> dict[str, Any]:
+    """A tool search's ``tool_search_output``: when it found tools (`FoundTools`), those the
+    request defers (one the model already has is not loaded twice), ``completed``; when it was
+    refused, no tools, ``incomplete``."""
+    if isinstance(result, FoundTools) and not result.is_error:
+        deferred = {tool.name: tool.payload for tool in tools if tool.deferred}
+        found = [deferred[name] for name in result.found if name in deferred]
+        status = "completed"
+    else:
+        found, status = [], "incomplete"
+    return {
+        "type": "tool_search_output",
+        "call_id": result.call_id,
+        "execution": "client",
+        "tools": found,
+        "status": status,
+    }
+
+
+def _search_note(result: ToolResult) -> dict[str, Any]:
+    """A tool search's answer as the model reads it: a ``tool_search_output`` has no place for
+    text, so the shortlist JSON (scores, how complete it is, what to try when nothing matched)
+    or the refusal goes in a developer message after the outputs."""
+    said = "was refused" if result.is_error else "answered"
+    text = f"Your {SEARCH_NAMES[API]} call {result.call_id} {said}: {result_text(result)}"
+    return {"role": "developer", "content": text}
 
 
 def _read_turn(root: Cursor, tools: Sequence[ToolRef]) -> AssistantTurn:
@@ -118,6 +209,8 @@ def _read_turn(root: Cursor, tools: Sequence[ToolRef]) -> AssistantTurn:
             texts.extend(_message_text(item))
         elif kind == "function_call":
             calls.append(_read_call(item, tools))
+        elif kind == "tool_search_call" and _client_search(item, tools):
+            calls.append(_read_search_call(item, tools))
     return AssistantTurn(
         text="".join(texts) if texts else None,
         tool_calls=tuple(calls),
@@ -144,6 +237,25 @@ def _read_call(item: Cursor, tools: Sequence[ToolRef]) -> ToolCall:
         call_id=item.at("call_id").string(),
         name=canonical_name(item.at("name").string(), tools),
         arguments=item.at("arguments").optional_string() or "{}",
+        provider=API,
+    )
+
+
+def _client_search(item: Cursor, tools: Sequence[ToolRef]) -> bool:
+    """Whether a ``tool_search_call`` is the host's to answer: executed by the client, in a
+    request that has the host's search tool."""
+    return _search(tools) is not None and item.at("execution").optional_string() == "client"
+
+
+def _read_search_call(item: Cursor, tools: Sequence[ToolRef]) -> ToolCall:
+    """A client-executed ``tool_search_call``, as a call of the host's search tool; its
+    arguments the object the model sent."""
+    search = _search(tools)
+    assert search is not None  # the caller checked
+    return ToolCall(
+        call_id=item.at("call_id").string(),
+        name=search,
+        arguments=item.at("arguments").optional_object() or {},
         provider=API,
     )
 
@@ -220,6 +332,8 @@ class ResponsesStreamReader(EventReader):
         if item.get("type") == "message":
             parts = enumerate(item.get("content") or [])
             return [d for i, part in parts for d in self._unshown_text(index, i, part)]
+        if item.get("type") == "tool_search_call" and item.get("execution") == "client":
+            return self._search_call(index, given)
         if item.get("type") != "function_call":
             return []
         deltas: list[StreamDelta] = []
@@ -230,6 +344,19 @@ class ResponsesStreamReader(EventReader):
                 CallStarted(self._calls[index], given.at("call_id").optional_string(), name)
             )
         return deltas + self._unshown_arguments(index, given.at("arguments").optional_string())
+
+    def _search_call(self, index: int, given: Cursor) -> list[StreamDelta]:
+        """A client-executed tool search: a call of the host's search tool, by the name the API
+        gives it (``tool_search``; `with_canonical_name` maps it to the host's), its
+        arguments once they are there (the item comes whole; no delta events build it)."""
+        deltas: list[StreamDelta] = []
+        if index not in self._calls:
+            self._calls[index] = len(self._calls)
+            search = SEARCH_NAMES[API]
+            call_id = given.at("call_id").optional_string()
+            deltas.append(CallStarted(self._calls[index], call_id, search))
+        arguments = given.at("arguments").optional_object()
+        return deltas + self._unshown_arguments(index, compact(arguments) if arguments else None)
 
     def _piece(self, kind: str, event: Cursor) -> list[StreamDelta]:
         """The deltas, and the ``.done`` values that replace them; other events (reasoning
