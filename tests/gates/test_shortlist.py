@@ -169,8 +169,70 @@ def test_tools_sharing_a_name_are_listed_once() -> None:
 def test_stemming_joins_the_forms_of_a_word_and_keeps_short_stems_whole() -> None:
     assert len({stem(word) for word in ("create", "creates", "created", "creating")}) == 1
     assert stem("queries") == stem("query")
+    assert stem("calculation") == stem("calculate")
+    assert stem("translation") == stem("translate")
     assert stem("string") == "string"
     assert tokens("getHTTPServer") == ["get", "http", "server"]
+
+
+def test_a_derived_form_in_the_query_finds_the_tool() -> None:
+    catalogue = [_tool("calculate_tax", "Tax owed."), _tool("translate_text", "Text in French.")]
+    assert _names(ToolIndex(catalogue).search("tax calculation", k=1)) == ["calculate_tax"]
+    assert _names(ToolIndex(catalogue).search("a translation", k=1)) == ["translate_text"]
+
+
+def test_a_long_enum_does_not_weaken_its_own_match() -> None:
+    # Enum values are a list, not prose: one among many counts as much as one alone.
+    units = ["celsius", *(f"unit{n}" for n in range(30))]
+    catalogue = [
+        _tool("long_enum", properties={"unit": {"enum": units}}),
+        _tool("short_enum", properties={"unit": {"enum": ["celsius"]}}),
+    ]
+    first, second = ToolIndex(catalogue).search("celsius", k=2).tools
+    assert first.score == second.score
+    assert (first.name, second.name) == ("long_enum", "short_enum")  # a tie: by name
+
+
+def test_more_definitions_of_one_name_do_not_make_its_words_look_common() -> None:
+    # IDF counts distinct names: four copies of `alpha_tool` leave "alpha" as rare as "beta".
+    alpha, beta = _tool("alpha_tool", "Alpha."), _tool("beta_tool", "Beta.")
+    once = ToolIndex([alpha, beta]).search("alpha beta", k=2)
+    copies = ToolIndex([alpha, alpha, alpha, alpha, beta]).search("alpha beta", k=2)
+    assert once.to_json()["tools"] == copies.to_json()["tools"]
+
+
+def test_a_query_that_spells_out_a_whole_name_ranks_that_tool_first() -> None:
+    catalogue = [
+        _tool("list_servers", "Servers registered in an environment."),
+        _tool("add_postgres_server", "Add a PostgreSQL server to the list of servers."),
+    ]
+    shortlist = ToolIndex(catalogue).search("list all servers", k=2)
+    assert _names(shortlist) == ["list_servers", "add_postgres_server"]
+
+
+def test_a_word_the_query_repeats_counts_more() -> None:
+    catalogue = [_tool("alpha_tool", "Alpha."), _tool("beta_tool", "Beta.")]
+    index = ToolIndex(catalogue)
+    assert _names(index.search("alpha beta beta", k=1)) == ["beta_tool"]
+    assert _names(index.search("alpha alpha beta", k=1)) == ["alpha_tool"]
+
+
+TRIP = [
+    _tool("book_hotel", "Book a hotel room."),
+    _tool("get_weather", "The forecast for a city."),
+    _tool("trip_planner", "Plan a trip: book a hotel, check the weather, find flights."),
+    _tool("send_email", "Send an email."),
+]
+
+
+def test_each_sentence_of_a_query_brings_its_own_best_tool() -> None:
+    # Two requests in two sentences: the tool each asks for beats one that is half of both.
+    index = ToolIndex(TRIP)
+    asked = index.search("Book a hotel in Paris. What is the weather in Rome?", k=2)
+    assert _names(asked) == ["book_hotel", "get_weather"]
+    # The same words as one sentence: the generalist takes the second place.
+    run_on = index.search("Book a hotel in Paris, what is the weather in Rome", k=2)
+    assert _names(run_on) == ["book_hotel", "trip_planner"]
 
 
 _words = st.sampled_from(["file", "read", "write", "issue", "user", "page", "mail", "send", "list"])
@@ -187,17 +249,37 @@ _specs = st.lists(
 )
 
 
-@given(specs=_specs, query=st.lists(_words, min_size=1, max_size=3), seed=st.randoms())
+@given(
+    specs=_specs,
+    query=st.lists(_words, min_size=1, max_size=4),
+    separator=st.sampled_from([" ", ". ", "? "]),
+    seed=st.randoms(),
+)
 def test_the_same_catalogue_in_any_order_gives_the_same_json(
-    specs: list[ToolSpec], query: list[str], seed: Any
+    specs: list[ToolSpec], query: list[str], separator: str, seed: Any
 ) -> None:
-    text = " ".join(query)
+    text = separator.join(query)  # ". " makes every word a sentence of its own
     first = ToolIndex(specs).search(text, k=3).to_json()
     assert ToolIndex(specs).search(text, k=3).to_json() == first
     shuffled = list(specs)
     seed.shuffle(shuffled)
     assert json.dumps(ToolIndex(shuffled).search(text, k=3).to_json()) == json.dumps(first)
     _assert_valid(first)
+
+
+@given(
+    specs=_specs,
+    query=st.lists(_words, min_size=1, max_size=4),
+    separator=st.sampled_from([" ", ". "]),
+)
+def test_ranked_tools_come_best_first_and_each_shares_a_word_with_the_query(
+    specs: list[ToolSpec], query: list[str], separator: str
+) -> None:
+    shortlist = ToolIndex(specs).search(separator.join(query), k=5)
+    scores = [tool.score for tool in shortlist.tools]
+    assert scores == sorted(scores, reverse=True)
+    assert all(tool.matched and tool.score > 0 for tool in shortlist.tools)
+    assert shortlist.returned == min(5, shortlist.total_matches)
 
 
 def test_an_unchanged_catalogue_keeps_its_index_in_any_order() -> None:

@@ -2,8 +2,9 @@
 
 `ToolIndex` reads every tool's canonical schema by field (name, title, description, nested
 properties, enum values, ``x-keywords``) into a small inverted index and ranks tools for a query
-with field-weighted Okapi BM25. `ToolIndex.search` returns a `Shortlist`: the tools chosen with
-their scores and the fields that matched, the pinned tools, and how complete it is, as JSON that
+with BM25F, a name-coverage feature and a score per sentence of the query (``_ranking.py`` says
+how). `ToolIndex.search` returns a `Shortlist`: the tools chosen with their scores and the
+fields that matched, the pinned tools, and how complete it is, as JSON that
 ``shortlist.schema.json`` describes. The same query over the same catalogue gives the same
 shortlist, byte for byte, whatever order the catalogue came in: ties are broken by name.
 
@@ -22,22 +23,12 @@ from typing import Any
 
 from schemawire._json import canonical
 from schemawire.errors import UsageError
-from schemawire.gates._bm25 import FieldIndex
-from schemawire.gates._tokens import tokens
-from schemawire.gates._tool_text import FIELDS, field_tokens
+from schemawire.gates._ranking import Ranker, query_words
+from schemawire.gates._tool_text import FIELDS
 from schemawire.types import ToolSpec
 
 __all__ = ["Shortlist", "ShortlistedTool", "ToolIndex", "catalogue_fingerprint"]
 
-# How much a word counts in each field: a tool's name says most about what it does.
-_WEIGHTS = {
-    "name": 3.0,
-    "title": 2.0,
-    "keywords": 2.0,
-    "description": 1.0,
-    "properties": 1.0,
-    "enum": 1.0,
-}
 _DIGITS = 6  # scores are rounded so the JSON is the same on every platform
 
 
@@ -47,7 +38,8 @@ class ShortlistedTool:
 
     Attributes:
         name: the tool's name.
-        score: its BM25 score for the query (0 for a pinned tool that matched nothing).
+        score: its ranking score for the query (BM25F and its features; 0 for a pinned tool
+            that matched nothing).
         matched: the fields where a query word was found, among ``name``, ``title``,
             ``description``, ``properties``, ``enum`` and ``keywords``.
         pinned: listed because it is pinned, whatever its score.
@@ -120,7 +112,7 @@ class Shortlist:
 
 
 class ToolIndex:
-    """A field-weighted BM25 index over a catalogue's canonical schemas.
+    """A BM25F index over a catalogue's canonical schemas.
 
     Build one per catalogue and build it again when the catalogue changes; searching never
     changes it.
@@ -151,7 +143,7 @@ class ToolIndex:
         self._documents: dict[str, list[int]] = {}
         for number, name in enumerate(self._names):
             self._documents.setdefault(name, []).append(number)
-        self._index = FieldIndex([field_tokens(spec) for spec in specs], FIELDS, _WEIGHTS)
+        self._index = Ranker(specs)
         self.fingerprint = catalogue_fingerprint(specs, sources)
 
     @property
@@ -186,8 +178,8 @@ class ToolIndex:
         """
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise UsageError(f"a shortlist holds at least one tool: k must be 1 or more, not {k!r}")
-        words = list(dict.fromkeys(tokens(query)))
-        scores = self._index.scores(words)
+        words = query_words(query)
+        scores = self._index.scores(query)
         best = self._best_per_name(scores)
         unpinned = (item for item in best.items() if item[0] not in self._pinned_set)
         ranked = heapq.nsmallest(k, unpinned, key=_rank)
