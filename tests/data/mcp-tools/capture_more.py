@@ -12,8 +12,9 @@ test peers: install them into a temporary directory outside the repository first
 
 Each server is started over stdio from that directory's ``node_modules/.bin`` and captured the
 way ``capture.py`` captures the reference servers (its session, tap and checks are reused): the
-``tools/list`` result exactly as it came over the wire. No server is given a real token or a browser:
-listing tools needs neither (slack and google-maps are given stand-in values to start). Where the data came from goes to ``PROVENANCE-more.json``.
+``tools/list`` result exactly as it came over the wire. No server is given a real token or a
+browser: listing tools needs neither (slack and google-maps are given stand-in values, without
+which they refuse to start). Where the data came from goes to ``PROVENANCE-more.json``.
 """
 
 from __future__ import annotations
