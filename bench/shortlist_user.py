@@ -2,8 +2,8 @@
 
 The user-style set (``bench/data/shortlist-user.jsonl``, see ``bench/data/README.md``): 329
 queries written the way users talk, over the real ``tools/list`` of ten MCP servers
-(``tests/data/mcp-tools/``, 159 tools), each tool named ``<server>__<tool>`` as a gateway
-namespaces it. Rankers, each on the same catalogue in one run:
+(``tests/data/mcp-tools/`` and its ``more/``, 159 tools), each tool named ``<server>__<tool>``
+as a gateway namespaces it. Rankers, each on the same catalogue in one run:
 
 - the anchors of ``bench/shortlist.py`` (Pydantic-style keyword overlap, FastMCP-style BM25);
 - ``ToolIndex`` with BM25 alone;
@@ -35,18 +35,18 @@ from schemawire.types import ToolSpec
 ROOT = Path(__file__).resolve().parents[1]
 QUERIES = ROOT / "bench" / "data" / "shortlist-user.jsonl"
 SERVERS = ROOT / "tests" / "data" / "mcp-tools"
-# The captures of tests/data/mcp-tools (capture.py and capture_more.py), in a fixed order.
+# The captures of tests/data/mcp-tools (capture.py) and of its more/ (capture_more.py).
 SERVER_NAMES = (
     "everything",
     "filesystem",
     "memory",
-    "sequential-thinking",
-    "github",
-    "slack",
-    "google-maps",
-    "playwright",
-    "chrome-devtools",
-    "notion",
+    "more/sequential-thinking",
+    "more/github",
+    "more/slack",
+    "more/google-maps",
+    "more/playwright",
+    "more/chrome-devtools",
+    "more/notion",
 )
 SEPARATOR = "__"
 
@@ -57,7 +57,7 @@ def catalogue() -> list[ToolSpec]:
     for server in SERVER_NAMES:
         listed = json.loads((SERVERS / f"{server}.json").read_text(encoding="utf-8"))
         for tool in import_mcp(listed):
-            name = f"{server}{SEPARATOR}{tool.name}"
+            name = f"{server.removeprefix('more/')}{SEPARATOR}{tool.name}"
             specs.append(ToolSpec(name, tool.schema, tool.output_schema))
     return specs
 

@@ -1,5 +1,5 @@
 """Capture the real ``tools/list`` results of more MCP servers from npm, for the shortlist's
-user-style query set (``bench/data/shortlist-user.jsonl``).
+user-style query set (``bench/data/shortlist-user.jsonl``), into ``more/``.
 
 A developer tool, run by hand from the repository root, never by the tests. The servers are not
 test peers: install them into a temporary directory outside the repository first::
@@ -14,7 +14,9 @@ Each server is started over stdio from that directory's ``node_modules/.bin`` an
 way ``capture.py`` captures the reference servers (its session, tap and checks are reused): the
 ``tools/list`` result exactly as it came over the wire. No server is given a real token or a
 browser: listing tools needs neither (slack and google-maps are given stand-in values, without
-which they refuse to start). Where the data came from goes to ``PROVENANCE-more.json``.
+which they refuse to start). Where the data came from goes to ``more/PROVENANCE.json``. They
+sit in a folder of their own so that what reads every ``*.json`` here (the projection bench's
+corpus, the importer's tests) keeps reading the three reference servers only.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ from typing import Any
 
 import anyio
 from capture import HERE, ROOT, CaptureError, as_json, capture_or_explain, tools_list
+
+MORE = HERE / "more"
 
 
 @dataclass(frozen=True)
@@ -94,7 +98,7 @@ async def capture_all(prefix: Path, scratch: Path) -> dict[str, str]:
     for name, text in files.items():
         if any(path in text for path in machine_paths):
             raise CaptureError(f"{name} names a path of this machine; add a placeholder")
-    files["PROVENANCE-more.json"] = as_json(
+    files["PROVENANCE.json"] = as_json(
         {
             "capturedOn": datetime.now(UTC).date().isoformat(),
             "client": {"package": "mcp", "version": version("mcp")},
@@ -127,8 +131,8 @@ def main(argv: list[str]) -> int:
             print(f"capture_more.py: {error}", file=sys.stderr)
             return 1
     for name, text in files.items():
-        (HERE / name).write_text(text, encoding="utf-8")
-        if name.endswith(".json") and not name.startswith("PROVENANCE"):
+        (MORE / name).write_text(text, encoding="utf-8")
+        if name != "PROVENANCE.json":
             print(f"{name}: {len(json.loads(text)['tools'])} tools")
     return 0
 
