@@ -7,9 +7,13 @@ import hashlib
 import json
 import logging
 import math
+import os
 import random
+import subprocess
+import sys
 from collections.abc import Sequence
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -142,6 +146,15 @@ def test_refreshed_keeps_the_embedder() -> None:
     assert (shortlist.ranker, _names(shortlist)) == ("bm25+dense", ["take_screenshot"])
 
 
+def test_an_empty_catalogue_with_an_embedder_lists_nothing_and_says_what_to_try() -> None:
+    embedder = HashingEmbedder()
+    shortlist = ToolIndex([], embedder=embedder).search("grab a picture", k=3)
+    assert (shortlist.tools, shortlist.catalogue_size) == ((), 0)
+    assert shortlist.hint is not None
+    assert embedder.calls == [["grab a picture"]]  # no tools to embed at build
+    _assert_valid(shortlist.to_json())
+
+
 def test_the_ranking_is_the_same_without_numpy(monkeypatch: pytest.MonkeyPatch) -> None:
     with_numpy = DenseIndex(CATALOGUE, HashingEmbedder()).ranking("grab a picture of the page")
     _block_imports(monkeypatch, "numpy")
@@ -226,6 +239,47 @@ def test_the_ready_made_embedder_lifts_recall_on_the_user_style_set() -> None:
         return sum(set(case.answer) <= set(_names(index.search(case.query, k=5))) for case in cases)
 
     assert found(fused) > found(bm25) * 1.2  # measured: 0.70 against 0.52 of the queries
+
+
+def test_the_ready_made_embedder_gives_the_same_json_whatever_the_catalogue_order() -> None:
+    specs, cases = shortlist_user.catalogue(), shortlist_user.cases()[::10]
+    expected = [_mcp_index().search(case.query, k=5).to_json() for case in cases]
+    shuffled = random.Random(7).sample(specs, len(specs))
+    index = ToolIndex(shuffled, sources=shortlist_user.sources(specs), embedder=semantic_embedder())
+    assert [index.search(case.query, k=5).to_json() for case in cases] == expected
+
+
+# Every user-style query's fused shortlist, as one JSON document on stdout.
+_SHORTLISTS = """
+import json
+from bench import shortlist_user
+from schemawire import ToolIndex
+from schemawire.gates import semantic_embedder
+index = ToolIndex(shortlist_user.catalogue(), embedder=semantic_embedder())
+print(json.dumps([index.search(c.query, k=5).to_json() for c in shortlist_user.cases()]))
+"""
+
+
+@pytest.mark.slow
+def test_two_hash_seeds_give_the_same_fused_shortlists_byte_for_byte() -> None:
+    root = Path(__file__).resolve().parents[2]
+
+    def shortlists(seed: str) -> str:
+        environment = {**os.environ, "PYTHONHASHSEED": seed}
+        done = subprocess.run(
+            [sys.executable, "-c", _SHORTLISTS],
+            cwd=root,
+            env=environment,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+        return done.stdout
+
+    first = shortlists("1")
+    assert len(json.loads(first)) == len(shortlist_user.cases())
+    assert shortlists("2") == first
 
 
 def test_without_the_extra_the_embedder_says_how_to_install_it(

@@ -166,6 +166,8 @@ def _root_logging_kept() -> Iterator[None]:
 
 def _embed(embedder: Embedder, texts: Sequence[str], size: int | None = None) -> list[list[float]]:
     """The embedder's vectors for ``texts``, checked and scaled to length 1."""
+    if not texts:  # an empty catalogue: nothing to ask
+        return []
     found = embedder(list(texts))
     vectors = [[float(x) for x in vector] for vector in found]
     if len(vectors) != len(texts):
@@ -208,8 +210,11 @@ class _Matrix:
             return
         self._numpy = numpy
         self._matrix = numpy.asarray(rows, dtype=numpy.float64).reshape(len(rows), self.size or 0)
+        self._rows = []  # the matrix holds them: a list of floats is three times its size
 
     def dot(self, vector: list[float]) -> list[float]:
+        if self.size is None:  # no tools
+            return []
         if self._numpy is not None:
             products: list[float] = (self._matrix @ self._numpy.asarray(vector)).tolist()
             return products
