@@ -68,18 +68,13 @@ class DenseIndex:
         # catalogue's order, so a shuffled catalogue gets the same vectors.
         distinct = sorted(set(texts))
         vectors = dict(zip(distinct, _embed(embedder, distinct), strict=True))
-        self._names = [spec.name for spec in specs]
-        self._matrix = _Matrix([vectors[text] for text in texts])
+        names = [spec.name for spec in specs]
+        self._matrix = _Matrix([vectors[text] for text in texts], names)
 
     def ranking(self, query: str) -> list[str]:
         """Every name, most similar to ``query`` first (ties by name)."""
         (vector,) = _embed(self.embedder, [query], size=self._matrix.size)
-        best: dict[str, float] = {}
-        for name, cosine in zip(self._names, self._matrix.dot(vector), strict=True):
-            rounded = round(cosine, _DIGITS)
-            if rounded > best.get(name, -math.inf):
-                best[name] = rounded
-        return sorted(best, key=lambda name: (-best[name], name))
+        return self._matrix.ranking(vector)
 
 
 def fuse(lexical: Mapping[str, float], dense: Sequence[str]) -> dict[str, float]:
@@ -197,25 +192,44 @@ def _unit(vector: list[float]) -> list[float]:
 
 
 class _Matrix:
-    """The tools' unit vectors, multiplied by a query's with NumPy when it is there."""
+    """The tools' unit vectors and names: the names ranked by cosine similarity to a query's
+    vector, each by its best definition, rounded to ``_DIGITS`` and ties broken by name. With
+    NumPy when it is there (under 1 ms at 2,405 tools of 256 dimensions, with the query's
+    embedding), else in plain Python (about 20 ms)."""
 
-    def __init__(self, rows: list[list[float]]) -> None:
+    def __init__(self, rows: list[list[float]], names: list[str]) -> None:
         self.size = len(rows[0]) if rows else None
-        self._rows = rows
+        self._rows, self._names = rows, names
         self._numpy: Any = None
-        self._matrix: Any = None
         try:
             import numpy
-        except ImportError:  # plain Python: about 12 ms at 2,400 tools of 256 dimensions
+        except ImportError:
             return
         self._numpy = numpy
         self._matrix = numpy.asarray(rows, dtype=numpy.float64).reshape(len(rows), self.size or 0)
         self._rows = []  # the matrix holds them: a list of floats is three times its size
+        self._distinct = sorted(set(names))  # a name's place here is its place among ties
+        place = {name: number for number, name in enumerate(self._distinct)}
+        self._ids = numpy.asarray([place[name] for name in names], dtype=numpy.intp)
 
-    def dot(self, vector: list[float]) -> list[float]:
+    def ranking(self, vector: list[float]) -> list[str]:
         if self.size is None:  # no tools
             return []
-        if self._numpy is not None:
-            products: list[float] = (self._matrix @ self._numpy.asarray(vector)).tolist()
-            return products
-        return [sum(map(operator.mul, row, vector)) for row in self._rows]
+        if self._numpy is None:
+            return self._ranking_in_python(vector)
+        numpy = self._numpy
+        # einsum, not matmul: one thread and one order of summation for every row (a BLAS
+        # matrix-vector product may start threads, which costs more than it saves here).
+        cosines = numpy.round(numpy.einsum("ij,j->i", self._matrix, vector), _DIGITS)
+        best = numpy.full(len(self._distinct), -numpy.inf)
+        numpy.maximum.at(best, self._ids, cosines)
+        order = numpy.lexsort((numpy.arange(len(self._distinct)), -best))
+        return [self._distinct[number] for number in order.tolist()]
+
+    def _ranking_in_python(self, vector: list[float]) -> list[str]:
+        best: dict[str, float] = {}
+        for name, row in zip(self._names, self._rows, strict=True):
+            cosine = round(sum(map(operator.mul, row, vector)), _DIGITS)
+            if cosine > best.get(name, -math.inf):
+                best[name] = cosine
+        return sorted(best, key=lambda name: (-best[name], name))
