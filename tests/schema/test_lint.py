@@ -126,6 +126,11 @@ CASES: dict[str, tuple[dict[str, Any], str, dict[str, Any]]] = {
         "",
         tool(description="Look a city up."),
     ),
+    "SW116": (
+        tool(**{"x-keywords": ["town", "Town"]}),
+        "/x-keywords/1",
+        tool(**{"x-keywords": ["town", "place"]}),
+    ),
 }
 
 

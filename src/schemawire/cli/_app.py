@@ -53,7 +53,7 @@ COMMANDS = (
     Command(
         "check",
         "schemawire.cli._repository:check",
-        "Check schemas, lint rules, fixtures, adapters, flows: the CI gate.",
+        "Check schemas, lint, fixtures, adapters and flows: the CI gate.",
         (
             "schemawire check",
             "schemawire check examples/support-desk --json",
@@ -134,6 +134,19 @@ COMMANDS = (
             "schemawire tools --json -- python -m my_server",
             "schemawire tools --target openai.chat --strict -- python -m my_server",
             "schemawire tools --url http://127.0.0.1:8000/mcp --token $TOKEN",
+        ),
+    ),
+    Command(
+        "shortlist",
+        "schemawire.cli._shortlist:shortlist_command",
+        "Rank the tools a query needs, or measure the ranking on a set.",
+        (
+            'schemawire shortlist "refund a duplicate charge"   # this repository\'s tools',
+            'schemawire shortlist "add two numbers" --top 3 --json -- npx -y '
+            "@modelcontextprotocol/server-everything",
+            'schemawire shortlist "read a file" --pin echo --tools tools.json   # tools/list JSON',
+            "schemawire shortlist --eval evals/shortlist.jsonl --junit shortlist.xml",
+            "schemawire shortlist --eval bfcl.jsonl --tools bfcl_tools.jsonl --min-recall 0.9",
         ),
     ),
     Command(

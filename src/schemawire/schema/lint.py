@@ -19,6 +19,7 @@ from schemawire._json import canonical, quoted
 from schemawire._pointer import join
 from schemawire.schema._type_names import ANY_TYPES, JSON_TYPES, json_type_for
 from schemawire.schema._walk import Site
+from schemawire.schema._x_keywords import check_keywords
 from schemawire.schema.config import LintConfig
 from schemawire.schema.dialect import KNOWN_FORMATS
 from schemawire.schema.repository import Repository
@@ -432,6 +433,7 @@ SITE_CHECKS: dict[str, SiteCheck] = {
     "SW110": check_unknown_format,
     "SW112": check_property_keys,
     "SW114": check_shapeless_object,
+    "SW116": check_keywords,
 }
 
 

@@ -296,6 +296,14 @@ RULES: dict[str, Rule] = {
             _W,
             "A tool without a description gives the model nothing to choose it by.",
         ),
+        Rule(
+            "SW116",
+            "invalid-keywords",
+            _E,
+            "x-keywords, the words a shortlist finds a tool by beyond its description, must be "
+            "an array of distinct non-empty strings at the root of a tool input; anything else "
+            "is ignored.",
+        ),
         # Fixtures: the examples stored beside each schema must behave.
         Rule("SW201", "valid-fixture-fails", _E, "A fixture under valid/ breaks its schema."),
         Rule(

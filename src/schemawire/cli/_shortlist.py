@@ -1,0 +1,450 @@
+"""``schemawire shortlist``: one query over a catalogue, or an evaluation of many.
+
+The catalogue is a repository's canonical schemas (``--repo``, the default), an MCP server's
+listing (the command after ``--``, or ``--url``) or a file of tool definitions (``--tools``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import anyio
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from schemawire._json import quoted
+from schemawire.cli._output import (
+    EXIT_FINDINGS,
+    EXIT_INPUT,
+    MachineJson,
+    fail,
+    guarded,
+    print_json,
+    stderr,
+    stdout,
+)
+from schemawire.errors import UsageError
+
+if TYPE_CHECKING:
+    from schemawire.application._shortlist_eval import CaseOutcome, EvalReport
+    from schemawire.errors import InputError
+    from schemawire.gates.shortlist import Shortlist, ToolIndex
+    from schemawire.types import ToolSpec
+
+__all__ = ["shortlist_command"]
+
+_QUERY_TOP, _EVAL_TOP, _WORST = 5, 10, 5
+
+Arguments = Annotated[
+    list[str] | None,
+    typer.Argument(
+        help="The query (quote it); then, after `--`, an MCP server's command (stdio).",
+        metavar="QUERY [-- CMD...]",
+        show_default=False,
+    ),
+]
+# As ``schemawire tools`` reaches a server (``cli._mcp`` is imported only once one is asked for,
+# so that this command's help loads no other command's module).
+Url = Annotated[
+    str | None, typer.Option("--url", help="A Streamable HTTP server instead of a command.")
+]
+Headers = Annotated[
+    list[str] | None,
+    typer.Option("--header", "-H", help="An HTTP header, `Name: value` (repeatable)."),
+]
+Token = Annotated[
+    str | None,
+    typer.Option("--token", envvar="SCHEMAWIRE_MCP_TOKEN", help="Bearer token for --url."),
+]
+Timeout = Annotated[float, typer.Option("--timeout", help="Seconds any request may take.")]
+Repo = Annotated[
+    Path | None,
+    typer.Option("--repo", help="A schema repository: its tools' canonical schemas (default: .)."),
+]
+ToolsFiles = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--tools",
+        help="A file of tool definitions: MCP tools/list JSON, or JSON Lines of "
+        "{name, description, inputSchema} (repeatable: one catalogue of several servers).",
+    ),
+]
+Top = Annotated[
+    int | None,
+    typer.Option(
+        "--top",
+        "-k",
+        min=1,
+        help="How many ranked tools a shortlist holds (default: 5; with --eval, 10).",
+        show_default=False,
+    ),
+]
+Pins = Annotated[
+    list[str] | None,
+    typer.Option("--pin", help="A tool every shortlist lists, whatever the query (repeatable)."),
+]
+EvalFile = Annotated[
+    Path | None,
+    typer.Option(
+        "--eval",
+        help='Evaluate: JSON Lines of {"query": ..., "answer": \\[tool names]}; print recall@k, '
+        "all-gold@k and MRR@10.",
+    ),
+]
+JUnit = Annotated[
+    Path | None,
+    typer.Option("--junit", help="With --eval: a JUnit XML testcase per query, written here."),
+]
+Worst = Annotated[
+    int, typer.Option("--worst", min=0, help="With --eval: how many of the worst misses to show.")
+]
+MinRecall = Annotated[
+    float | None,
+    typer.Option(
+        "--min-recall",
+        min=0.0,
+        max=1.0,
+        help="With --eval: exit 0 when recall@k is at least this, even if some queries miss.",
+        show_default=False,
+    ),
+]
+
+
+@guarded
+def shortlist_command(
+    arguments: Arguments = None,
+    repo: Repo = None,
+    url: Url = None,
+    header: Headers = None,
+    token: Token = None,
+    tools: ToolsFiles = None,
+    top: Top = None,
+    pin: Pins = None,
+    eval_file: EvalFile = None,
+    junit: JUnit = None,
+    worst: Worst = _WORST,
+    min_recall: MinRecall = None,
+    timeout: Timeout = 30.0,
+    json: MachineJson = False,
+) -> None:
+    """Shortlist a catalogue's tools for a query: the ones a model should see, ranked, with
+    the fields that matched and how complete the list is (--json: the shortlist JSON of
+    gates/shortlist.schema.json). Exit 0 when a tool matched, 1 when none did (the hint says
+    what to try), 2 on unusable input.
+
+    With --eval CASES.jsonl, run every query of the file and print recall@1/3/5/10,
+    all-gold@k and MRR@10 and the worst misses. Exit 0 when every query finds all its tools in
+    the top k (or recall@k reaches --min-recall), 1 when not, 2 when the file cannot be used:
+    a line that is not JSON, has no query, or names a tool the catalogue lacks, or no case.
+    """
+    words = list(arguments or [])
+    if eval_file is None:
+        _refuse_eval_options(junit=junit, min_recall=min_recall, worst=worst)
+        if not words:
+            raise UsageError("give the query, e.g. schemawire shortlist 'refund an order'")
+        query, command = words[0], words[1:]
+    else:
+        if pin:
+            raise UsageError(
+                "--pin with --eval: a pinned tool is listed whatever the query, so the figures "
+                "would not measure the ranking; evaluate without it"
+            )
+        query, command = None, words  # with --eval every argument is the server's command
+    specs, sources = _catalogue(
+        repo=repo,
+        command=command,
+        url=url,
+        header=header,
+        token=token,
+        tools=tools,
+        timeout=timeout,
+    )
+    from schemawire.gates.shortlist import ToolIndex
+
+    index = ToolIndex(specs, pinned=pin or (), sources=sources)
+    if query is not None:
+        _answer(index, query, top or _QUERY_TOP, json=json)
+    else:
+        assert eval_file is not None
+        options = _EvalOptions(top or _EVAL_TOP, junit, worst, min_recall, json)
+        _evaluate(index, specs, eval_file, options)
+
+
+def _refuse_eval_options(*, junit: Path | None, min_recall: float | None, worst: int) -> None:
+    given = [
+        option
+        for option, value in (
+            ("--junit", junit is not None),
+            ("--min-recall", min_recall is not None),
+            ("--worst", worst != _WORST),
+        )
+        if value
+    ]
+    if given:
+        raise UsageError(f"{', '.join(given)}: only with --eval CASES.jsonl")
+
+
+# --- the catalogue ---------------------------------------------------------------------------
+
+
+def _catalogue(
+    *,
+    repo: Path | None,
+    command: list[str],
+    url: str | None,
+    header: list[str] | None,
+    token: str | None,
+    tools: list[Path] | None,
+    timeout: float,
+) -> tuple[list[ToolSpec], dict[str, str]]:
+    """The catalogue's tool specs, and the source of each tool by name.
+
+    Raises:
+        UsageError: more than one catalogue was given, or the one given holds no tool.
+    """
+    given = [
+        option
+        for option, value in (
+            ("--repo", repo is not None),
+            ("a server after --", bool(command)),
+            ("--url", url is not None),
+            ("--tools", bool(tools)),
+        )
+        if value
+    ]
+    if len(given) > 1:
+        raise UsageError(f"one catalogue at a time, not {' and '.join(given)}")
+    if command or url:
+        specs, label = _server_catalogue(command, url, header, token, timeout)
+        sources = {spec.name: label for spec in specs}
+    elif tools:
+        specs, sources = _files_catalogue(tools)
+        label = ", ".join(str(path) for path in tools)
+    else:
+        specs, label = _repository_catalogue(repo or Path("."))
+        sources = {spec.name: label for spec in specs}
+    if not specs:
+        raise UsageError(f"{label} holds no tool to shortlist")
+    return specs, sources
+
+
+def _repository_catalogue(directory: Path) -> tuple[list[ToolSpec], str]:
+    from schemawire.schema.repository import Repository
+
+    repository = Repository.load(directory)
+    return list(repository.tools()), repository.root.resolve().name or "repository"
+
+
+def _files_catalogue(paths: list[Path]) -> tuple[list[ToolSpec], dict[str, str]]:
+    """Every tool of the files, and each one's source: its file's name without the suffix (a
+    name several files define counts for the last)."""
+    from schemawire.application._shortlist_eval import read_catalogue
+
+    specs: list[ToolSpec] = []
+    sources: dict[str, str] = {}
+    for path in paths:
+        read = read_catalogue(path.read_bytes(), str(path))
+        specs += read
+        sources.update((spec.name, path.stem) for spec in read)
+    return specs, sources
+
+
+def _server_catalogue(
+    command: list[str], url: str | None, header: list[str] | None, token: str | None, timeout: float
+) -> tuple[list[ToolSpec], str]:
+    from schemawire.cli._mcp import _address, _list, _server_errors
+    from schemawire.mcp import ServerError
+
+    address = _address(command, url, header, token)
+    with _server_errors():
+        try:
+            listed, info = anyio.run(_list, address, timeout, None)
+        except ServerError as error:
+            if error.code == "not_started" and command:
+                # `schemawire shortlist refund order` runs "order" as a server: say why.
+                fail(
+                    f"MCP server {error.server}: {error.reason}; check the command after `--` "
+                    f"(if {quoted(command[0])} is a word of the query, quote the whole query)"
+                )
+            raise
+    for tool in listed:
+        if tool.spec is None:
+            stderr.print(
+                f"[yellow]left out[/] {escape(tool.name)}: {escape(tool.problem or 'unusable')}"
+            )
+    label = (info["serverInfo"] or {}).get("name") or info["label"]
+    return [tool.spec for tool in listed if tool.spec is not None], str(label)
+
+
+# --- one query -------------------------------------------------------------------------------
+
+
+def _answer(index: ToolIndex, query: str, top: int, *, json: bool) -> None:
+    """Print the shortlist for ``query``; exit 1 when no tool matched it."""
+    shortlist = index.search(query, k=top)
+    if json:
+        print_json(shortlist.to_json())
+    else:
+        _print_shortlist(shortlist)
+    if shortlist.returned == 0:
+        raise typer.Exit(EXIT_FINDINGS)
+
+
+def _print_shortlist(shortlist: Shortlist) -> None:
+    table = Table(title=f"shortlist for {escape(quoted(shortlist.query))}")
+    table.add_column("rank", justify="right")
+    table.add_column("tool", overflow="fold")  # a name is shown whole, if on two lines
+    table.add_column("score", justify="right", no_wrap=True)
+    table.add_column("matched")
+    table.add_column("pinned")
+    rank = 0
+    for tool in shortlist.tools:
+        rank += 0 if tool.pinned else 1
+        table.add_row(
+            "" if tool.pinned else str(rank),
+            escape(tool.name),
+            f"{tool.score:.3f}",
+            escape(", ".join(tool.matched)) or "[dim]nothing[/]",
+            "pinned" if tool.pinned else "",
+        )
+    if shortlist.tools:
+        stdout.print(table)
+    stdout.print(_completeness(shortlist))
+    if shortlist.hint:
+        stdout.print(f"[yellow]hint:[/] {escape(shortlist.hint)}")
+
+
+def _completeness(shortlist: Shortlist) -> str:
+    size = shortlist.catalogue_size
+    if shortlist.total_matches == 0:
+        return f"[yellow]no tool matched[/] (catalogue: {size} tool{'s' if size != 1 else ''})"
+    line = (
+        f"returned {shortlist.returned} of {shortlist.total_matches} matching tools "
+        f"(catalogue: {size} tool{'s' if size != 1 else ''})"
+    )
+    if shortlist.truncated:
+        more = shortlist.total_matches - shortlist.returned
+        return f"{line}; [yellow]truncated[/]: {more} more matched, raise --top to see them"
+    return f"{line}; complete: every matching tool is listed"
+
+
+# --- an evaluation ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _EvalOptions:
+    """What ``--eval`` was given besides the file."""
+
+    top: int
+    junit: Path | None
+    worst: int
+    min_recall: float | None
+    json: bool
+
+
+def _evaluate(index: ToolIndex, specs: list[ToolSpec], path: Path, options: _EvalOptions) -> None:
+    """Run the cases of ``path``; exit 2 when the file cannot be used, 1 when a query misses."""
+    from schemawire.application._shortlist_eval import evaluate, read_cases
+
+    cases, problems = read_cases(path.read_bytes(), str(path), {spec.name for spec in specs})
+    if problems:
+        _refuse_cases(problems, json=options.json)
+    if not cases:
+        fail(f"{path}: no case to evaluate: write one JSON line per query, {_CASE_EXAMPLE}")
+    report = evaluate(index, cases, k=options.top)
+    if options.junit is not None:
+        _write_junit(report, path, options.junit)
+    if options.json:
+        print_json({"file": str(path), **report.to_json(options.worst)})
+    else:
+        _print_report(report, path, options.worst)
+    if _failed(report, options.min_recall):
+        raise typer.Exit(EXIT_FINDINGS)
+
+
+_CASE_EXAMPLE = '{"query": "refund an order", "answer": ["create_refund"]}'
+
+
+def _refuse_cases(problems: list[InputError], *, json: bool) -> None:
+    """Say what is wrong with every unusable line; exit 2 (none is counted as a miss)."""
+    if json:
+        print_json({"errors": [problem.to_json() for problem in problems]})
+    for problem in problems:
+        stderr.print(f"[bold red]error:[/] {escape(_located(problem))}")
+    stderr.print(f"{len(problems)} unusable line(s): fix them; nothing was evaluated")
+    raise typer.Exit(EXIT_INPUT)
+
+
+def _located(problem: InputError) -> str:
+    """``source:line[:column] #pointer: message``: the line of the file, and where in it."""
+    where = problem.source
+    if problem.line is not None:
+        where += f":{problem.line}" + (f":{problem.column}" if problem.column else "")
+    pointer = f" #{problem.pointer}" if problem.pointer else ""
+    return f"{where}{pointer}: {problem.message}"
+
+
+def _failed(report: EvalReport, min_recall: float | None) -> bool:
+    if min_recall is not None:
+        return report.recall(report.k) < min_recall
+    return bool(report.misses())
+
+
+def _print_report(report: EvalReport, path: Path, worst: int) -> None:
+    cases = len(report.outcomes)
+    stdout.print(
+        f"[bold]{escape(str(path))}[/]: {cases} case{'s' if cases != 1 else ''} over "
+        f"{report.catalogue_size} tool definitions, k = {report.k}"
+    )
+    table = Table()
+    table.add_column("")
+    for k in report.ks:
+        table.add_column(f"@{k}", justify="right")
+    table.add_row("recall", *(f"{report.recall(k):.3f}" for k in report.ks))
+    table.add_row("all gold", *(f"{report.all_gold(k):.3f}" for k in report.ks))
+    stdout.print(table)
+    stdout.print(
+        f"MRR@10 {report.mrr():.3f}   query ms p50 {report.query_ms(0.5):.3f} "
+        f"p95 {report.query_ms(0.95):.3f}"
+    )
+    misses = report.misses()
+    style = "green" if not misses else "yellow"
+    stdout.print(f"[{style}]{len(misses)} of {cases} missed a tool in the top {report.k}[/]")
+    for outcome in misses[:worst]:
+        _print_miss(outcome, report.k)
+
+
+def _print_miss(outcome: CaseOutcome, k: int) -> None:
+    case = outcome.case
+    first = outcome.first_gold()
+    place = f"first gold at {first}" if first is not None else "no gold ranked"
+    stdout.print(f"  line {case.line}: {escape(quoted(case.query))}")
+    stdout.print(f"    missing {escape(', '.join(outcome.missing_at(k)))} ({place})")
+    ranked = ", ".join(outcome.ranking[:k]) or "nothing matched"
+    stdout.print(f"    ranked  {escape(ranked)}")
+
+
+def _write_junit(report: EvalReport, path: Path, out: Path) -> None:
+    from schemawire.evals.expect import Failure
+    from schemawire.evals.junit import junit_xml
+    from schemawire.evals.runner import CaseResult, CaseStatus
+
+    results = []
+    for outcome in report.outcomes:
+        case, missing = outcome.case, outcome.missing_at(report.k)
+        failures = []
+        if missing:
+            ranked = ", ".join(outcome.ranking[: report.k]) or "nothing"
+            message = (
+                f"{', '.join(missing)} not in the top {report.k}; ranked: {ranked}"
+                f" (the query: {quoted(case.query)})"
+            )
+            failures.append(Failure(message, "/answer", case.line, 1))
+        name = f"line {case.line}: {case.query[:80]}"
+        status: CaseStatus = "failed" if failures else "passed"
+        results.append(CaseResult(path, name, status, failures, seconds=outcome.seconds))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(junit_xml(results, suite=f"schemawire shortlist --eval {path.name}"), "utf-8")
