@@ -14,6 +14,11 @@ Then the semantic rows on the BFCL set of ``bench/shortlist.py`` (2,405 definiti
 extra's goal is recall@10 >= 0.96 and a query p95 <= 30 ms.
 
     python -m bench.shortlist_user          # both tables
+
+It also writes the catalogue as a tools file, so the set runs through the command line too::
+
+    schemawire shortlist --eval bench/data/shortlist-user.jsonl \
+        --tools bench/.work/shortlist-user-tools.jsonl
 """
 
 from __future__ import annotations
@@ -27,12 +32,14 @@ from bench.shortlist import TOP, Ranker, Row, fastmcp_bm25, keyword_overlap, mea
 from bench.shortlist_sets import Case
 from bench.shortlist_sets import cases as bfcl_cases
 from bench.shortlist_sets import catalogue as bfcl_catalogue
+from schemawire._json import dumps
 from schemawire.gates import ToolIndex, semantic_embedder
 from schemawire.gates._semantic import DenseIndex
 from schemawire.project.importers import import_mcp
 from schemawire.types import ToolSpec
 
 ROOT = Path(__file__).resolve().parents[1]
+TOOLS_FILE = ROOT / "bench" / ".work" / "shortlist-user-tools.jsonl"
 QUERIES = ROOT / "bench" / "data" / "shortlist-user.jsonl"
 SERVERS = ROOT / "tests" / "data" / "mcp-tools"
 # The captures of tests/data/mcp-tools (capture.py) and of its more/ (capture_more.py).
@@ -60,6 +67,20 @@ def catalogue() -> list[ToolSpec]:
             name = f"{server.removeprefix('more/')}{SEPARATOR}{tool.name}"
             specs.append(ToolSpec(name, tool.schema, tool.output_schema))
     return specs
+
+
+def write_tools(specs: Sequence[ToolSpec], path: Path) -> None:
+    """The catalogue as JSON Lines of ``{name, description, inputSchema}``, which
+    ``schemawire shortlist --tools`` reads."""
+    lines = [
+        dumps(
+            {"name": s.name, "description": s.description, "inputSchema": s.input_schema},
+            indent=False,
+        )
+        for s in specs
+    ]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
 
 
 def sources(specs: Sequence[ToolSpec]) -> dict[str, str]:
@@ -143,6 +164,7 @@ def print_table(title: str, rows: Sequence[Row], goals: str) -> None:
 
 def main() -> None:
     """Both tables: the user-style set, then the semantic rows on BFCL."""
+    write_tools(catalogue(), TOOLS_FILE)
     rows, queries, tools = run_user()
     print_table(
         f"shortlist: user-style set, {queries} queries over {tools} tools of "
