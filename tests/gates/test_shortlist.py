@@ -77,6 +77,36 @@ def test_camel_case_snake_case_and_namespaced_names_match_their_words(
     assert "name" in shortlist.tools[0].matched
 
 
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("s3_get_object", ["s3", "3", "get", "object"]),
+        ("getS3Object", ["get", "s3", "3", "object"]),
+        ("IPv4 address", ["ipv", "ipv4", "4", "address"]),
+        ("page 2", ["page", "2"]),
+        ("größe café", ["größe", "café"]),
+        ("Москва погода", ["москва", "погода"]),
+        ("上海天气", ["上海", "海天", "天气"]),
+        ("東京の天気", ["東京", "京の", "の天", "天気"]),
+        ("度", ["度"]),
+    ],
+)
+def test_short_names_with_numbers_and_other_scripts_are_words(text: str, words: list[str]) -> None:
+    assert tokens(text) == words
+
+
+def test_a_tool_described_in_chinese_or_named_with_a_number_is_found() -> None:
+    catalogue = [
+        _tool("get_weather", "查询城市的天气"),
+        _tool("s3_put_object", "Upload a file to a bucket."),
+        _tool("ec2_start", "Start a virtual machine."),
+    ]
+    index = ToolIndex(catalogue)
+    assert _names(index.search("上海今天天气怎么样", k=1)) == ["get_weather"]
+    assert _names(index.search("upload to s3", k=1)) == ["s3_put_object"]
+    assert _names(index.search("start my ec2 instance", k=1)) == ["ec2_start"]
+
+
 def test_nested_property_names_and_enum_values_match() -> None:
     index = ToolIndex(CATALOGUE)
     nested = index.search("viewport width", k=1)
@@ -106,7 +136,7 @@ def test_stop_words_alone_match_nothing_and_the_result_says_what_to_try() -> Non
 def test_a_word_no_tool_has_gives_a_hint_naming_it() -> None:
     shortlist = ToolIndex(CATALOGUE).search("kubernetes")
     assert shortlist.hint is not None
-    assert "kubernet" in shortlist.hint
+    assert '"kubernet"' in shortlist.hint  # quoted as JSON, never as a Python repr
     assert not shortlist.truncated
 
 

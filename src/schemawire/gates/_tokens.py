@@ -1,7 +1,10 @@
 """Words for the shortlist index: split, lowercased, stop words out, stemmed (Snowball English).
 
 The same function reads a tool's text and a user's query, so both sides agree on what a word
-is. Tokens are whole words only: ``me`` never matches inside ``comment``.
+is. Tokens are whole words only: ``me`` never matches inside ``comment``. A name like ``s3``,
+``ec2`` or ``IPv4`` is one word as well as its parts. Text in other scripts is kept: a word with
+accents or in Cyrillic whole, Chinese, Japanese and Korean (written without spaces) as pairs of
+characters, the usual unit for matching them without a dictionary.
 """
 
 from __future__ import annotations
@@ -13,10 +16,17 @@ from typing import Any
 
 __all__ = ["STOP_WORDS", "stem", "tokens"]
 
-# Runs of letters and digits; everything else (`._-/ `, punctuation) separates words.
-_RUNS = re.compile(r"[A-Za-z0-9]+")
-# Inside a run: camelCase and acronyms (`getHTTPServer` -> get, HTTP, Server) and digits.
-_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+# Runs of letters and digits in any script; everything else (`._-/ `, punctuation) separates.
+_RUNS = re.compile(r"[^\W_]+")
+# Inside an ASCII run: camelCase and acronyms (`getHTTPServer` -> get, HTTP, Server), digits,
+# and an acronym that ends in lowercase before its number (`IPv4` -> IPv, 4).
+_PARTS = re.compile(r"[A-Z]+[a-z]{1,2}(?=[0-9])|[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+# Letters before a number are a name of their own when short: s3, ec2, ipv4, oauth2, sha256.
+_JOINED_LETTERS = 6
+# Han, kana and Hangul, which are written without spaces between words.
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_SCRIPTS = re.compile(f"[{_CJK}]+|[^{_CJK}]+")
+_CJK_RUN = re.compile(f"[{_CJK}]+")
 # A Snowball stemmer keeps the word it works on in itself: one caller at a time.
 _ENGLISH_LOCK = threading.Lock()
 
@@ -36,15 +46,38 @@ STOP_WORDS = frozenset(_STOP_TEXT.split())
 
 def tokens(text: str) -> list[str]:
     """The words of ``text``, in order: split on separators and camelCase, lowercased, stop
-    words and single letters dropped, each stemmed with `stem`."""
+    words and single letters dropped, each English word stemmed with `stem`."""
     words: list[str] = []
     for run in _RUNS.findall(text):
-        for part in _PARTS.findall(run):
-            word = part.lower()
-            if word in STOP_WORDS or (len(word) == 1 and not word.isdigit()):
-                continue
-            words.append(stem(word))
+        if run.isascii():
+            _ascii_words(run, words)
+        else:
+            for segment in _SCRIPTS.findall(run):
+                _script_words(segment, words)
     return words
+
+
+def _ascii_words(run: str, words: list[str]) -> None:
+    parts = _PARTS.findall(run)
+    for number, part in enumerate(parts):
+        word = part.lower()
+        if not (word in STOP_WORDS or (len(word) == 1 and not word.isdigit())):
+            words.append(stem(word))
+        following = parts[number + 1] if number + 1 < len(parts) else ""
+        if following.isdigit() and part.isalpha() and len(part) <= _JOINED_LETTERS:
+            words.append(word + following)
+
+
+def _script_words(segment: str, words: list[str]) -> None:
+    """A segment of a run that is not all ASCII: a CJK one as its pairs of characters (a lone
+    character as itself), any other as one lowercased word (ASCII in it read as usual)."""
+    if _CJK_RUN.fullmatch(segment):
+        pairs = [segment[i : i + 2] for i in range(len(segment) - 1)]
+        words.extend(pairs or [segment])
+    elif segment.isascii():
+        _ascii_words(segment, words)
+    elif len(segment) > 1:
+        words.append(segment.lower())
 
 
 @functools.lru_cache(maxsize=65536)

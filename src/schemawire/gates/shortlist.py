@@ -21,7 +21,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from schemawire._json import canonical
+from schemawire._json import canonical, quoted
 from schemawire.errors import UsageError
 from schemawire.gates._ranking import Ranker, query_words
 from schemawire.gates._semantic import DenseIndex, Embedder, fuse
@@ -193,7 +193,9 @@ class ToolIndex:
             UsageError: ``k`` is not a positive integer.
         """
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-            raise UsageError(f"a shortlist holds at least one tool: k must be 1 or more, not {k!r}")
+            raise UsageError(
+                f"a shortlist holds at least one tool: k must be 1 or more, not {quoted(k)}"
+            )
         words = query_words(query)
         scores = self._index.scores(query)
         best = self._best_per_name(scores)
@@ -270,7 +272,7 @@ def _hint(words: list[str]) -> str:
         )
     return (
         f"no tool's name, title, description, properties, enum values or keywords contain "
-        f"{', '.join(repr(word) for word in words)}: try other words or synonyms, fewer words, "
+        f"{', '.join(quoted(word) for word in words)}: try other words or synonyms, fewer words, "
         "or the name of the server or the thing the tool acts on"
     )
 
@@ -279,5 +281,5 @@ def _refuse_unknown(what: str, names: Collection[str], known: set[str]) -> None:
     unknown = sorted(set(names) - known)
     if unknown:
         raise UsageError(
-            f"{what} names tools the catalogue does not have: {', '.join(map(repr, unknown))}"
+            f"{what} names tools the catalogue does not have: {', '.join(map(quoted, unknown))}"
         )
