@@ -28,7 +28,9 @@
    bare SDK server, calls/s and errors.
 10. shortlist (`bench/shortlist.py`): recall@1/3/5/10, all-gold@10, MRR@10 and query latency on
     the BFCL retrieval set (`bench/shortlist_sets.py`), ``ToolIndex`` beside Pydantic-AI-style
-    keyword overlap and FastMCP-style BM25 reimplemented on the same catalogue.
+    keyword overlap and FastMCP-style BM25 reimplemented on the same catalogue; then
+    (`bench/shortlist_user.py`) the user-style set over ten MCP servers, and the semantic
+    extra alone and fused with BM25 on both sets.
 11. soak (`bench/soak.py`, only with ``--only soak``: it runs 30 minutes): mixed traffic
     against ``serve --http`` and the proxy, memory sampled every 10 s.
 
@@ -54,6 +56,7 @@ from bench import (
     redaction,
     shortlist,
     shortlist_sets,
+    shortlist_user,
     soak,
     startup,
 )
@@ -146,6 +149,7 @@ def _run_last(options: argparse.Namespace) -> None:
         # The set as an evaluation file too, for `schemawire shortlist --eval` to read.
         shortlist_sets.write_jsonl(shortlist_sets.cases(), WORK / "shortlist-bfcl.jsonl")
         shortlist.print_table(*shortlist.run(options.shortlist_scale))
+        shortlist_user.main()
     if options.only == "soak":
         flat = soak.print_report(*soak.run(WORK, options.minutes, options.every))
         sys.exit(0 if flat else 1)

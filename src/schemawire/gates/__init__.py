@@ -4,7 +4,9 @@
 - `ResultGate`: a tool's result, before the model reads it (validated, redacted, cut to size).
 - `HandoffGate`: what one agent hands the next, before it starts; routes are JSON Schemas.
 - `ToolIndex`: a large catalogue shortlisted for a query before the model sees it (field-weighted
-  BM25); its `Shortlist` of `ShortlistedTool` is JSON with a shipped schema.
+  BM25); its `Shortlist` of `ShortlistedTool` is JSON with a shipped schema. An `Embedder`
+  (``texts -> vectors``; `semantic_embedder()` with ``schemawire[semantic]``) adds a dense
+  ranking fused with BM25.
 - `McpResult`: a ``CallToolResult`` as an MCP server sent it, for the result gate; an error
   result marked with `REJECTION_META` (`rejection_meta`) carries a rejection, passed on whole.
 
@@ -14,6 +16,7 @@ Both return a `Verdict` and never raise on their input.
 from __future__ import annotations
 
 from schemawire.gates._rejection import REJECTION_META, rejection_meta
+from schemawire.gates._semantic import Embedder, semantic_embedder
 from schemawire.gates._values import ValueLimits
 from schemawire.gates.arguments import ArgumentGate, ArgumentOptions
 from schemawire.gates.handoff import HandoffDecision, HandoffGate, Route
@@ -28,6 +31,7 @@ __all__ = [
     "ArgumentGate",
     "ArgumentOptions",
     "Change",
+    "Embedder",
     "HandoffDecision",
     "HandoffGate",
     "McpResult",
@@ -43,4 +47,5 @@ __all__ = [
     "catalogue_fingerprint",
     "default_redactor",
     "rejection_meta",
+    "semantic_embedder",
 ]

@@ -24,6 +24,7 @@ from typing import Any
 from schemawire._json import canonical, quoted
 from schemawire.errors import UsageError
 from schemawire.gates._ranking import Ranker, query_words
+from schemawire.gates._semantic import DenseIndex, Embedder, fuse
 from schemawire.gates._tool_text import FIELDS
 from schemawire.types import ToolSpec
 
@@ -38,8 +39,9 @@ class ShortlistedTool:
 
     Attributes:
         name: the tool's name.
-        score: its ranking score for the query (BM25F and its features; 0 for a pinned tool
-            that matched nothing).
+        score: its ranking score for the query (BM25F and its features, or with an embedder
+            the reciprocal-rank fusion of BM25 and the dense ranking; 0 for a pinned tool that
+            matched nothing).
         matched: the fields where a query word was found, among ``name``, ``title``,
             ``description``, ``properties``, ``enum`` and ``keywords``.
         pinned: listed because it is pinned, whatever its score.
@@ -72,6 +74,8 @@ class Shortlist:
         sources: how many of them come from each source (tools given no source are not counted).
         total_matches: how many tools share at least one word with the query.
         hint: what to try when nothing matched, else ``None``.
+        ranker: ``"bm25"``, or ``"bm25+dense"`` when the index has an embedder (then tools that
+            share no word with the query may be listed, with ``matched`` empty).
     """
 
     query: str
@@ -81,6 +85,7 @@ class Shortlist:
     sources: Mapping[str, int] = field(default_factory=dict)
     total_matches: int = 0
     hint: str | None = None
+    ranker: str = "bm25"
 
     @property
     def returned(self) -> int:
@@ -108,6 +113,8 @@ class Shortlist:
         }
         if self.hint is not None:
             shown["hint"] = self.hint
+        if self.ranker != "bm25":  # BM25 alone: the JSON it always had
+            shown["ranker"] = self.ranker
         return shown
 
 
@@ -121,9 +128,14 @@ class ToolIndex:
         specs: the catalogue.
         pinned: names of tools every shortlist lists, after the ranked ones.
         sources: where each tool comes from (an MCP server, a repository), by name.
+        embedder: a callable that turns texts into vectors (`Embedder`, e.g.
+            `semantic_embedder()`): each tool's text is embedded once, here, and each query
+            when searched, and the dense ranking is fused with BM25 (`Shortlist.ranker` is
+            ``"bm25+dense"``). ``None``: BM25 alone.
 
     Raises:
-        UsageError: a pinned tool or a source names a tool the catalogue does not have.
+        UsageError: a pinned tool or a source names a tool the catalogue does not have, or the
+            embedder did not return one finite vector per text, all of one size.
     """
 
     def __init__(
@@ -132,6 +144,7 @@ class ToolIndex:
         *,
         pinned: Collection[str] = (),
         sources: Mapping[str, str] | None = None,
+        embedder: Embedder | None = None,
     ) -> None:
         self._names = [spec.name for spec in specs]
         known = set(self._names)
@@ -144,6 +157,7 @@ class ToolIndex:
         for number, name in enumerate(self._names):
             self._documents.setdefault(name, []).append(number)
         self._index = Ranker(specs)
+        self._dense = None if embedder is None else DenseIndex(specs, embedder)
         self.fingerprint = catalogue_fingerprint(specs, sources)
 
     @property
@@ -162,13 +176,15 @@ class ToolIndex:
         """This index if ``specs`` is the catalogue it was built from (in any order), else a new
         one over ``specs`` with the same pins: what a host or gateway calls each turn, so an
         unchanged catalogue keeps its index (and its shortlists byte for byte) and a changed
-        one (an MCP server's ``tools/list_changed``, an edited schema file) is indexed again.
-        A pinned tool the new catalogue no longer has stops being pinned."""
+        one (an MCP server's ``tools/list_changed``, an edited schema file) is indexed again,
+        with the same embedder. A pinned tool the new catalogue no longer has stops being
+        pinned."""
         if catalogue_fingerprint(specs, sources) == self.fingerprint:
             return self
         names = {spec.name for spec in specs}
         pinned = [name for name in self._pinned if name in names]
-        return type(self)(specs, pinned=pinned, sources=sources)
+        embedder = None if self._dense is None else self._dense.embedder
+        return type(self)(specs, pinned=pinned, sources=sources, embedder=embedder)
 
     def search(self, query: str, k: int = 5) -> Shortlist:
         """The ``k`` tools that best match ``query``, then the pinned ones.
@@ -183,11 +199,12 @@ class ToolIndex:
         words = query_words(query)
         scores = self._index.scores(query)
         best = self._best_per_name(scores)
-        unpinned = (item for item in best.items() if item[0] not in self._pinned_set)
+        ranking = best if self._dense is None else fuse(best, self._dense.ranking(query))
+        unpinned = (item for item in ranking.items() if item[0] not in self._pinned_set)
         ranked = heapq.nsmallest(k, unpinned, key=_rank)
-        chosen = [self._shortlisted(name, score, scores, words) for name, score in ranked]
+        chosen = [self._shortlisted(name, score, best, scores, words) for name, score in ranked]
         chosen += [
-            self._shortlisted(name, best.get(name, 0.0), scores, words, pinned=True)
+            self._shortlisted(name, ranking.get(name, 0.0), best, scores, words, pinned=True)
             for name in self._pinned
         ]
         return Shortlist(
@@ -198,6 +215,7 @@ class ToolIndex:
             sources=self._sources,
             total_matches=len(best),
             hint=None if best else _hint(words),
+            ranker="bm25" if self._dense is None else "bm25+dense",
         )
 
     def _best_per_name(self, scores: dict[int, float]) -> dict[str, float]:
@@ -214,15 +232,16 @@ class ToolIndex:
         self,
         name: str,
         score: float,
+        best: dict[str, float],
         scores: dict[int, float],
         words: list[str],
         *,
         pinned: bool = False,
     ) -> ShortlistedTool:
-        # The fields of every definition with the best score: the same whatever their order.
+        # The fields of every definition with the best BM25 score: the same whatever their order.
         mask = 0
         for document in self._documents[name]:
-            if document in scores and scores[document] == score:
+            if document in scores and scores[document] == best.get(name):
                 mask |= self._index.fields(document, words)
         matched = tuple(field for bit, field in enumerate(FIELDS) if mask & 1 << bit)
         return ShortlistedTool(name, round(score, _DIGITS), matched, pinned)
