@@ -431,3 +431,30 @@ def test_several_tools_files_are_one_catalogue_with_a_source_each() -> None:
         "size": 36,
         "sources": {"everything": 13, "filesystem": 14, "memory": 9},
     }
+
+
+# --- by meaning ----------------------------------------------------------------------------------
+
+
+def test_semantic_ranks_by_meaning_a_query_that_shares_no_word(tools_file: Path) -> None:
+    query = "is it going to be chilly in Oslo"
+    assert invoke("shortlist", query, "--tools", str(tools_file)).exit_code == 1
+    result = invoke("shortlist", query, "--tools", str(tools_file), "--semantic", "--json")
+    assert result.exit_code == 0, result.output
+    body = json.loads(result.stdout)
+    jsonschema.validate(body, SCHEMA)
+    assert body["ranker"] == "bm25+dense"
+    assert body["tools"][0]["name"] == "get_weather"
+    assert body["tools"][0]["matched"] == []
+    assert (body["returned"], body["total_matches"]) == (5, 5)
+    table = invoke("shortlist", query, "--tools", str(tools_file), "--semantic").stdout
+    assert "by meaning" in table
+    assert "returned 5 of 5 matching tools" in table
+
+
+def test_semantic_evaluation_lifts_the_support_desk_cases() -> None:
+    plain = invoke("shortlist", "--eval", str(CASES), "--repo", str(SUPPORT_DESK), "--json")
+    fused = invoke(
+        "shortlist", "--eval", str(CASES), "--repo", str(SUPPORT_DESK), "--json", "--semantic"
+    )
+    assert json.loads(fused.stdout)["recall"]["1"] > json.loads(plain.stdout)["recall"]["1"]

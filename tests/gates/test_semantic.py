@@ -88,7 +88,10 @@ def test_an_embedder_finds_a_tool_that_shares_no_word_with_the_query() -> None:
     assert shortlist.tools[0].matched == ()  # found by meaning, not by a word
     shown = shortlist.to_json()
     assert shown["ranker"] == "bm25+dense"
-    assert (shown["total_matches"], shown["returned"], shown["truncated"]) == (0, 0, False)
+    # every tool is ranked by meaning: it is listed and counted, and the rest are left out
+    names = len({spec.name for spec in CATALOGUE})
+    assert (shown["total_matches"], shown["returned"], shown["truncated"]) == (names, 2, True)
+    assert "hint" not in shown
     _assert_valid(shown)
 
 

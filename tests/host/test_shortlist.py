@@ -9,6 +9,7 @@ carried, exactly as it would go over the wire, and the trace.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -346,3 +347,35 @@ async def test_openai_responses_searches_client_side_and_its_tools_never_change(
     assert ran == [("currency_convert", {"amount": 5, "source": "EUR", "target": "GBP"})]
     sources = [source for source, _ in shortlist_hops(host)]
     assert sources == ["host:preselection", "host:search_tools"]
+
+
+# --- ranking by meaning --------------------------------------------------------------------
+
+# A tiny embedder for the test: one dimension per topic, a text's vector counts its topic words.
+_TOPICS = (("weather", "umbrella", "rain"), ("song", "album", "music", "tune"))
+
+
+def _topic_vectors(texts: Sequence[str]) -> list[list[float]]:
+    vectors = []
+    for text in texts:
+        words = text.lower().replace("?", " ").replace(".", " ").split()
+        vectors.append([float(sum(word in topic for word in words)) + 1e-3 for topic in _TOPICS])
+    return vectors
+
+
+async def test_a_host_given_an_embedder_preselects_by_meaning_too() -> None:
+    question = "Should I take an umbrella tomorrow?"
+    plain, _, _ = shortlisting_host([says("Yes.")], shortlist=2, search_tools=False)
+    await plain.run(question)
+    ((_, bm25_only),) = shortlist_hops(plain)
+    assert [tool["name"] for tool in bm25_only["tools"]] == []  # no word in common
+    host, model, _ = shortlisting_host(
+        [says("Yes.")], shortlist=2, search_tools=False, embedder=_topic_vectors
+    )
+    await host.run(question)
+    ((_, fused),) = shortlist_hops(host)
+    assert fused["ranker"] == "bm25+dense"
+    ranked = [tool["name"] for tool in fused["tools"]]
+    assert ranked[0].startswith("weather_")
+    (request,) = model.requests
+    assert names(request) == catalogue_order(host, set(ranked))

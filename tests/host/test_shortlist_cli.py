@@ -128,3 +128,17 @@ def test_a_shortlist_hop_prints_where_it_was_decided_once() -> None:
     assert out.getvalue().splitlines() == [
         "  2 host:preselection  shortlist weather -> get_weather (1 matched)"
     ]
+
+
+def test_run_with_semantic_ranks_the_shortlist_by_meaning_too(tmp_path: Path) -> None:
+    result, trace = run(tmp_path, [says("18°C")], "--shortlist", "1", "--semantic")
+    assert result.exit_code == 0, result.output
+    (hop,) = [h for h in read_trace(trace) if h.protocol == "shortlist"]
+    assert SHORTLIST_SCHEMA.is_valid(hop.payload)
+    assert hop.payload["ranker"] == "bm25+dense"
+
+
+def test_semantic_without_a_shortlist_says_which_option_it_needs(tmp_path: Path) -> None:
+    result, _ = run(tmp_path, [says("18°C")], "--semantic")
+    assert result.exit_code == 2
+    assert "--semantic ranks a shortlist: give --shortlist K or --search-tools" in result.output

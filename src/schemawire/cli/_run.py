@@ -108,6 +108,14 @@ SearchForm = Annotated[
         "Responses' client tool_search; only some models take them).",
     ),
 ]
+Semantic = Annotated[
+    bool,
+    typer.Option(
+        "--semantic",
+        help="With --shortlist or --search-tools: rank tools by meaning too (BM25 fused with "
+        "the schemawire\\[semantic] extra's embedder).",
+    ),
+]
 FlowFile = Annotated[
     Path | None,
     typer.Option("--flow", help="Run a flow (agents, handoffs, routes, checkpoints)."),
@@ -138,6 +146,7 @@ def run_command(
     pin: Pin = None,
     search_tools: SearchTools = None,
     search_form: SearchForm = "function",
+    semantic: Semantic = False,
     flow: FlowFile = None,
     store: StoreUrl = "sqlite:.schemawire/runs.db",
 ) -> None:
@@ -149,13 +158,14 @@ def run_command(
     from schemawire.host import HostOptions, model_from_spec
 
     words = _user_input(arguments)
-    shortlisting = _shortlisting(shortlist, pin, search_tools, search_form)
+    shortlisting = _shortlisting(shortlist, pin, search_tools, search_form, semantic=semantic)
     if flow is not None:
         from schemawire.cli._flows import run_flow
 
         if shortlisting:
             raise UsageError(
-                "--shortlist, --pin, --search-tools and --search-form are for one agent's run: "
+                "--shortlist, --pin, --search-tools, --search-form and --semantic are for one "
+                "agent's run: "
                 "leave them out with --flow"
             )
 
@@ -185,18 +195,23 @@ def run_command(
 
 
 def _shortlisting(
-    k: int | None, pins: list[str] | None, search: bool | None, form: str
+    k: int | None, pins: list[str] | None, search: bool | None, form: str, *, semantic: bool
 ) -> dict[str, Any]:
     """The shortlist's `HostOptions`, checked as the options were given (empty: none given).
 
     Raises:
-        UsageError: K is below 1, a pin without a shortlist, or an unknown search form.
+        UsageError: K is below 1, a pin or --semantic without a shortlist, an unknown search
+            form, or --semantic without the semantic extra.
     """
     if k is not None and k < 1:
         raise UsageError(f"--shortlist K needs K >= 1, not {k}: the model is sent the K best tools")
     if pins and k is None and not search:
         raise UsageError(
             "--pin needs --shortlist K or --search-tools: without either, every tool is sent"
+        )
+    if semantic and k is None and not search:
+        raise UsageError(
+            "--semantic ranks a shortlist: give --shortlist K or --search-tools with it"
         )
     if form not in ("function", "native"):
         raise UsageError(f"--search-form is function or native, not {quoted(form)}")
@@ -209,6 +224,10 @@ def _shortlisting(
         options["search_tools"] = search
     if form != "function":
         options["search_form"] = form
+    if semantic:
+        from schemawire.gates import semantic_embedder
+
+        options["embedder"] = semantic_embedder()
     return options
 
 

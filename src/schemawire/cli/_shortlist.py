@@ -31,7 +31,7 @@ from schemawire.errors import UsageError
 if TYPE_CHECKING:
     from schemawire.application._shortlist_eval import CaseOutcome, EvalReport
     from schemawire.errors import InputError
-    from schemawire.gates.shortlist import Shortlist, ToolIndex
+    from schemawire.gates.shortlist import Shortlist, ShortlistedTool, ToolIndex
     from schemawire.types import ToolSpec
 
 __all__ = ["shortlist_command"]
@@ -101,6 +101,13 @@ JUnit = Annotated[
 Worst = Annotated[
     int, typer.Option("--worst", min=0, help="With --eval: how many of the worst misses to show.")
 ]
+Semantic = Annotated[
+    bool,
+    typer.Option(
+        "--semantic",
+        help="Rank by meaning too: BM25 fused with the schemawire\\[semantic] extra's embedder.",
+    ),
+]
 MinRecall = Annotated[
     float | None,
     typer.Option(
@@ -127,6 +134,7 @@ def shortlist_command(
     junit: JUnit = None,
     worst: Worst = _WORST,
     min_recall: MinRecall = None,
+    semantic: Semantic = False,
     timeout: Timeout = 30.0,
     json: MachineJson = False,
 ) -> None:
@@ -162,9 +170,10 @@ def shortlist_command(
         tools=tools,
         timeout=timeout,
     )
-    from schemawire.gates.shortlist import ToolIndex
+    from schemawire.gates import ToolIndex, semantic_embedder
 
-    index = ToolIndex(specs, pinned=pin or (), sources=sources)
+    embedder = semantic_embedder() if semantic else None
+    index = ToolIndex(specs, pinned=pin or (), sources=sources, embedder=embedder)
     if query is not None:
         _answer(index, query, top or _QUERY_TOP, json=json)
     else:
@@ -307,7 +316,7 @@ def _print_shortlist(shortlist: Shortlist) -> None:
             "" if tool.pinned else str(rank),
             escape(tool.name),
             f"{tool.score:.3f}",
-            escape(", ".join(tool.matched)) or "[dim]nothing[/]",
+            escape(", ".join(tool.matched)) or _unmatched(shortlist, tool),
             "pinned" if tool.pinned else "",
         )
     if shortlist.tools:
@@ -315,6 +324,13 @@ def _print_shortlist(shortlist: Shortlist) -> None:
     stdout.print(_completeness(shortlist))
     if shortlist.hint:
         stdout.print(f"[yellow]hint:[/] {escape(shortlist.hint)}")
+
+
+def _unmatched(shortlist: Shortlist, tool: ShortlistedTool) -> str:
+    """The matched cell of a tool that shares no word with the query."""
+    if tool.score > 0 and shortlist.ranker != "bm25":
+        return "[dim]by meaning[/]"
+    return "[dim]nothing[/]"
 
 
 def _completeness(shortlist: Shortlist) -> str:

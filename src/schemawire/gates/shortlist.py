@@ -72,7 +72,8 @@ class Shortlist:
         tools: the ranked tools, best first, then the pinned ones.
         catalogue_size: how many tools the index holds.
         sources: how many of them come from each source (tools given no source are not counted).
-        total_matches: how many tools share at least one word with the query.
+        total_matches: how many tools match the query: share a word with it, or, when a
+            dense ranker is fused, are ranked by it at all (then every tool).
         hint: what to try when nothing matched, else ``None``.
         ranker: ``"bm25"``, or ``"bm25+dense"`` when the index has an embedder (then tools that
             share no word with the query may be listed, with ``matched`` empty).
@@ -89,8 +90,9 @@ class Shortlist:
 
     @property
     def returned(self) -> int:
-        """How many of the matching tools are in `tools`."""
-        return sum(1 for tool in self.tools if tool.matched)
+        """How many of the matching tools are in `tools` (a pinned tool that does not match the
+        query is listed but not counted)."""
+        return sum(1 for tool in self.tools if tool.matched or tool.score > 0)
 
     @property
     def truncated(self) -> bool:
@@ -213,8 +215,8 @@ class ToolIndex:
             tools=tuple(chosen),
             catalogue_size=self.size,
             sources=self._sources,
-            total_matches=len(best),
-            hint=None if best else _hint(words),
+            total_matches=len(ranking),
+            hint=None if ranking else _hint(words),
             ranker="bm25" if self._dense is None else "bm25+dense",
         )
 

@@ -33,7 +33,7 @@ from typing import Any
 
 from schemawire._json import quoted
 from schemawire.errors import ServerError, UsageError
-from schemawire.gates import ResultGate, Shortlist, ToolIndex, Verdict
+from schemawire.gates import Embedder, ResultGate, Shortlist, ToolIndex, Verdict
 from schemawire.host._toolset import Toolset
 from schemawire.host.tools import McpTool, ToolRunner, mcp_tools
 from schemawire.schema.repository import Repository
@@ -156,6 +156,7 @@ class ToolCatalogue:
         complete: ``runners`` are the whole catalogue, so a pin must name one of them; a host
             whose MCP servers are not connected yet has only part of it, and pins what it
             has (the servers' tools are pinned once they are listed).
+        embedder: rank by meaning too (`ToolIndex`'s ``embedder``).
 
     Raises:
         UsageError: a pinned tool is not in a complete catalogue, a tool is named
@@ -171,8 +172,10 @@ class ToolCatalogue:
         search: bool = True,
         native: bool = False,
         complete: bool = True,
+        embedder: Embedder | None = None,
     ) -> None:
         self._offer = offer
+        self._embedder = embedder
         self._pinned = tuple(pinned)
         self._runners = list(runners)
         self._listed = _listings(self._runners)
@@ -185,7 +188,9 @@ class ToolCatalogue:
             _refuse_unknown_pins(self._pinned, specs)
         self.toolset = self._offered()
         pins = self._pinned if complete else self._pins_in(specs)
-        self.index = ToolIndex(specs, pinned=pins, sources=_sources(self._runners))
+        self.index = ToolIndex(
+            specs, pinned=pins, sources=_sources(self._runners), embedder=embedder
+        )
 
     @property
     def search_ref(self) -> ToolRef | None:
@@ -232,7 +237,7 @@ class ToolCatalogue:
         index = self.index.refreshed(specs, sources=sources)
         pins = self._pins_in(specs)
         if index.pinned != tuple(sorted(set(pins))):
-            index = ToolIndex(specs, pinned=pins, sources=sources)
+            index = ToolIndex(specs, pinned=pins, sources=sources, embedder=self._embedder)
         return index
 
     def _pins_in(self, specs: Sequence[ToolSpec]) -> tuple[str, ...]:

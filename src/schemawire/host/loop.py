@@ -36,7 +36,7 @@ import anyio
 
 from schemawire._json import quoted
 from schemawire.errors import InputError, ModelError, SchemawireError, UsageError
-from schemawire.gates import ArgumentGate, ArgumentOptions, Verdict
+from schemawire.gates import ArgumentGate, ArgumentOptions, Embedder, Verdict
 from schemawire.host._shortlisting import SEARCH_TOOL, Selection, ToolCatalogue
 from schemawire.host._toolset import OfferedTool, Toolset, documents_of
 from schemawire.host.model_spec import model_from_spec
@@ -99,6 +99,8 @@ class HostOptions:
             ``tool_reference`` blocks; OpenAI Responses: a ``tool_search`` tool answered by
             ``tool_search_output`` items), which only some models and endpoints take
             (docs/host.md); the function form on the other APIs.
+        embedder: when the host shortlists, rank by meaning too: any ``texts -> vectors``
+            callable (`semantic_embedder()` with ``schemawire[semantic]``), fused with BM25.
 
     Raises:
         UsageError: ``shortlist`` is not a positive integer, ``pinned`` is given to a host
@@ -116,6 +118,7 @@ class HostOptions:
     pinned: tuple[str, ...] = ()
     search_tools: bool | None = None
     search_form: Literal["function", "native"] = "function"
+    embedder: Embedder | None = None
 
     def __post_init__(self) -> None:
         k = self.shortlist
@@ -281,6 +284,7 @@ class Host:
             search=options.offers_search,
             native=options.search_form == "native",
             complete=complete,
+            embedder=options.embedder,
         )
         return catalogue.toolset, catalogue
 
