@@ -2,7 +2,7 @@
 
 The user-style set (``bench/data/shortlist-user.jsonl``, see ``bench/data/README.md``): 329
 queries written the way users talk, over the real ``tools/list`` of ten MCP servers
-(``tests/data/mcp-tools/`` and its ``more/``, 159 tools), each tool named ``<server>__<tool>``
+(``tests/data/mcp-tools/`` and its ``more/``, 159 tools), each tool named ``<server>_<tool>``
 as a gateway namespaces it. Rankers, each on the same catalogue in one run:
 
 - the anchors of ``bench/shortlist.py`` (Pydantic-style keyword overlap, FastMCP-style BM25);
@@ -55,11 +55,11 @@ SERVER_NAMES = (
     "more/chrome-devtools",
     "more/notion",
 )
-SEPARATOR = "__"
+SEPARATOR = "_"
 
 
 def catalogue() -> list[ToolSpec]:
-    """Every captured server's tools, named ``<server>__<tool>``."""
+    """Every captured server's tools, named ``<server>_<tool>``."""
     specs: list[ToolSpec] = []
     for server in SERVER_NAMES:
         listed = json.loads((SERVERS / f"{server}.json").read_text(encoding="utf-8"))

@@ -221,11 +221,11 @@ def test_loading_the_ready_made_embedder_leaves_the_root_logger_alone() -> None:
 @pytest.mark.parametrize(
     ("query", "tool"),
     [
-        ("how high above sea level is Denver?", "google-maps__maps_elevation"),
-        ("any good sushi restaurants around Union Square?", "google-maps__maps_search_places"),
-        ("make my own copy of the react repo on GitHub", "github__fork_repository"),
-        ("which folders am I permitted to touch?", "filesystem__list_allowed_directories"),
-        ("profile the page load to see why it's slow", "chrome-devtools__performance_start_trace"),
+        ("how high above sea level is Denver?", "google-maps_maps_elevation"),
+        ("any good sushi restaurants around Union Square?", "google-maps_maps_search_places"),
+        ("make my own copy of the react repo on GitHub", "github_fork_repository"),
+        ("which folders am I permitted to touch?", "filesystem_list_allowed_directories"),
+        ("profile the page load to see why it's slow", "chrome-devtools_performance_start_trace"),
     ],
 )
 def test_the_ready_made_embedder_finds_requests_bm25_alone_misses(query: str, tool: str) -> None:
