@@ -29,6 +29,7 @@ import logging
 import math
 import operator
 import re
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from importlib import resources
 from typing import Any
@@ -72,8 +73,14 @@ class DenseIndex:
         self._matrix = _Matrix([vectors[text] for text in texts], names)
 
     def ranking(self, query: str) -> list[str]:
-        """Every name, most similar to ``query`` first (ties by name)."""
+        """Every name, most similar to ``query`` first (ties by name); none when the catalogue
+        is empty, the query blank, or its vector all zeros (it points nowhere, so nothing is
+        near it and the shortlist's hint says what to try)."""
+        if self._matrix.size is None or not query.strip():  # nothing to rank, or nothing asked
+            return []
         (vector,) = _embed(self.embedder, [query], size=self._matrix.size)
+        if not any(vector):
+            return []
         return self._matrix.ranking(vector)
 
 
@@ -114,8 +121,17 @@ def semantic_embedder() -> Embedder:
     return _wordllama()
 
 
-@functools.cache
+_LOADING = threading.Lock()  # two threads asking at once load the weights once
+_MAX_TOKENS = 512  # what WordLlama reads of a text: a batch is padded to its longest text
+
+
 def _wordllama() -> Embedder:
+    with _LOADING:
+        return _loaded_wordllama()
+
+
+@functools.cache
+def _loaded_wordllama() -> Embedder:
     try:
         with _root_logging_kept():
             import wordllama  # type: ignore[import-untyped]  # no py.typed
@@ -136,9 +152,13 @@ def _wordllama() -> Embedder:
         str(package / "tokenizers" / "l2_supercat_tokenizer_config.json")
     )
     model = WordLlamaInference(table, tokenizer)
+    # After the model is built (it turns truncation off): a batch of 64 texts is padded to its
+    # longest, (64, tokens, 256) float32, so one 20,000-word description would take gigabytes.
+    model.tokenizer.enable_truncation(_MAX_TOKENS)
 
     def embed(texts: Sequence[str]) -> Any:
-        return model.embed(list(texts), norm=True)
+        # Not norm=True: it divides a blank text's zero vector by zero; _embed scales to 1.
+        return model.embed(list(texts), norm=False)
 
     return embed
 
@@ -187,6 +207,7 @@ def _check(vector: list[float], size: int | None) -> int:
 
 
 def _unit(vector: list[float]) -> list[float]:
+    """``vector`` scaled to length 1; a zero vector stays zero."""
     norm = math.sqrt(math.fsum(x * x for x in vector))
     return [x / norm for x in vector] if norm else vector
 
