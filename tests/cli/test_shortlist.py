@@ -133,7 +133,76 @@ def test_pinned_tools_are_listed_whatever_the_query(tools_file: Path) -> None:
 def test_a_pin_the_catalogue_lacks_is_a_usage_error(tools_file: Path) -> None:
     result = invoke("shortlist", "weather", "--tools", str(tools_file), "--pin", "nope")
     assert result.exit_code == 2
-    assert "pinned names tools the catalogue does not have" in result.output
+    assert "--pin names tools the catalogue does not have" in result.output
+
+
+def test_a_mistyped_pin_suggests_the_close_names(tools_file: Path) -> None:
+    result = invoke("shortlist", "weather", "--tools", str(tools_file), "--pin", "send_emial")
+    assert result.exit_code == 2
+    output = " ".join(result.output.split())
+    assert '"send_emial" (did you mean "send_email"' in output
+    assert "schemawire tools lists a server's names" in output
+
+
+def test_a_directory_as_tools_says_it_needs_a_file(tmp_path: Path) -> None:
+    result = invoke("shortlist", "weather", "--tools", str(tmp_path))
+    assert result.exit_code == 2
+    output = " ".join(result.output.split())
+    assert "is a directory: it needs a file of tool definitions" in output
+    assert "Is a directory" not in output
+
+
+def test_the_same_tools_file_twice_is_refused(tools_file: Path) -> None:
+    again = tools_file.parent / "." / tools_file.name
+    result = invoke("shortlist", "weather", "--tools", str(tools_file), "--tools", str(again))
+    assert result.exit_code == 2
+    assert "is given twice" in " ".join(result.output.split())
+
+
+def test_two_tools_files_of_one_name_are_two_sources(tmp_path: Path) -> None:
+    paths = []
+    for folder, tools in (("a", TOOLS[:2]), ("b", TOOLS[2:])):
+        (tmp_path / folder).mkdir()
+        paths.append(tmp_path / folder / "tools.json")
+        paths[-1].write_text(json.dumps({"tools": tools}), encoding="utf-8")
+    args = ["shortlist", "send", "--json", *(f"--tools={path}" for path in paths)]
+    sources = json.loads(invoke(*args).stdout)["catalogue"]["sources"]
+    assert sources == {str(tmp_path / "a" / "tools"): 2, str(tmp_path / "b" / "tools"): 3}
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (
+            ["refund", "order", "--repo", "."],
+            '"order" was read as an MCP server\'s command (every word after the query is one), '
+            'beside --repo: quote the whole query, e.g. schemawire shortlist "refund order"',
+        ),
+        (
+            ["--eval", "c.jsonl", "refund", "--tools", "t.json"],
+            'with --eval no query is taken: "refund" was read as an MCP server\'s command',
+        ),
+    ],
+)
+def test_unquoted_query_words_are_said_to_be_read_as_a_command(args: list[str], says: str) -> None:
+    result = invoke("shortlist", *args)
+    assert result.exit_code == 2
+    output = " ".join(result.output.split())
+    assert says in output
+    assert "one catalogue at a time" not in output
+
+
+def test_a_directory_that_is_no_repository_says_what_to_give(tmp_path: Path) -> None:
+    for repo, says in (
+        (tmp_path, "is not in a schemawire repository (no schemawire.toml"),
+        (tmp_path / "missing", "is not a directory"),
+    ):
+        result = invoke("shortlist", "weather", "--repo", str(repo))
+        assert result.exit_code == 2
+        output = " ".join(result.output.split())
+        assert says in output
+        assert "--tools FILE" in output
+        assert "holds no tool" not in output
 
 
 @pytest.mark.parametrize(
@@ -179,7 +248,7 @@ def test_a_catalogue_file_keeps_every_definition_of_a_name(tmp_path: Path) -> No
     path.write_text("".join(json.dumps(t) + "\n" for t in [*TOOLS, again]), encoding="utf-8")
     assert len(read_catalogue(path.read_bytes(), str(path))) == 6
     body = json.loads(invoke("shortlist", "forecast", "--tools", str(path), "--json").stdout)
-    assert body["catalogue"]["size"] == 6
+    assert body["catalogue"] == {"size": 5, "sources": {"tools": 5}}  # both count names
     assert [t["name"] for t in body["tools"]] == ["get_weather"]
 
 
@@ -446,10 +515,24 @@ def test_semantic_ranks_by_meaning_a_query_that_shares_no_word(tools_file: Path)
     assert body["ranker"] == "bm25+dense"
     assert body["tools"][0]["name"] == "get_weather"
     assert body["tools"][0]["matched"] == []
-    assert (body["returned"], body["total_matches"]) == (5, 5)
+    # no tool shares a word: nothing is counted as matching, five are listed by meaning
+    assert (body["returned"], body["total_matches"], body["by_meaning"]) == (0, 0, 5)
+    assert "ranked by meaning alone" in body["hint"]
     table = invoke("shortlist", query, "--tools", str(tools_file), "--semantic").stdout
     assert "by meaning" in table
-    assert "returned 5 of 5 matching tools" in table
+    assert "no tool shares a word with the query; 5 listed by meaning alone" in table
+    assert "hint:" in table
+
+
+def test_semantic_counts_what_shares_a_word_apart_from_what_is_found_by_meaning(
+    tools_file: Path,
+) -> None:
+    args = ["shortlist", "send a message", "--tools", str(tools_file), "--semantic", "-k", "3"]
+    body = json.loads(invoke(*args, "--json").stdout)
+    assert (body["total_matches"], body["returned"], body["by_meaning"]) == (2, 2, 1)
+    assert "hint" not in body
+    table = " ".join(invoke(*args).stdout.split())
+    assert "returned 2 of 2 matching tools, and 1 more by meaning alone" in table
 
 
 def test_semantic_evaluation_lifts_the_support_desk_cases() -> None:
