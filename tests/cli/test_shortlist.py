@@ -258,7 +258,15 @@ def test_a_catalogue_file_keeps_every_definition_of_a_name(tmp_path: Path) -> No
         ('{"tools": {"a": 1}}', 'tools.json#/tools: a catalogue file holds {"tools": [...]}'),
         ('{"tools": [{"name": "a", "inputSchema": 3}]}', "tools.json#/tools/0"),
         ('{"tools": [1, 2', "tools.json:1:"),
-        ('{"name": "a", "inputSchema": {"type": "object"}}\n{"name": 3}\n', "tools.json:2"),
+        (
+            '{"name": "a", "inputSchema": {"type": "object"}}\n{"name": 3}\n',
+            "tools.json:2 #/name: name must be a non-empty string",
+        ),
+        (
+            '{"query": "weather", "answer": ["get_weather"]}\n{"query": "q", "answer": ["a"]}\n',
+            "tools.json:1: a tool definition is {name, description, inputSchema}; this looks "
+            "like a cases file ({query, answer} lines): pass it to --eval",
+        ),
     ],
 )
 def test_an_unusable_catalogue_file_says_where(tmp_path: Path, text: str, says: str) -> None:
@@ -266,7 +274,9 @@ def test_an_unusable_catalogue_file_says_where(tmp_path: Path, text: str, says: 
     path.write_text(text, encoding="utf-8")
     result = invoke("shortlist", "q", "--tools", str(path))
     assert result.exit_code == 2
-    assert says in " ".join(result.output.split())
+    output = " ".join(result.output.split())
+    assert says in output
+    assert ":None" not in output
 
 
 # --- --eval --------------------------------------------------------------------------------------
@@ -333,7 +343,33 @@ def test_min_recall_is_the_bar_ci_holds(tmp_path: Path, tools_file: Path) -> Non
     )
     base = ["shortlist", "--eval", str(cases), "--tools", str(tools_file)]
     assert invoke(*base, "--min-recall", "0.5").exit_code == 0
-    assert invoke(*base, "--min-recall", "0.6").exit_code == 1
+    below = invoke(*base, "--min-recall", "0.6")
+    assert below.exit_code == 1
+    assert "recall@10 0.500 < --min-recall 0.6" in below.output
+
+
+@pytest.mark.parametrize(("bar", "exit_code", "failures"), [("0.5", 0, "0"), ("0.6", 1, "1")])
+def test_under_min_recall_junit_fails_exactly_when_the_exit_code_does(
+    tmp_path: Path, tools_file: Path, bar: str, exit_code: int, failures: str
+) -> None:
+    cases = write_cases(
+        tmp_path,
+        {"query": "weather in Paris", "answer": ["get_weather"]},
+        {"query": "zebra", "answer": ["list_files"]},
+    )
+    report = tmp_path / "shortlist.xml"
+    args = ["--eval", str(cases), "--tools", str(tools_file), "--junit", str(report)]
+    assert invoke("shortlist", *args, "--min-recall", bar).exit_code == exit_code
+    suite = ET.parse(report).getroot().find("testsuite")
+    assert suite is not None
+    assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("3", failures, "1")
+    first, miss, the_bar = suite.findall("testcase")
+    assert first.find("skipped") is None
+    assert miss.find("failure") is None
+    assert miss.find("skipped") is not None
+    assert "list_files not in the top 10" in (miss.findtext("system-out") or "")
+    assert the_bar.get("name") == f"recall@10 >= {bar}"
+    assert (the_bar.find("failure") is not None) == (exit_code == 1)
 
 
 def test_junit_has_a_testcase_per_query_and_a_miss_names_the_ranking(
@@ -412,6 +448,22 @@ def test_every_unusable_line_is_reported_at_once(tmp_path: Path, tools_file: Pat
         (4, "/query"),
     ]
     assert [e["code"] for e in errors] == ["config_invalid", "json_syntax", "config_invalid"]
+
+
+def test_unusable_lines_are_counted_as_lines_and_each_extra_key_is_named(
+    tmp_path: Path, tools_file: Path
+) -> None:
+    cases = write_cases(
+        tmp_path,
+        {"query": "weather", "answer": ["get_weather"], "k": 3, "note": "x"},
+        {"answer": ["nope"]},
+    )
+    result = invoke("shortlist", "--eval", str(cases), "--tools", str(tools_file))
+    assert result.exit_code == 2
+    output = " ".join(result.output.split())
+    assert "cases.jsonl:1 #/k: a case holds only" in output
+    assert "cases.jsonl:1 #/note: a case holds only" in output
+    assert "4 problems on 2 unusable lines" in output
 
 
 @pytest.mark.parametrize("text", ["", "\n\n  \n"])

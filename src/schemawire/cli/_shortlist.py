@@ -489,12 +489,14 @@ def _evaluate(index: ToolIndex, specs: list[ToolSpec], path: Path, options: _Eva
         fail(f"{path}: no case to evaluate: write one JSON line per query, {_CASE_EXAMPLE}")
     report = evaluate(index, cases, k=options.top)
     if options.junit is not None:
-        _write_junit(report, path, options.junit)
+        _write_junit(report, path, options.junit, options.min_recall)
     if options.json:
         print_json({"file": str(path), **report.to_json(options.worst)})
     else:
         _print_report(report, path, options.worst)
     if _failed(report, options.min_recall):
+        if options.min_recall is not None:
+            stderr.print(f"[yellow]{escape(_bar(report, options.min_recall))}[/]")
         raise typer.Exit(EXIT_FINDINGS)
 
 
@@ -506,24 +508,28 @@ def _refuse_cases(problems: list[InputError], *, json: bool) -> None:
     if json:
         print_json({"errors": [problem.to_json() for problem in problems]})
     for problem in problems:
-        stderr.print(f"[bold red]error:[/] {escape(_located(problem))}")
-    stderr.print(f"{len(problems)} unusable line(s): fix them; nothing was evaluated")
+        # ``source:line[:column] #pointer: message``: the line of the file, and where in it.
+        stderr.print(f"[bold red]error:[/] {escape(problem.location)}: {escape(problem.message)}")
+    lines = len({problem.line for problem in problems})
+    found = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"
+    stderr.print(
+        f"{found} on {lines} unusable line{'s' if lines != 1 else ''}: fix them; "
+        "nothing was evaluated"
+    )
     raise typer.Exit(EXIT_INPUT)
-
-
-def _located(problem: InputError) -> str:
-    """``source:line[:column] #pointer: message``: the line of the file, and where in it."""
-    where = problem.source
-    if problem.line is not None:
-        where += f":{problem.line}" + (f":{problem.column}" if problem.column else "")
-    pointer = f" #{problem.pointer}" if problem.pointer else ""
-    return f"{where}{pointer}: {problem.message}"
 
 
 def _failed(report: EvalReport, min_recall: float | None) -> bool:
     if min_recall is not None:
         return report.recall(report.k) < min_recall
     return bool(report.misses())
+
+
+def _bar(report: EvalReport, min_recall: float) -> str:
+    """``recall@10 0.889 < --min-recall 0.9``: the bar, and which side of it the run is."""
+    recall = report.recall(report.k)
+    side = "<" if recall < min_recall else ">="
+    return f"recall@{report.k} {recall:.3f} {side} --min-recall {min_recall:g}"
 
 
 def _print_report(report: EvalReport, path: Path, worst: int) -> None:
@@ -560,7 +566,10 @@ def _print_miss(outcome: CaseOutcome, k: int) -> None:
     stdout.print(f"    ranked  {escape(ranked)}")
 
 
-def _write_junit(report: EvalReport, path: Path, out: Path) -> None:
+def _write_junit(report: EvalReport, path: Path, out: Path, min_recall: float | None) -> None:
+    """A testcase per query, failed when it misses a gold tool; under --min-recall the misses
+    are skipped (why, in system-out) and one more testcase, the bar, passes or fails: the file
+    fails exactly when the exit code does."""
     from schemawire.evals.expect import Failure
     from schemawire.evals.junit import junit_xml
     from schemawire.evals.runner import CaseResult, CaseStatus
@@ -568,16 +577,49 @@ def _write_junit(report: EvalReport, path: Path, out: Path) -> None:
     results = []
     for outcome in report.outcomes:
         case, missing = outcome.case, outcome.missing_at(report.k)
-        failures = []
-        if missing:
-            ranked = ", ".join(outcome.ranking[: report.k]) or "nothing"
-            message = (
-                f"{', '.join(missing)} not in the top {report.k}; ranked: {ranked}"
-                f" (the query: {quoted(case.query)})"
-            )
-            failures.append(Failure(message, "/answer", case.line, 1))
+        failures = [Failure(_miss(outcome, report.k), "/answer", case.line, 1)] if missing else []
         name = f"line {case.line}: {case.query[:80]}"
         status: CaseStatus = "failed" if failures else "passed"
         results.append(CaseResult(path, name, status, failures, seconds=outcome.seconds))
+    if min_recall is not None:
+        below = _failed(report, min_recall)
+        failed = [Failure(_bar(report, min_recall), "", 0, 0)] if below else []
+        bar: CaseStatus = "failed" if below else "passed"
+        results.append(CaseResult(path, f"recall@{report.k} >= {min_recall:g}", bar, failed))
+    xml = junit_xml(results, suite=f"schemawire shortlist --eval {path.name}")
+    if min_recall is not None:
+        xml = _misses_skipped(xml, len(report.outcomes))
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(junit_xml(results, suite=f"schemawire shortlist --eval {path.name}"), "utf-8")
+    out.write_text(xml, "utf-8")
+
+
+def _miss(outcome: CaseOutcome, k: int) -> str:
+    ranked = ", ".join(outcome.ranking[:k]) or "nothing"
+    return (
+        f"{', '.join(outcome.missing_at(k))} not in the top {k}; ranked: {ranked}"
+        f" (the query: {quoted(outcome.case.query)})"
+    )
+
+
+def _misses_skipped(xml: str, queries: int) -> str:
+    """``xml`` with the failure of each of the first ``queries`` testcases turned into a
+    ``skipped`` whose ``system-out`` holds what the failure said (the bar's testcase, after
+    them, decides)."""
+    import xml.etree.ElementTree as ET
+
+    root = ET.fromstring(xml)
+    suite = root.find("testsuite")
+    assert suite is not None  # junit_xml writes one
+    skipped = 0
+    for testcase in suite.findall("testcase")[:queries]:
+        failure = testcase.find("failure")
+        if failure is None:
+            continue
+        testcase.remove(failure)
+        ET.SubElement(testcase, "skipped", message="missed a tool; --min-recall holds the bar")
+        ET.SubElement(testcase, "system-out").text = failure.text
+        skipped += 1
+    suite.set("failures", str(int(suite.get("failures", "0")) - skipped))
+    suite.set("skipped", str(skipped))
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
