@@ -242,6 +242,31 @@ def test_the_ranking_is_the_same_without_numpy(monkeypatch: pytest.MonkeyPatch) 
     assert without.ranking("grab a picture of the page") == with_numpy
 
 
+@pytest.mark.parametrize("cosine", [0.4468285, 0.5325585, 0.3633935, 0.25, -0.1234565])
+def test_cosines_round_the_same_with_numpy_and_without(cosine: float) -> None:
+    import numpy
+
+    assert _semantic._rounded(cosine) == float(numpy.round(cosine, _semantic._DIGITS))
+
+
+def test_a_tie_at_a_half_ranks_the_same_with_numpy_and_without(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Cosines 0.4468285 and 0.446828: round() puts the first above, numpy.round makes a tie.
+    catalogue = [_tool("b_tool", "first"), _tool("a_tool", "second")]
+
+    def embedder(texts: Sequence[str]) -> list[list[float]]:
+        table = {"query": [1.0, 0.0]}
+        cosines = {"b tool. first": 0.4468285, "a tool. second": 0.446828}
+        return [table.get(t) or [cosines[t], math.sqrt(1 - cosines[t] ** 2)] for t in texts]
+
+    with_numpy = DenseIndex(catalogue, embedder).ranking("query")
+    _block_imports(monkeypatch, "numpy")
+    without = DenseIndex(catalogue, embedder)
+    assert without._matrix._numpy is None
+    assert without.ranking("query") == with_numpy == ["a_tool", "b_tool"]
+
+
 @pytest.mark.parametrize(
     "embedder",
     [

@@ -349,7 +349,7 @@ def evaluate(index: ToolIndex, cases: Sequence[ShortlistCase], k: int = 10) -> E
         seconds = time.perf_counter() - started
         ranking = tuple(tool.name for tool in shortlist.tools if not tool.pinned)
         outcomes.append(CaseOutcome(case, ranking, seconds))
-    return EvalReport(k, index.size, tuple(outcomes))
+    return EvalReport(k, index.definitions, tuple(outcomes))
 
 
 def _mean(values: Iterator[float] | Any) -> float:

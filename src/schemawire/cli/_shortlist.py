@@ -44,7 +44,8 @@ _QUERY_TOP, _EVAL_TOP, _WORST = 5, 10, 5
 Arguments = Annotated[
     list[str] | None,
     typer.Argument(
-        help="The query (quote it); then, after `--`, an MCP server's command (stdio).",
+        help="The query (quote it: every word after it is read as an MCP server's command, "
+        "stdio, `--` or not).",
         metavar="QUERY [-- CMD...]",
         show_default=False,
     ),
@@ -117,7 +118,8 @@ MinRecall = Annotated[
         "--min-recall",
         min=0.0,
         max=1.0,
-        help="With --eval: exit 0 when recall@k is at least this, even if some queries miss.",
+        help="With --eval: exit 0 when recall@k is at least this, even if some queries miss "
+        "(with --junit the misses are skipped and one testcase holds the bar).",
         show_default=False,
     ),
 ]

@@ -57,6 +57,7 @@ CONFIDENT = 10.0  # a best BM25 score from which BM25 is trusted over the embedd
 DENSE_WEIGHT_SURE = 0.5  # the dense ranking's weight against BM25's 1 when BM25 is confident
 DENSE_WEIGHT_UNSURE = 1.5  # and when it is not
 _DIGITS = 6  # cosines are rounded before ranking, so the last bit of a sum never reorders ties
+_SCALE = 10.0**_DIGITS
 _INSTALL = "pip install 'schemawire[semantic]'"
 _PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 
@@ -260,7 +261,14 @@ class _Matrix:
     def _ranking_in_python(self, vector: list[float]) -> list[str]:
         best: dict[str, float] = {}
         for name, row in zip(self._names, self._rows, strict=True):
-            cosine = round(sum(map(operator.mul, row, vector)), _DIGITS)
+            cosine = _rounded(sum(map(operator.mul, row, vector)))
             if cosine > best.get(name, -math.inf):
                 best[name] = cosine
         return sorted(best, key=lambda name: (-best[name], name))
+
+
+def _rounded(cosine: float) -> float:
+    """``cosine`` rounded to ``_DIGITS`` as ``numpy.round`` does it (scaled, rounded half to
+    even, scaled back), not as ``round(x, 6)`` (exact decimal): at a half they differ, and the
+    ranking must be the same with NumPy or without."""
+    return round(cosine * _SCALE) / _SCALE
