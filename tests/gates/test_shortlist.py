@@ -369,3 +369,10 @@ def test_size_and_sources_both_count_distinct_names() -> None:
     assert (index.size, index.definitions) == (len(CATALOGUE), len(CATALOGUE) + 1)
     assert shown["catalogue"] == {"size": len(CATALOGUE), "sources": {"github": len(CATALOGUE)}}
     assert [tool["name"] for tool in shown["tools"]].count("get_me") == 1
+
+
+def test_the_hint_for_a_query_of_stop_words_quotes_its_examples_as_json() -> None:
+    hint = ToolIndex(CATALOGUE).search("what is the", k=2).hint
+    assert hint is not None
+    assert '"create issue"' in hint
+    assert "'" not in hint
