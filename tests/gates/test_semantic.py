@@ -194,6 +194,18 @@ def test_refreshed_keeps_the_embedder() -> None:
     assert (shortlist.ranker, _names(shortlist)) == ("bm25+dense", ["take_screenshot"])
 
 
+def test_new_pins_and_a_new_catalogue_are_embedded_once() -> None:
+    embedder = HashingEmbedder()
+    index = ToolIndex(CATALOGUE, pinned=["send_message"], embedder=embedder)
+    grown = [*CATALOGUE, _tool("upload_file", "Send a file through a form.")]
+    # what a host does when a server's list changed and a pin came back with it
+    again = index.refreshed(grown, pinned=["send_message", "upload_file"])
+    assert again.pinned == ("send_message", "upload_file")
+    assert len(embedder.calls) == 2  # the first build, then one build of the new catalogue
+    assert again.refreshed(list(reversed(grown)), pinned=["upload_file", "send_message"]) is again
+    assert len(embedder.calls) == 2
+
+
 def test_an_empty_catalogue_with_an_embedder_lists_nothing_and_says_what_to_try() -> None:
     embedder = HashingEmbedder()
     shortlist = ToolIndex([], embedder=embedder).search("grab a picture", k=3)
@@ -322,6 +334,7 @@ def test_the_ready_made_embedder_reads_a_bounded_prefix_of_a_huge_text() -> None
 
 
 def test_two_threads_load_the_ready_made_embedder_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    semantic_embedder()  # the package imported (it reads its own files then), so only loads count
     _semantic._loaded_wordllama.cache_clear()
     loads: list[int] = []
     real = _semantic.resources.files
