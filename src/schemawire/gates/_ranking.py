@@ -82,6 +82,7 @@ class Ranker:
         self._vocabulary = frozenset(
             word for document in documents for words in document.values() for word in words
         )
+        self._last: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
 
     def scores(self, query: str) -> dict[int, float]:
         """Each definition that shares a word (or a related word) with ``query``, with its
@@ -102,9 +103,21 @@ class Ranker:
         return scores
 
     def fields(self, document: int, words: Sequence[str]) -> int:
-        """The mask of the fields of ``document`` where one of ``words`` is (bit ``i`` is
-        ``FIELDS[i]``)."""
-        return self._index.fields(document, words)
+        """The mask of the fields of ``document`` where one of ``words`` (the query's distinct
+        words, `query_words`) or a word related to them that the query looked for is (bit ``i``
+        is ``FIELDS[i]``): a tool found by a related word alone still says where."""
+        return self._index.fields(document, self._looked_for(tuple(words)))
+
+    def _looked_for(self, words: tuple[str, ...]) -> tuple[str, ...]:
+        """``words`` and the related words a query of them looks for (the last query's kept: a
+        shortlist asks for each of its tools)."""
+        last = self._last
+        if last[0] == words:
+            return last[1]
+        damping = min(1.0, SHORT / len(words)) if words else 1.0
+        found = (*words, *sorted(self._related(words, damping)))
+        self._last = (words, found)
+        return found
 
     def _weights(self, words: Sequence[str], damping: float) -> dict[str, float]:
         """Each distinct word of ``words`` with its weight (1, and `REPEAT` more for each
