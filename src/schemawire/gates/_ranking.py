@@ -162,7 +162,8 @@ def _best_shares(index: FieldIndex, sentences: Sequence[Mapping[str, float]]) ->
         if not scores:
             continue
         top = max(scores.values())
-        for doc, share in ((doc, score / top) for doc, score in scores.items()):
+        for doc, score in scores.items():
+            share = score / top
             if share > get(doc, 0.0):
                 best[doc] = share
     return best
