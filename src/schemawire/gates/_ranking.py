@@ -83,7 +83,8 @@ class Ranker:
             word for document in documents for words in document.values() for word in words
         )
         self._last: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
-        related_words()  # read (once a process, about 13 ms) with the index, not at a query
+        # Read (once a process, about 13 ms) with the index, not at the first query.
+        self._table = related_words()
 
     def scores(self, query: str) -> dict[int, float]:
         """Each definition that shares a word (or a related word) with ``query``, with its
@@ -91,7 +92,7 @@ class Ranker:
         # The separators split on are not word characters: the sentences' words are the query's.
         sentences = [words for part in _SENTENCE_END.split(query) if (words := tokens(part))]
         words = [word for sentence in sentences for word in sentence]
-        damping = min(1.0, SHORT / len(set(words))) if words else 1.0
+        damping = _damping(len(set(words)))
         scores = self._index.scores(self._weights(words, damping))
         if len(sentences) < 2 or not scores:
             return scores
@@ -115,8 +116,7 @@ class Ranker:
         last = self._last
         if last[0] == words:
             return last[1]
-        damping = min(1.0, SHORT / len(words)) if words else 1.0
-        found = (*words, *sorted(self._related(words, damping)))
+        found = (*words, *sorted(self._related(words, _damping(len(words)))))
         self._last = (words, found)
         return found
 
@@ -133,7 +133,7 @@ class Ranker:
         """The words related to ``words`` that the catalogue has, each at its best weight."""
         found: dict[str, float] = {}
         vocabulary = self._vocabulary
-        for phrase, others in related_words().related(words):
+        for phrase, others in self._table.related(words):
             usable = others & vocabulary
             if not usable:
                 continue
@@ -150,6 +150,12 @@ class Ranker:
 def query_words(query: str) -> list[str]:
     """The query's distinct words, in order."""
     return list(dict.fromkeys(tokens(query)))
+
+
+def _damping(distinct: int) -> float:
+    """How much a query of ``distinct`` words leans on related words: fully up to `SHORT`
+    words, then in proportion."""
+    return min(1.0, SHORT / distinct) if distinct else 1.0
 
 
 def _best_shares(index: FieldIndex, sentences: Sequence[Mapping[str, float]]) -> dict[int, float]:
