@@ -13,6 +13,8 @@ match. A rejection (the proxy's own, or one the upstream sent) reaches the clien
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
 from typing import Any
 
 import mcp_types as types
@@ -88,12 +90,16 @@ class UpstreamTools:
         version: str,
         trace: Trace,
         label: str,
+        shown_as: str | None = None,
     ) -> dict[str, Any]:
+        """One gated call of the upstream's tool ``name`` (`ToolBackend.call_tool`);
+        ``shown_as``: the name the client calls it by, where that is another (a gateway's),
+        for a refusal to name the tool the client knows."""
         try:
             await self._ensure_connected()
             tools = {tool.name: tool for tool in await self.client.list_tools()}
         except ServerError as error:
-            rejection = _unreachable(name, error)
+            rejection = _unreachable(shown_as or name, error)
             return verdict_result(_refused(rejection))
         if name not in tools:
             # The spec's answer to an unknown tool is this JSON-RPC error; its data names our code.
@@ -106,6 +112,8 @@ class UpstreamTools:
         _, wrapped = self._listed(tools[name], version)
         # The client put both verdicts in the trace; the refusing one is what the client reads.
         verdict = call.result if call.result is not None else call.argument_verdict
+        if shown_as is not None and verdict.rejection is not None:
+            verdict = _renamed(verdict, verdict.rejection, shown_as)
         return verdict_result(verdict, wrap=wrapped)
 
     async def _ensure_connected(self) -> None:
@@ -122,6 +130,14 @@ def _unreachable(name: str, error: ServerError) -> Rejection:
     line = f"the upstream server is unavailable: {error.reason}"
     hint = f"{name} cannot be reached now; tell the user."
     return Rejection.for_tool(name, gate="arguments", code="tool_unavailable", line=line, hint=hint)
+
+
+def _renamed(verdict: Verdict, rejection: Rejection, name: str) -> Verdict:
+    """``verdict`` with its rejection naming the tool ``name`` (in its hint too: "Call echo
+    again" is "Call everything_echo again")."""
+    called = re.compile(rf"(?<![\w-]){re.escape(rejection.tool)}(?![\w-])")
+    hint = called.sub(name, rejection.hint)
+    return verdict.replace(tool=name, rejection=replace(rejection, tool=name, hint=hint))
 
 
 def _refused(rejection: Rejection) -> Verdict:
