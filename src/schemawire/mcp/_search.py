@@ -15,7 +15,7 @@ from typing import Any
 from schemawire.gates import ArgumentGate
 from schemawire.types import ToolSpec
 
-__all__ = ["CALL_TOOL", "MAX_TOP", "SEARCH_TOOLS", "gates", "listed"]
+__all__ = ["CALL_TOOL", "MAX_TOP", "SEARCH_TOOLS", "argument_gates", "listed"]
 
 MAX_TOP = 50  # the most tools one search may return
 
@@ -84,6 +84,6 @@ def listed() -> list[dict[str, Any]]:
     ]
 
 
-def gates() -> dict[str, ArgumentGate]:
+def argument_gates() -> dict[str, ArgumentGate]:
     """The argument gate of each of the two tools."""
     return {spec.name: ArgumentGate(spec) for spec in (SEARCH_TOOLS, CALL_TOOL)}

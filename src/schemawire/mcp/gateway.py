@@ -32,9 +32,9 @@ from mcp.shared.exceptions import MCPError
 from schemawire._json import dumps, quoted
 from schemawire.errors import ServerError
 from schemawire.gates import ToolIndex, Verdict
-from schemawire.mcp import _search
 from schemawire.mcp._addresses import ServerAddress, StdioServer
 from schemawire.mcp._namespaces import RESERVED, check_upstream_name, namespaced
+from schemawire.mcp._search import SEARCH_TOOLS, argument_gates, listed
 from schemawire.mcp._tools import RemoteTool
 from schemawire.mcp.client import McpClient
 from schemawire.mcp.proxy import UpstreamTools
@@ -95,7 +95,7 @@ class Gateway:
         self._listed: dict[tuple[str, str], list[dict[str, Any]]] = {}  # (upstream, version)
         self._index: ToolIndex | None = None
         self._index_of: dict[str, tuple[RemoteTool, ...]] = {}  # the listings it was built on
-        self._gates = _search.gates()
+        self._gates = argument_gates()
 
     # --- tools/list ----------------------------------------------------------------------------
 
@@ -103,7 +103,7 @@ class Gateway:
         """Every upstream's tools under their gateway names (or, with a shortlist, the two
         tools that search them)."""
         if self.shortlist is not None:
-            return _search.listed()
+            return listed()
         listings = await self._listings(version)
         await self._current()
         return [
@@ -163,7 +163,7 @@ class Gateway:
             record_verdicts(trace, label, verdict)
             if not verdict.accepted:
                 return verdict_result(verdict)
-            if name == _search.SEARCH_TOOLS.name:
+            if name == SEARCH_TOOLS.name:
                 return await self._search(verdict.value, version, trace, label)
             inner, given = verdict.value["name"], verdict.value.get("arguments", {})
             if inner in RESERVED:

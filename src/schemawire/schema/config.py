@@ -52,15 +52,7 @@ from schemawire.errors import ConfigError, ErrorCode
 from schemawire.schema.rules import RULES
 from schemawire.schema.validator import compile_schema
 
-__all__ = [
-    "CONFIG_FILE",
-    "Config",
-    "GatewayConfig",
-    "GatewayUpstream",
-    "LintConfig",
-    "find_root",
-    "load_config",
-]
+__all__ = ["CONFIG_FILE", "Config", "LintConfig", "find_root", "load_config"]
 
 CONFIG_FILE = "schemawire.toml"
 _PYPROJECT = "pyproject.toml"
