@@ -255,7 +255,7 @@ def serve_command(
 ) -> None:
     """Serve the repository's tools over MCP, every call gated both ways; or, with --upstream,
     stand in front of another MCP server and gate every call to it; or, with named upstreams
-    (or a [gateway] table in schemawire.toml), serve several MCP servers as one.
+    (or a \\[gateway] table in schemawire.toml), serve several MCP servers as one.
 
     A gateway lists each upstream's tools under the upstream's name (fs_read_file), gates every
     call, restarts an upstream that died on its own, and passes tools/list_changed on. With

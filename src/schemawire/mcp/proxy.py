@@ -32,7 +32,7 @@ from schemawire.mcp.client import McpClient
 from schemawire.mcp.server import verdict_result
 from schemawire.project.mcp import project_mcp
 from schemawire.trace import Trace
-from schemawire.types import Rejection
+from schemawire.types import Rejection, ToolResult
 
 __all__ = ["UpstreamTools"]
 
@@ -136,8 +136,11 @@ def _renamed(verdict: Verdict, rejection: Rejection, name: str) -> Verdict:
     """``verdict`` with its rejection naming the tool ``name`` (in its hint too: "Call echo
     again" is "Call everything_echo again")."""
     called = re.compile(rf"(?<![\w-]){re.escape(rejection.tool)}(?![\w-])")
-    hint = called.sub(name, rejection.hint)
-    return verdict.replace(tool=name, rejection=replace(rejection, tool=name, hint=hint))
+    renamed = replace(rejection, tool=name, hint=called.sub(name, rejection.hint))
+    value = verdict.value
+    if isinstance(value, ToolResult) and value.content == rejection.to_json():
+        value = replace(value, content=renamed.to_json())  # a refused result: the refusal
+    return verdict.replace(tool=name, rejection=renamed, value=value)
 
 
 def _refused(rejection: Rejection) -> Verdict:
