@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from importlib import resources
@@ -21,16 +23,30 @@ from typing import Any
 import anyio
 import mcp_types
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from mcp import Client
 from mcp.shared.exceptions import MCPError
+from typer.testing import CliRunner
 
-from schemawire.mcp import Upstream
+from schemawire.cli._app import app
+from schemawire.cli._mcp import split_upstreams
+from schemawire.errors import ConfigError, UsageError
+from schemawire.mcp import StdioServer, Upstream
+from schemawire.mcp._namespaces import PORTABLE, namespaced
 from schemawire.mcp.launch import ServeOptions, gated_server
+from schemawire.project.checkers import anthropic, gemini, openai
+from schemawire.project.checkers import mcp as mcp_rules
+from schemawire.schema.config import load_config
 from schemawire.schema.repository import Repository
 from schemawire.schema.validator import compile_schema
 from schemawire.trace import Trace
 from tests.mcp.helpers import peer, raw_call, scripted, sdk_client
+from tests.mcp.test_independent_clients import OK, call_tool, list_tools, rejection
 
+SCHEMAWIRE = str(Path(sys.executable).with_name("schemawire"))
+PEERS = Path(__file__).parents[1] / "peers" / "node_modules" / ".bin"
+RUN_SECONDS = 60
 SLOW = pytest.mark.slow
 SHORTLIST = compile_schema(
     json.loads(resources.files("schemawire.gates").joinpath("shortlist.schema.json").read_text()),
@@ -368,3 +384,310 @@ async def test_the_search_index_follows_an_upstreams_list_changed(
     assert names_after[0] == "scripted_grown"
     size = after["structuredContent"]["shortlist"]["catalogue"]["size"]
     assert size == before["structuredContent"]["shortlist"]["catalogue"]["size"] + 1
+
+
+# --- schemawire serve: the command line and the [gateway] table ---------------------------------
+
+
+def three_upstreams(files: Path, memory_file: Path) -> list[str]:
+    """``serve``'s arguments for the three reference servers, each ``--upstream NAME -- CMD``."""
+    return [
+        "--upstream",
+        "everything",
+        "--",
+        str(PEERS / "mcp-server-everything"),
+        "stdio",
+        "--upstream",
+        "fs",
+        "--",
+        str(PEERS / "mcp-server-filesystem"),
+        str(files),
+        "--upstream",
+        "memory",
+        "--",
+        "env",
+        f"MEMORY_FILE_PATH={memory_file}",
+        str(PEERS / "mcp-server-memory"),
+    ]
+
+
+def schemawire(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [SCHEMAWIRE, *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=RUN_SECONDS,
+        check=False,
+        cwd=cwd,
+    )
+
+
+@SLOW
+def test_schemawire_tools_and_call_through_a_gateway_given_on_the_command_line(
+    tmp_path: Path, empty: Path, files: Path
+) -> None:
+    serve = [SCHEMAWIRE, "serve", "--repo", str(empty), *three_upstreams(files, tmp_path / "m")]
+    listed = schemawire("tools", "--json", "--", *serve)
+    assert listed.returncode == 0, listed.stderr
+    tools = [tool["name"] for tool in json.loads(listed.stdout)["tools"]]
+    assert {"everything_echo", "fs_read_text_file", "memory_read_graph"} <= {*tools}
+    assert json.loads(listed.stdout)["server"]["serverInfo"]["name"] == "empty (gateway)"
+
+    good = schemawire("call", "everything_echo", json.dumps(ECHO), "--json", "--", *serve)
+    assert good.returncode == 0, good.stderr
+    assert json.loads(good.stdout)["output"]["content"][0]["text"] == "Echo: through the gateway"
+
+    bad = schemawire("call", "everything_echo", '{"message": 5}', "--json", "--", *serve)
+    assert bad.returncode == 1, bad.stderr  # refused by the gateway's gate: a refused call
+    assert json.loads(bad.stdout)["output"]["content"]["error"]["code"] == "arguments_invalid"
+
+
+@SLOW
+def test_the_gateway_table_in_schemawire_toml_names_the_upstreams(
+    tmp_path: Path, files: Path
+) -> None:
+    repository = tmp_path / "gateway-repo"
+    repository.mkdir()
+    (repository / "schemawire.toml").write_text(
+        f"""
+[repository]
+allow-empty = true
+
+[gateway]
+shortlist = 4
+
+[gateway.upstreams.everything]
+command = [{json.dumps(str(PEERS / "mcp-server-everything"))}, "stdio"]
+
+[gateway.upstreams.fs]
+command = [{json.dumps(str(PEERS / "mcp-server-filesystem"))}, "."]
+cwd = "data"
+
+[gateway.upstreams.memory]
+command = [{json.dumps(str(PEERS / "mcp-server-memory"))}]
+env = {{ MEMORY_FILE_PATH = {json.dumps(str(tmp_path / "memory.jsonl"))} }}
+timeout = 10
+""",
+        encoding="utf-8",
+    )
+    (repository / "data").mkdir()
+    (repository / "data" / "notes.txt").write_text("from the table\n", encoding="utf-8")
+    serve = [SCHEMAWIRE, "serve", str(repository)]
+    listed = schemawire("tools", "--json", "--", *serve)
+    assert listed.returncode == 0, listed.stderr
+    assert [tool["name"] for tool in json.loads(listed.stdout)["tools"]] == [
+        "search_tools",
+        "call_tool",
+    ]
+    found = schemawire(
+        "call", "search_tools", '{"query": "list directory"}', "--json", "--", *serve
+    )
+    assert found.returncode == 0, found.stderr
+    answer = json.loads(found.stdout)["output"]["structuredContent"]
+    assert answer["shortlist"]["k"] == 4
+    assert "fs_list_directory" in [tool["name"] for tool in answer["shortlist"]["tools"]]
+    read = schemawire(
+        "call",
+        "call_tool",
+        json.dumps({"name": "fs_read_text_file", "arguments": {"path": "notes.txt"}}),
+        "--json",
+        "--",
+        *serve,
+    )
+    assert read.returncode == 0, read.stderr
+    assert json.loads(read.stdout)["output"]["content"][0]["text"] == "from the table\n"
+
+
+@SLOW
+def test_the_inspector_lists_calls_and_sees_the_gate_through_the_gateway(
+    tmp_path: Path, empty: Path, files: Path
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    gateway_command: list[str | Path] = [
+        SCHEMAWIRE,
+        "serve",
+        "--repo",
+        empty,
+        *three_upstreams(files, tmp_path / "m"),
+    ]
+    listed = list_tools(home, gateway_command)
+    assert (listed.rc, listed.error) == (OK, None), listed
+    assert {"everything_echo", "fs_read_text_file", "memory_create_entities"} <= {
+        tool["name"] for tool in (listed.result or {})["tools"]
+    }
+    echoed = call_tool(home, gateway_command, "everything_echo", ECHO)
+    assert (echoed.rc, echoed.error) == (OK, None), echoed
+    assert echoed.text == "Echo: through the gateway"
+    error = rejection(call_tool(home, gateway_command, "everything_echo", {"message": 5}))
+    assert (error["code"], error["tool"]) == ("arguments_invalid", "everything_echo")
+
+
+# --- names (no process) --------------------------------------------------------------------------
+
+PROVIDER_NAMES = (openai.NAME, anthropic.NAME, gemini.NAME, mcp_rules.NAME)
+
+
+def test_a_name_every_provider_takes_is_kept_as_upstream_underscore_tool() -> None:
+    names = namespaced({"fs": ["read_file", "list-dir"], "mem": ["read_file"]})
+    assert names == {
+        "fs_read_file": ("fs", "read_file"),
+        "fs_list-dir": ("fs", "list-dir"),
+        "mem_read_file": ("mem", "read_file"),
+    }
+
+
+def test_characters_a_provider_refuses_become_underscores() -> None:
+    assert namespaced({"web": ["search.query", "über"]}) == {
+        "web_search_query": ("web", "search.query"),
+        "web__ber": ("web", "über"),
+    }
+
+
+def test_an_overlong_name_is_cut_and_given_its_digest() -> None:
+    tool = "x" * 80
+    ((name, route),) = namespaced({"svc": [tool]}).items()
+    assert route == ("svc", tool)
+    assert len(name) == 64
+    assert name.startswith("svc_xxxx")
+    assert name == PORTABLE.fix(f"svc_{tool}")  # 55 characters, "_", 8 hex digits
+
+
+def test_names_that_come_out_the_same_all_take_their_digests() -> None:
+    names = namespaced({"db": ["a.b", "a b", "a_b"]})
+    assert names["db_a_b"] == ("db", "a_b")  # a portable name is never changed
+    hashed = sorted(name for name in names if name != "db_a_b")
+    assert len(hashed) == 2
+    assert all(name.startswith("db_a_b_") and len(name) == len("db_a_b_") + 8 for name in hashed)
+    assert {names[name] for name in hashed} == {("db", "a.b"), ("db", "a b")}
+
+
+def test_the_gateways_own_tool_names_are_never_an_upstreams() -> None:
+    names = namespaced({"search": ["tools"], "call": ["tool"]})
+    assert "search_tools" not in names
+    assert "call_tool" not in names
+    assert sorted(names.values()) == [("call", "tool"), ("search", "tools")]
+
+
+tool_names = st.text(min_size=1, max_size=90)
+
+
+@given(st.dictionaries(st.sampled_from(["fs", "mem", "a-b", "x1"]), st.lists(tool_names)))
+def test_every_gateway_name_suits_every_provider_whatever_the_order(
+    catalogue: dict[str, list[str]],
+) -> None:
+    names = namespaced(catalogue)
+    assert all(rule.fullmatch(name) for name in names for rule in PROVIDER_NAMES)
+    assert sorted(names.values()) == sorted({(up, t) for up, ts in catalogue.items() for t in ts})
+    reordered = {up: list(reversed(tools)) for up, tools in reversed(catalogue.items())}
+    assert namespaced(reordered) == names
+
+
+@pytest.mark.parametrize("name", ["fs_x", "1fs", "", "f" * 25, "a.b", "ü"])
+def test_an_upstream_name_that_cannot_prefix_tools_is_refused(name: str) -> None:
+    with pytest.raises(UsageError, match="upstream name"):
+        Upstream(name, StdioServer("true"))
+
+
+# --- serve's command line (no process) -----------------------------------------------------------
+
+
+def test_each_upstream_name_dash_dash_starts_the_next_command() -> None:
+    args = ["--http", "--upstream", "fs", "--", "npx", "-y", "fs", ".", "--upstream", "mem"]
+    args += ["--", "npx", "mem", "--upstream", "--x", "--"]
+    head, groups = split_upstreams(args)
+    assert head == ["--http"]
+    assert groups == [
+        ("fs", ["npx", "-y", "fs", "."]),
+        ("mem", ["npx", "mem", "--upstream", "--x", "--"]),
+    ]
+
+
+def test_the_single_unnamed_upstream_keeps_its_form() -> None:
+    assert split_upstreams(["--repo", ".", "--upstream", "--", "npx", "-y", "srv"]) == (
+        ["--repo", "."],
+        [(None, ["npx", "-y", "srv"])],
+    )
+    assert split_upstreams(["examples/support-desk", "--http"]) == (
+        ["examples/support-desk", "--http"],
+        None,
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--upstream", "fs", "--", "true", "--upstream", "--", "true"], "name every upstream"),
+        (["--upstream-url", "http://127.0.0.1:1/mcp", "--upstream", "fs", "--", "true"], "name"),
+        (["--upstream", "fs", "--", "true", "--upstream", "fs", "--", "true"], "two upstreams"),
+        (["--upstream", "f_s", "--", "true"], "upstream name"),
+        (["--upstream", "fs", "--"], "needs the upstream server's command"),
+        (["--top", "3"], "add --shortlist"),
+        (["--shortlist", "--upstream", "--", "true"], "--shortlist is for a gateway"),
+        (["--upstream-url", "bad_name=http://127.0.0.1:1/mcp"], "upstream name"),
+    ],
+)
+def test_serve_refuses_an_upstream_it_cannot_serve_before_starting_any(
+    args: list[str], says: str, empty: Path
+) -> None:
+    result = CliRunner().invoke(app, ["serve", "--repo", str(empty), *args], catch_exceptions=False)
+    assert result.exit_code == 2, result.output
+    assert says in " ".join(result.output.split())
+
+
+# --- the [gateway] table (no process) ------------------------------------------------------------
+
+
+FS = "[gateway.upstreams.fs]\n"
+AT = "/gateway/upstreams"
+
+
+@pytest.mark.parametrize(
+    ("table", "pointer", "says"),
+    [
+        ("[gateway]\nshortlist = 3\n", AT, "upstreams"),
+        ('[gateway.upstreams.f_s]\ncommand = ["x"]\n', f"{AT}/f_s", "no '_'"),
+        (FS + 'command = ["x"]\nurl = "http://h/mcp"\n', f"{AT}/fs", "one"),
+        (FS + 'cwd = "."\n', f"{AT}/fs", "command"),
+        (FS + 'url = "http://h/mcp"\nenv = {A = "b"}\n', f"{AT}/fs/env", "command"),
+        (FS + 'command = ["x"]\nheaders = {A = "b"}\n', f"{AT}/fs/headers", "url"),
+        (FS + 'command = ["x"]\ncwd = "../out"\n', f"{AT}/fs/cwd", "inside"),
+        (FS + "command = []\n", f"{AT}/fs/command", ""),
+        (FS + 'command = ["x"]\ntimeout = 0\n', f"{AT}/fs/timeout", ""),
+        (FS + 'comand = ["x"]\n', f"{AT}/fs/comand", 'did you mean "command"'),
+        ("[gateway]\nshortlist = 0\n" + FS + 'command = ["x"]\n', "/gateway/shortlist", ""),
+    ],
+)
+def test_a_gateway_table_that_cannot_be_used_is_an_error_naming_its_key(
+    tmp_path: Path, table: str, pointer: str, says: str
+) -> None:
+    (tmp_path / "schemawire.toml").write_text(table, encoding="utf-8")
+    with pytest.raises(ConfigError) as raised:
+        load_config(tmp_path)
+    assert raised.value.pointer == pointer
+    assert says in raised.value.message
+    assert str(raised.value).startswith(f"{tmp_path / 'schemawire.toml'}#{pointer}: ")
+
+
+def test_a_gateway_table_is_read_in_its_order(tmp_path: Path) -> None:
+    (tmp_path / "schemawire.toml").write_text(
+        "[gateway]\nshortlist = 7\n"
+        '[gateway.upstreams.zeta]\ncommand = ["z", "--flag"]\nenv = {K = "v"}\ncwd = "sub"\n'
+        '[gateway.upstreams.alpha]\nurl = "http://127.0.0.1:9/mcp"\nheaders = {X = "y"}\n',
+        encoding="utf-8",
+    )
+    gateway = load_config(tmp_path).gateway
+    assert gateway.shortlist == 7
+    zeta, alpha = gateway.upstreams
+    assert (zeta.name, zeta.command, zeta.env, zeta.cwd) == (
+        "zeta",
+        ("z", "--flag"),
+        {"K": "v"},
+        "sub",
+    )
+    assert (alpha.name, alpha.url, alpha.headers, alpha.timeout) == (
+        "alpha",
+        "http://127.0.0.1:9/mcp",
+        {"X": "y"},
+        None,
+    )

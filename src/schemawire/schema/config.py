@@ -456,8 +456,11 @@ def _check_rule_ids(lint: dict[str, Any], source: Path) -> None:
 def _did_you_mean(pointer: str) -> str:
     *parents, key = pointer.split("/") if pointer else [""]
     schema: dict[str, Any] = _CONFIG_SCHEMA
-    for token in parents[1:]:
-        schema = schema.get("properties", {}).get(token, {})
+    for token in parents[1:]:  # a table's own key, or one of a table of tables (upstreams)
+        properties = schema.get("properties", {})
+        schema = (
+            properties[token] if token in properties else schema.get("additionalProperties", {})
+        )
     known = list(schema.get("properties", {}))
     close = difflib.get_close_matches(key, known, n=1)
     return f" (did you mean {quoted(close[0])}?)" if close else ""
