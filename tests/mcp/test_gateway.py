@@ -46,6 +46,7 @@ from tests.mcp.test_independent_clients import OK, call_tool, list_tools, reject
 
 SCHEMAWIRE = str(Path(sys.executable).with_name("schemawire"))
 PEERS = Path(__file__).parents[1] / "peers" / "node_modules" / ".bin"
+CATALOGUE = Path(__file__).parent / "servers" / "catalogue.py"
 RUN_SECONDS = 60
 SLOW = pytest.mark.slow
 SHORTLIST = compile_schema(
@@ -384,6 +385,41 @@ async def test_the_search_index_follows_an_upstreams_list_changed(
     assert names_after[0] == "scripted_grown"
     size = after["structuredContent"]["shortlist"]["catalogue"]["size"]
     assert size == before["structuredContent"]["shortlist"]["catalogue"]["size"] + 1
+
+
+@SLOW
+@pytest.mark.anyio
+async def test_a_client_of_a_300_tool_gateway_sees_two_tools_and_finds_and_calls_one(
+    empty: Path, three: tuple[Upstream, ...]
+) -> None:
+    big = Upstream("work", StdioServer(sys.executable, (str(CATALOGUE), "--tools", "300")))
+    trace = Trace()
+    with anyio.fail_after(60):
+        async with gateway(empty, (*three, big), trace, shortlist=5) as client:
+            listed = await names(client)
+            found = await raw_call(client, "search_tools", {"query": "rename a playlist"})
+            answer = found["structuredContent"]
+            first = answer["tools"][0]
+            called = await raw_call(
+                client, "call_tool", {"name": first["name"], "arguments": {"playlist_id": "p1"}}
+            )
+            refused = await raw_call(
+                client, "call_tool", {"name": first["name"], "arguments": {"playlist": "p1"}}
+            )
+    assert listed == ["search_tools", "call_tool"]
+    assert answer["shortlist"]["catalogue"]["size"] == 336
+    assert answer["shortlist"]["catalogue"]["sources"]["work"] == 300
+    assert answer["shortlist"]["truncated"] is True
+    assert first["name"].startswith("work_rename_playlist_")
+    assert first["inputSchema"]["required"] == ["playlist_id"]
+    assert json.loads(text(called)) == {
+        "tool": first["name"].removeprefix("work_"),
+        "arguments": {"playlist_id": "p1"},
+    }
+    assert refusal(refused)["code"] == "arguments_invalid"
+    assert [hop.payload["query"] for hop in trace.hops if hop.protocol == "shortlist"] == [
+        "rename a playlist"
+    ]
 
 
 # --- schemawire serve: the command line and the [gateway] table ---------------------------------
