@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager, suppress
+import threading
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager, suppress
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -42,7 +44,14 @@ from schemawire.schema.repository import Repository
 from schemawire.schema.validator import compile_schema
 from schemawire.trace import Trace
 from tests.mcp.helpers import peer, raw_call, scripted, sdk_client
-from tests.mcp.test_independent_clients import OK, call_tool, list_tools, rejection
+from tests.mcp.test_independent_clients import (
+    OK,
+    announced_url,
+    call_tool,
+    list_tools,
+    pump,
+    rejection,
+)
 
 SCHEMAWIRE = str(Path(sys.executable).with_name("schemawire"))
 PEERS = Path(__file__).parents[1] / "peers" / "node_modules" / ".bin"
@@ -188,17 +197,19 @@ async def test_a_name_no_upstream_has_is_the_spec_s_unknown_tool_error(
 # --- restarts ------------------------------------------------------------------------------------
 
 
-def children_running(binary: str) -> list[int]:
-    """The pids of this process's children whose command line names ``binary``."""
+def children_running(binary: str, parent: int | None = None) -> list[int]:
+    """The pids of the children of ``parent`` (default: this process) whose command line names
+    ``binary``."""
+    parent = os.getpid() if parent is None else parent
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         with suppress(OSError):
             stat = (entry / "stat").read_text()
-            parent = int(stat.rpartition(")")[2].split()[1])
+            ppid = int(stat.rpartition(")")[2].split()[1])
             command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-            if parent == os.getpid() and binary in command:
+            if ppid == parent and binary in command:
                 found.append(int(entry.name))
     return found
 
@@ -727,3 +738,54 @@ def test_a_gateway_table_is_read_in_its_order(tmp_path: Path) -> None:
         {"X": "y"},
         None,
     )
+
+
+@contextmanager
+def gateway_over_http(empty: Path, upstreams: list[str]) -> Iterator[tuple[str, int]]:
+    """``schemawire serve --http`` as a gateway on 127.0.0.1 (any port): its URL and its pid,
+    until the block ends (then SIGTERM, and SIGKILL if it must)."""
+    argv = [SCHEMAWIRE, "serve", "--http", "--host", "127.0.0.1", "--port", "0"]
+    argv += ["--repo", str(empty), *upstreams]
+    with subprocess.Popen(
+        argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    ) as process:
+        lines: queue.Queue[str | None] = queue.Queue()
+        reader = threading.Thread(target=pump, args=(process.stderr, lines), daemon=True)
+        reader.start()
+        try:
+            yield announced_url(lines, list(argv)), process.pid
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=GONE_WITHIN)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=GONE_WITHIN)
+            reader.join(timeout=GONE_WITHIN)
+
+
+@SLOW
+def test_the_inspector_sees_one_upstream_killed_and_restarted_while_the_others_serve(
+    tmp_path: Path, empty: Path, files: Path
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    with gateway_over_http(empty, three_upstreams(files, tmp_path / "memory.jsonl")) as (url, pid):
+        target: list[str | Path] = [url]
+        assert call_tool(home, target, "memory_read_graph", {}).rc == OK
+        (memory,) = children_running("mcp-server-memory", parent=pid)
+        os.kill(memory, signal.SIGKILL)
+        anyio.run(gone, memory)
+
+        echoed = call_tool(home, target, "everything_echo", ECHO)
+        assert (echoed.rc, echoed.text) == (OK, "Echo: through the gateway"), echoed
+        listed = list_tools(home, target)
+        assert "memory_read_graph" in {tool["name"] for tool in (listed.result or {})["tools"]}
+
+        found_gone = rejection(call_tool(home, target, "memory_read_graph", {}))
+        assert (found_gone["code"], found_gone["tool"]) == ("tool_failed", "memory_read_graph")
+        again = call_tool(home, target, "memory_read_graph", {})
+        assert again.rc == OK, again
+        assert children_running("mcp-server-memory", parent=pid) not in ([], [memory])
+        listed_dir = call_tool(home, target, "fs_list_directory", {"path": str(files)})
+        assert (listed_dir.rc, "notes.txt" in listed_dir.text) == (OK, True), listed_dir
