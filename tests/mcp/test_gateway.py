@@ -628,6 +628,9 @@ def test_every_gateway_name_suits_every_provider_whatever_the_order(
     assert sorted(names.values()) == sorted({(up, t) for up, ts in catalogue.items() for t in ts})
     reordered = {up: list(reversed(tools)) for up, tools in reversed(catalogue.items())}
     assert namespaced(reordered) == names
+    # Names start with their upstream's: each upstream's are made alone, the same.
+    alone = [namespaced({up: tools}) for up, tools in catalogue.items()]
+    assert {name: route for made in alone for name, route in made.items()} == names
 
 
 @pytest.mark.parametrize("name", ["fs_x", "1fs", "", "f" * 25, "a.b", "ü"])

@@ -18,7 +18,8 @@ portable deterministically:
    ``_`` and those 8 hex digits, for every tool it is.
 
 A name that all providers already take is never changed. The result depends only on which tools
-there are, never on the order they are listed in.
+there are, never on the order they are listed in; and since every name starts with its upstream's
+name and ``_``, two upstreams' names never meet: each upstream's are made alone.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import anyio
@@ -30,10 +30,10 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
 from schemawire._json import dumps, quoted
-from schemawire.errors import ServerError
+from schemawire.errors import ServerError, UsageError
 from schemawire.gates import ToolIndex, Verdict
 from schemawire.mcp._addresses import ServerAddress, StdioServer
-from schemawire.mcp._namespaces import RESERVED, check_upstream_name, namespaced
+from schemawire.mcp._namespaces import RESERVED, SEPARATOR, check_upstream_name, namespaced
 from schemawire.mcp._search import SEARCH_TOOLS, argument_gates, listed
 from schemawire.mcp._tools import RemoteTool
 from schemawire.mcp.client import McpClient
@@ -89,9 +89,7 @@ class Gateway:
         """
         self.upstreams = dict(upstreams)
         self.shortlist = shortlist
-        self._seen: dict[str, tuple[RemoteTool, ...]] = {}  # each upstream's last listing
-        self._routes: dict[str, tuple[str, str]] = {}  # gateway name -> (upstream, tool)
-        self._names: dict[tuple[str, str], str] = {}  # and back
+        self._named = {name: _Named() for name in self.upstreams}  # each one's tools' names
         self._listed: dict[tuple[str, str], list[dict[str, Any]]] = {}  # (upstream, version)
         self._index: ToolIndex | None = None
         self._index_of: dict[str, tuple[RemoteTool, ...]] = {}  # the listings it was built on
@@ -107,10 +105,10 @@ class Gateway:
         listings = await self._listings(version)
         await self._current()
         return [
-            {**tool, "name": self._names[(upstream, tool["name"])]}
+            {**tool, "name": named.names[tool["name"]]}
             for upstream, tools in listings.items()
             for tool in tools
-            if (upstream, tool["name"]) in self._names
+            if tool["name"] in (named := self._named[upstream]).names
         ]
 
     async def _listings(self, version: str) -> dict[str, list[dict[str, Any]]]:
@@ -132,19 +130,23 @@ class Gateway:
         return {name: listings[name] for name in self.upstreams}  # in the upstreams' order
 
     async def _current(self) -> dict[str, tuple[RemoteTool, ...]]:
-        """Each upstream's tools as its client has them now (its last listing, when it is
-        down), with the gateway names brought up to date when any of them changed."""
-        current: dict[str, tuple[RemoteTool, ...]] = {}
-        for name, tools in self.upstreams.items():
-            try:
-                current[name] = await tools.client.list_tools()
-            except ServerError:
-                current[name] = self._seen.get(name, ())
-        if not _same_listings(current, self._seen):
-            self._seen = current
-            self._routes = namespaced({up: [t.name for t in ts] for up, ts in current.items()})
-            self._names = {route: name for name, route in self._routes.items()}
-        return current
+        """Every upstream's tools as its client has them now, their names up to date."""
+        return {name: (await self._named_now(name)).tools for name in self.upstreams}
+
+    async def _named_now(self, upstream: str) -> _Named:
+        """``upstream``'s tools as its client has them now (its last listing, when it is
+        down), with their gateway names, made again only when its listing changed. (Names
+        are made per upstream: they start with the upstream's name, so no two upstreams' can
+        meet.)"""
+        named = self._named[upstream]
+        try:
+            tools = await self.upstreams[upstream].client.list_tools()
+        except ServerError:
+            return named
+        if not _same_tools(tools, named.tools):
+            named = _Named.of(upstream, tools)
+            self._named[upstream] = named
+        return named
 
     # --- tools/call ----------------------------------------------------------------------------
 
@@ -184,9 +186,11 @@ class Gateway:
         """One call of the gateway's tool ``name``, passed to its upstream (whose client gates
         it). A name no upstream has: the JSON-RPC error the spec gives (``raises``), or, for
         a call made through ``call_tool``, a ``tool_unknown`` refusal the model reads."""
-        await self._current()
-        route = self._routes.get(name)
-        if route is None:
+        upstream = name.partition(SEPARATOR)[0]
+        tool = None
+        if upstream in self.upstreams:
+            tool = (await self._named_now(upstream)).routes.get(name)
+        if tool is None:
             if raises:
                 raise MCPError(
                     code=types.INVALID_PARAMS,
@@ -194,7 +198,6 @@ class Gateway:
                     data={"code": "tool_unknown"},
                 )
             return _unknown(name)
-        upstream, tool = route
         tools = self.upstreams[upstream]
         return await tools.call_tool(
             tool, arguments, version=version, trace=trace, label=label, shown_as=name
@@ -213,10 +216,10 @@ class Gateway:
         found = {tool.name for tool in shortlist.tools}
         listings = await self._listings(version)
         definitions = [
-            {**tool, "name": self._names[(upstream, tool["name"])]}
+            {**tool, "name": name}
             for upstream, tools in listings.items()
             for tool in tools
-            if self._names.get((upstream, tool["name"])) in found
+            if (name := self._named[upstream].names.get(tool["name"])) in found
         ]
         order = {tool.name: rank for rank, tool in enumerate(shortlist.tools)}
         definitions.sort(key=lambda tool: order[tool["name"]])
@@ -245,7 +248,7 @@ class Gateway:
         sources: dict[str, str] = {}
         for upstream, tools in current.items():
             for tool in tools:
-                name = self._names.get((upstream, tool.name))
+                name = self._named[upstream].names.get(tool.name)
                 if tool.spec is None or name is None:
                     continue  # a schema that cannot be used: nothing can call it
                 specs.append(replace(tool.spec, name=name))
@@ -293,8 +296,6 @@ async def open_gateway(
 
 
 def _check_distinct(upstreams: Sequence[Upstream]) -> None:
-    from schemawire.errors import UsageError
-
     if not upstreams:
         raise UsageError("a gateway needs at least one upstream")
     names = [upstream.name for upstream in upstreams]
@@ -303,16 +304,38 @@ def _check_distinct(upstreams: Sequence[Upstream]) -> None:
         raise UsageError(f"two upstreams are named {quoted(twice[0])}: give each its own name")
 
 
+@dataclass(frozen=True, slots=True)
+class _Named:
+    """One upstream's tools, and their gateway names.
+
+    Attributes:
+        tools: as its client listed them.
+        routes: gateway name -> the tool's name upstream.
+        names: the tool's name upstream -> its gateway name.
+    """
+
+    tools: tuple[RemoteTool, ...] = ()
+    routes: Mapping[str, str] = field(default_factory=dict[str, str])
+    names: Mapping[str, str] = field(default_factory=dict[str, str])
+
+    @classmethod
+    def of(cls, upstream: str, tools: tuple[RemoteTool, ...]) -> _Named:
+        made = namespaced({upstream: [tool.name for tool in tools]})
+        routes = {name: tool for name, (_, tool) in made.items()}
+        return cls(tools, routes, {tool: name for name, tool in routes.items()})
+
+
+def _same_tools(now: tuple[RemoteTool, ...], before: tuple[RemoteTool, ...]) -> bool:
+    """Whether a client lists the very tools it did (it lists anew, making new tools, only when
+    its server's list changed or it reconnected)."""
+    return len(now) == len(before) and all(a is b for a, b in zip(now, before, strict=True))
+
+
 def _same_listings(
     now: dict[str, tuple[RemoteTool, ...]], before: dict[str, tuple[RemoteTool, ...]]
 ) -> bool:
-    """Whether every upstream lists the very tools it did (a client lists anew, making new
-    tools, only when its server's list changed or it reconnected)."""
-    return now.keys() == before.keys() and all(
-        len(now[name]) == len(before[name])
-        and all(a is b for a, b in zip(now[name], before[name], strict=True))
-        for name in now
-    )
+    """Whether every upstream lists the very tools it did."""
+    return now.keys() == before.keys() and all(_same_tools(now[name], before[name]) for name in now)
 
 
 def _unknown(name: str) -> dict[str, Any]:
