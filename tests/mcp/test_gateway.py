@@ -56,6 +56,7 @@ from tests.mcp.test_independent_clients import (
 SCHEMAWIRE = str(Path(sys.executable).with_name("schemawire"))
 PEERS = Path(__file__).parents[1] / "peers" / "node_modules" / ".bin"
 CATALOGUE = Path(__file__).parent / "servers" / "catalogue.py"
+STALLING = Path(__file__).parent / "servers" / "stalling.py"
 RUN_SECONDS = 60
 SLOW = pytest.mark.slow
 SHORTLIST = compile_schema(
@@ -257,6 +258,32 @@ async def test_a_killed_upstream_is_restarted_on_its_own_while_the_others_keep_s
             assert "before" in text(read)  # the same graph, from its file
             assert children_running("mcp-server-memory") not in ([], [pid])
             assert text(await raw_call(client, "everything_echo", ECHO)).startswith("Echo:")
+
+
+@SLOW
+@pytest.mark.anyio
+async def test_an_upstream_that_cannot_start_again_keeps_its_tools_listed_and_refuses_calls(
+    tmp_path: Path, empty: Path, three: tuple[Upstream, ...]
+) -> None:
+    pids = tmp_path / "pids"
+    lost = StdioServer(
+        sys.executable,
+        (str(STALLING), "--pids", str(pids), "--restarts-fail", "fatal: the database is gone"),
+    )
+    with anyio.fail_after(90):
+        async with gateway(empty, (*three, Upstream("db", lost))) as client:
+            before = await names(client)
+            await raw_call(client, "db_crash", {})
+            after = await names(client)  # asks db to start again: it cannot
+            echoed = await raw_call(client, "everything_echo", ECHO)
+            refused = await raw_call(client, "db_echo", {"message": "anyone?"})
+    assert "db_echo" in before
+    assert after == before
+    assert text(echoed) == "Echo: through the gateway"
+    error = refusal(refused)
+    assert (error["code"], error["tool"]) == ("tool_unavailable", "db_echo")
+    assert "the database is gone" in error["violations"][0]["message"]
+    assert len(pids.read_text().splitlines()) == 1  # the one that started; none since
 
 
 # --- list_changed --------------------------------------------------------------------------------
