@@ -34,7 +34,7 @@ from typer.testing import CliRunner
 from schemawire.cli._app import app
 from schemawire.cli._mcp import split_upstreams
 from schemawire.errors import ConfigError, UsageError
-from schemawire.mcp import StdioServer, Upstream
+from schemawire.mcp import HttpServer, StdioServer, Upstream
 from schemawire.mcp._namespaces import PORTABLE, namespaced
 from schemawire.mcp.launch import ServeOptions, gated_server
 from schemawire.project.checkers import anthropic, gemini, openai
@@ -43,7 +43,7 @@ from schemawire.schema.config import load_config
 from schemawire.schema.repository import Repository
 from schemawire.schema.validator import compile_schema
 from schemawire.trace import Trace
-from tests.mcp.helpers import peer, raw_call, scripted, sdk_client
+from tests.mcp.helpers import peer, raw_call, scripted, sdk_client, serving
 from tests.mcp.test_independent_clients import (
     OK,
     announced_url,
@@ -193,6 +193,40 @@ async def test_a_name_no_upstream_has_is_the_spec_s_unknown_tool_error(
                 await raw_call(client, "echo", ECHO)  # not namespaced: no such tool
     error: Any = raised.value.error
     assert (error.code, error.data) == (mcp_types.INVALID_PARAMS, {"code": "tool_unknown"})
+
+
+@SLOW
+@pytest.mark.anyio
+async def test_an_http_upstream_named_on_the_command_line_is_served_beside_stdio_ones(
+    tmp_path: Path, empty: Path
+) -> None:
+    # The HTTP upstream: our gating proxy in front of server-memory, on 127.0.0.1.
+    memory = peer("memory", env={"MEMORY_FILE_PATH": str(tmp_path / "memory.jsonl")})
+    behind = ServeOptions(upstream=memory, timeout=20)
+    everything = [str(PEERS / "mcp-server-everything"), "stdio"]
+    with anyio.fail_after(90):
+        async with (
+            gated_server(Repository.load(empty), behind, Trace()) as remote,
+            serving(remote) as url,
+        ):
+            upstreams = (
+                Upstream("local", peer("everything", "stdio")),
+                Upstream("remote", HttpServer(url)),
+            )
+            async with gateway(empty, upstreams) as client:
+                listed = await names(client)
+                read = await raw_call(client, "remote_read_graph", {})
+            serve = [SCHEMAWIRE, "serve", "--repo", str(empty), "--upstream-url", f"remote={url}"]
+            serve += ["--upstream", "local", "--", *everything]
+            done = await anyio.run_process(
+                [SCHEMAWIRE, "tools", "--json", "--", *serve], check=False
+            )
+    assert {"local_echo", "remote_read_graph", "remote_create_entities"} <= {*listed}
+    assert read["isError"] is False, read
+    assert done.returncode == 0, done.stderr.decode()
+    tools = [tool["name"] for tool in json.loads(done.stdout)["tools"]]
+    # The command's upstreams in their order, then the URLs in theirs.
+    assert tools.index("local_echo") < tools.index("remote_read_graph")
 
 
 # --- restarts ------------------------------------------------------------------------------------
