@@ -381,6 +381,8 @@ async def test_with_a_shortlist_two_tools_are_listed_and_a_search_finds_the_rest
         async with gateway(empty, three, trace, shortlist=3) as client:
             listed = (await client.list_tools()).tools
             found = await raw_call(client, "search_tools", {"query": "read a text file"})
+            # The SDK's client checks the answer against the listed output schema.
+            checked = await client.call_tool("search_tools", {"query": "read a text file"})
             read = await raw_call(
                 client,
                 "call_tool",
@@ -390,6 +392,7 @@ async def test_with_a_shortlist_two_tools_are_listed_and_a_search_finds_the_rest
     assert all("fs_" not in (tool.description or "") for tool in listed)  # no catalogue in it
     answer = found["structuredContent"]
     assert json.loads(text(found)) == answer
+    assert checked.structured_content == answer
     shortlist = answer["shortlist"]
     assert not SHORTLIST.violations(shortlist)
     assert shortlist["k"] == 3
@@ -402,8 +405,8 @@ async def test_with_a_shortlist_two_tools_are_listed_and_a_search_finds_the_rest
     assert answer["tools"][0]["inputSchema"]["properties"]["path"]["type"] == "string"
     assert (read["isError"], text(read)) == (False, "gateway notes\n")
     # The search is a hop of the trace.
-    (hop,) = [hop for hop in trace.hops if hop.protocol == "shortlist"]
-    assert hop.payload == shortlist
+    hops = [hop.payload for hop in trace.hops if hop.protocol == "shortlist"]
+    assert hops == [shortlist, shortlist]  # one per search, the same for the same catalogue
 
 
 @SLOW

@@ -10,12 +10,14 @@ Neither description lists the catalogue: a client with 300 tools behind the gate
 
 from __future__ import annotations
 
+import json
+from importlib import resources
 from typing import Any
 
 from schemawire.gates import ArgumentGate
 from schemawire.types import ToolSpec
 
-__all__ = ["CALL_TOOL", "MAX_TOP", "SEARCH_TOOLS", "argument_gates", "listed"]
+__all__ = ["CALL_TOOL", "MAX_TOP", "SEARCH_OUTPUT", "SEARCH_TOOLS", "argument_gates", "listed"]
 
 MAX_TOP = 50  # the most tools one search may return
 
@@ -47,6 +49,29 @@ SEARCH_TOOLS = ToolSpec(
     },
 )
 
+
+def _shortlist_schema() -> dict[str, Any]:
+    """The shipped shortlist schema, to stand inside another (without its own ``$id``)."""
+    text = resources.files("schemawire.gates").joinpath("shortlist.schema.json").read_text()
+    schema: dict[str, Any] = json.loads(text)
+    return {key: value for key, value in schema.items() if key not in {"$schema", "$id"}}
+
+
+SEARCH_OUTPUT: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "shortlist": _shortlist_schema(),
+        "tools": {
+            "type": "array",
+            "description": "The found tools, as tools/list gives them, in the shortlist's order.",
+            "items": {"type": "object", "required": ["name", "inputSchema"]},
+        },
+    },
+    "required": ["shortlist", "tools"],
+    "additionalProperties": False,
+}
+"""What ``search_tools`` answers, as its listed ``outputSchema``."""
+
 CALL_TOOL = ToolSpec(
     "call_tool",
     {
@@ -74,14 +99,15 @@ CALL_TOOL = ToolSpec(
 
 def listed() -> list[dict[str, Any]]:
     """The two tools as ``tools/list`` gives them."""
-    return [
+    search, call = (
         {
             "name": spec.name,
             "description": spec.description,
             "inputSchema": {k: v for k, v in spec.input_schema.items() if k != "description"},
         }
         for spec in (SEARCH_TOOLS, CALL_TOOL)
-    ]
+    )
+    return [{**search, "outputSchema": SEARCH_OUTPUT}, call]
 
 
 def argument_gates() -> dict[str, ArgumentGate]:
