@@ -368,6 +368,43 @@ async def test_an_upstreams_list_changed_reaches_the_gateways_clients(
     assert [name for name in after if name not in before] == ["scripted_grown"]
 
 
+@SLOW
+@pytest.mark.anyio
+@pytest.mark.parametrize("as_gateway", [True, False], ids=["gateway", "proxy"])
+async def test_a_2026_07_28_client_listening_hears_an_upstreams_list_changed(
+    empty: Path, as_gateway: bool
+) -> None:
+    """A client of the 2026-07-28 protocol is sent no list_changed notification: it opens a
+    ``subscriptions/listen`` stream, and the change arrives there."""
+    options = (
+        ServeOptions(upstreams=(Upstream("scripted", scripted()),), timeout=20)
+        if as_gateway
+        else ServeOptions(upstream=scripted(), timeout=20)
+    )
+    grow = "scripted_grow" if as_gateway else "grow"
+    with anyio.fail_after(60):
+        async with (
+            gated_server(Repository.load(empty), options, Trace()) as server,
+            serving(server) as url,
+            Client(url, cache=None) as client,
+        ):
+            assert client.session.protocol_version == "2026-07-28"
+            tools = client.session.server_capabilities.tools
+            assert tools is not None and tools.list_changed is True
+            async with client.listen(tools_list_changed=True) as subscription:
+                await raw_call(client, grow, {})
+                events = [event async for event in _first(subscription)]
+            grown = await names(client)
+    assert [type(event).__name__ for event in events] == ["ToolsListChanged"]
+    assert ("scripted_grown" if as_gateway else "grown") in grown
+
+
+async def _first(events: Any) -> AsyncIterator[Any]:
+    async for event in events:
+        yield event
+        return
+
+
 # --- --shortlist ---------------------------------------------------------------------------------
 
 
