@@ -390,7 +390,8 @@ async def test_a_2026_07_28_client_listening_hears_an_upstreams_list_changed(
         ):
             assert client.session.protocol_version == "2026-07-28"
             tools = client.session.server_capabilities.tools
-            assert tools is not None and tools.list_changed is True
+            assert tools is not None
+            assert tools.list_changed is True
             async with client.listen(tools_list_changed=True) as subscription:
                 await raw_call(client, grow, {})
                 events = [event async for event in _first(subscription)]
