@@ -9,6 +9,7 @@ from a pidfd, never from a sleep.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import queue
@@ -686,11 +687,31 @@ def test_a_name_every_provider_takes_is_kept_as_upstream_underscore_tool() -> No
     }
 
 
-def test_characters_a_provider_refuses_become_underscores() -> None:
+def test_characters_a_provider_refuses_become_underscores_and_the_name_takes_its_digest() -> None:
     assert namespaced({"web": ["search.query", "über"]}) == {
-        "web_search_query": ("web", "search.query"),
-        "web__ber": ("web", "über"),
+        f"web_search_query_{digest('web_search.query')}": ("web", "search.query"),
+        f"web__ber_{digest('web_über')}": ("web", "über"),
     }
+
+
+def digest(joined: str, digits: int = 8) -> str:
+    return hashlib.sha256(joined.encode("utf-8")).hexdigest()[:digits]
+
+
+def test_a_fixed_name_depends_only_on_its_own_tool() -> None:
+    """A list change never moves a name to another tool: ``db_a.b``'s name is the same with or
+    without a later ``a_b_<digest>`` (which, before, took the short name from it)."""
+    alone = namespaced({"db": ["a.b"]})
+    taken = f"a_b_{digest('db_a.b')}"  # a tool named like a.b's fixed name
+    later = namespaced({"db": ["a.b", "a b", "a_b", taken]})
+    assert len(later) == 4
+    assert sorted(later.values()) == sorted(("db", tool) for tool in ["a.b", "a b", "a_b", taken])
+    assert later[f"db_{taken}"] == ("db", taken)  # a portable name is kept
+    (fixed,) = alone
+    assert fixed == f"db_a_b_{digest('db_a.b')}"
+    assert later.get(fixed) != ("db", "a.b")  # the clash lengthened its digest, never reused it
+    assert f"db_a_b_{digest('db_a.b', 16)}" in later
+    assert namespaced({"db": ["a.b", "a b"]})[fixed] == ("db", "a.b")
 
 
 def test_an_overlong_name_is_cut_and_given_its_digest() -> None:

@@ -7,19 +7,21 @@ before the first ``_`` of a gateway name is always its upstream.
 
 Every name must work for every provider a client may hand it to: OpenAI and Anthropic take
 ``[a-zA-Z0-9_-]``, 1 to 64 characters; Gemini takes ``.`` too but wants a letter or ``_`` first;
-MCP takes 128. `PORTABLE` is what all of them take. A joined name they do not all take is made
-portable deterministically:
+MCP takes 128. `PORTABLE` is what all of them take. A joined name they all take, and that is not
+one the gateway keeps for itself (``search_tools``, ``call_tool``), is kept as it is. Any other
+is fixed, deterministically, from that tool's joined name alone:
 
 1. each character outside ``[a-zA-Z0-9_-]`` becomes ``_``;
-2. a name still over 64 characters is cut to 55 and given ``_`` and the first 8 hex digits of
-   the SHA-256 of the joined name (`NameRule.fix`);
-3. a name made in steps 1-2 that is another tool's name, or that two tools both come to, or a
-   name the gateway keeps for itself (``search_tools``, ``call_tool``), is cut to 55 and given
-   ``_`` and those 8 hex digits, for every tool it is.
+2. the result is cut to 55 characters and given ``_`` and the first 8 hex digits of the SHA-256
+   of the joined name (``db_a.b`` -> ``db_a_b_`` and its digest; ``db_a_b`` stays as it is).
 
-A name that all providers already take is never changed. The result depends only on which tools
-there are, never on the order they are listed in; and since every name starts with its upstream's
-name and ``_``, two upstreams' names never meet: each upstream's are made alone.
+So a fixed name never depends on which other tools there are: when an upstream's list changes,
+every name that stays means the same tool. Only if a fixed name would still be another's (a
+tool that happens to be named like a fixed name, digest included) does it take a longer digest
+(16, then 32, then 48 hex digits, the name cut to fit 64 characters).
+
+The result never depends on the order tools are listed in; and since every name starts with its
+upstream's name and ``_``, two upstreams' names never meet: each upstream's are made alone.
 """
 
 from __future__ import annotations
@@ -53,8 +55,6 @@ UPSTREAM_NAME = re.compile(r"[A-Za-z][A-Za-z0-9-]{0,23}", re.ASCII)
 """An upstream's name: a letter, then letters, digits or ``-``; at most 24 characters (so that
 40 are left for the tool's own name)."""
 
-_DIGEST = 8
-
 
 def check_upstream_name(name: str) -> str:
     """``name``, if it can name an upstream.
@@ -82,15 +82,24 @@ def namespaced(catalogue: Mapping[str, Iterable[str]]) -> dict[str, tuple[str, s
         for tool in tools
     }
     kept = {name for name in joined if PORTABLE.accepts(name) and name not in RESERVED}
-    fixed = {name: PORTABLE.fix(name) for name in joined if name not in kept}
-    counts = Counter(fixed.values())
-    names: dict[str, tuple[str, str]] = {name: joined[name] for name in kept}
-    for name, made in sorted(fixed.items()):
-        clash = counts[made] > 1 or made in kept or made in RESERVED
-        names[_hashed(name, made) if clash else made] = joined[name]
-    return names
+    digests = dict.fromkeys((name for name in joined if name not in kept), 0)  # -> _DIGESTS index
+    while True:
+        made = {name: _hashed(name, _DIGESTS[step]) for name, step in digests.items()}
+        counts = Counter(made.values())
+        clashing = [n for n, m in made.items() if counts[m] > 1 or m in kept or m in RESERVED]
+        if not clashing or all(digests[name] == len(_DIGESTS) - 1 for name in clashing):
+            break
+        for name in clashing:
+            digests[name] = min(digests[name] + 1, len(_DIGESTS) - 1)
+    return {name: joined[name] for name in kept} | {made[name]: joined[name] for name in made}
 
 
-def _hashed(joined: str, made: str) -> str:
-    digest = hashlib.sha256(joined.encode("utf-8")).hexdigest()[:_DIGEST]
-    return f"{made[: PORTABLE.max_length - _DIGEST - 1]}_{digest}"
+_DIGESTS = (8, 16, 32, 48)  # hex digits a fixed name takes: more only when fewer would clash
+_REFUSED = re.compile(r"[^a-zA-Z0-9_-]")
+
+
+def _hashed(joined: str, digits: int) -> str:
+    """``joined`` made portable: its refused characters ``_``, cut, and given its digest."""
+    digest = hashlib.sha256(joined.encode("utf-8")).hexdigest()[:digits]
+    portable = _REFUSED.sub("_", joined)
+    return f"{portable[: PORTABLE.max_length - digits - 1]}_{digest}"
