@@ -58,6 +58,7 @@ SCHEMAWIRE = str(Path(sys.executable).with_name("schemawire"))
 PEERS = Path(__file__).parents[1] / "peers" / "node_modules" / ".bin"
 CATALOGUE = Path(__file__).parent / "servers" / "catalogue.py"
 STALLING = Path(__file__).parent / "servers" / "stalling.py"
+HANGING = Path(__file__).parent / "servers" / "hanging.py"
 RUN_SECONDS = 60
 SLOW = pytest.mark.slow
 SHORTLIST = compile_schema(
@@ -319,6 +320,77 @@ async def test_an_upstream_that_cannot_start_again_keeps_its_tools_listed_and_re
     assert (error["code"], error["tool"]) == ("tool_unavailable", "db_echo")
     assert "the database is gone" in error["violations"][0]["message"]
     assert len(pids.read_text().splitlines()) == 1  # the one that started; none since
+
+
+def hanging(flag: Path) -> StdioServer:
+    """`servers/hanging.py`: its tools/list hangs on request; started while ``flag`` exists,
+    it never answers the handshake."""
+    return StdioServer(sys.executable, (str(HANGING), "--hang-handshake-if", str(flag)))
+
+
+async def timed(work: Any) -> tuple[Any, float]:
+    """What awaiting ``work`` gave, and the seconds it took."""
+    start = anyio.current_time()
+    done = await work
+    return done, anyio.current_time() - start
+
+
+@SLOW
+@pytest.mark.anyio
+async def test_an_upstream_whose_listing_hangs_holds_no_one_s_listing_past_the_deadline(
+    tmp_path: Path, empty: Path
+) -> None:
+    """tools/list waits for each upstream at most its deadline (2 s), then lists the hung one's
+    last tools; a listing meanwhile does not wait again (the first listing's ask goes on)."""
+    upstreams = (
+        Upstream("everything", peer("everything", "stdio")),
+        Upstream("hang", hanging(tmp_path / "f")),
+    )
+    with anyio.fail_after(60):
+        async with gateway(empty, upstreams) as client:  # each upstream's timeout: 20 s
+            before = await names(client)
+            await raw_call(client, "hang_hang_lists", {})  # says its list changed; lists no more
+            first, first_took = await timed(names(client))
+            again, again_took = await timed(names(client))
+            echoed, echo_took = await timed(raw_call(client, "everything_echo", ECHO))
+    assert {"everything_echo", "hang_echo", "hang_hang_lists"} <= set(before)
+    assert first == again == before
+    assert first_took < 2 + 1
+    assert again_took < 1
+    assert text(echoed) == "Echo: through the gateway"
+    assert echo_took < 1
+
+
+@SLOW
+@pytest.mark.anyio
+async def test_a_restart_that_hangs_in_its_handshake_is_waited_for_once_not_by_every_listing(
+    tmp_path: Path, empty: Path
+) -> None:
+    flag = tmp_path / "restarts-hang"
+    upstreams = (
+        Upstream("everything", peer("everything", "stdio")),
+        Upstream("hang", hanging(flag), timeout=4),
+    )
+    with anyio.fail_after(90):
+        async with gateway(empty, upstreams) as client:
+            before = await names(client)
+            flag.touch()  # from now on, a new process never answers the handshake
+            (pid,) = children_running(str(HANGING))
+            os.kill(pid, signal.SIGKILL)
+            await gone(pid)
+            found_gone = await raw_call(client, "hang_echo", {"message": "anyone?"})
+            listings = [await timed(names(client)) for _ in range(3)]  # the restart hangs 4 s
+            echoed = await raw_call(client, "everything_echo", ECHO)
+            refused = await raw_call(client, "hang_echo", {"message": "anyone?"})  # waits for it
+            again, again_took = await timed(raw_call(client, "hang_echo", {"message": "now?"}))
+    assert found_gone["isError"] is True
+    assert all(listed == before for listed, _ in listings)
+    assert listings[0][1] < 2 + 1
+    assert all(took < 1 for _, took in listings[1:])
+    assert text(echoed) == "Echo: through the gateway"
+    assert refusal(refused)["code"] == "tool_unavailable"
+    assert refusal(again)["code"] == "tool_unavailable"  # the last restart's error, at once
+    assert again_took < 0.5
 
 
 # --- list_changed --------------------------------------------------------------------------------

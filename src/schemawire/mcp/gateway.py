@@ -20,12 +20,13 @@ upstream's tools, rebuilt when one of them says its list changed; each search is
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Container, Mapping, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import anyio
+import anyio.abc
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
@@ -40,6 +41,7 @@ from schemawire.mcp.client import McpClient
 from schemawire.mcp.proxy import UpstreamTools
 from schemawire.mcp.server import Sessions, mcp_result, verdict_result
 from schemawire.schema.repository import Repository
+from schemawire.schema.schema_file import OUTPUT_SUFFIX, SchemaFile
 from schemawire.trace import Trace, record_shortlist, record_verdicts
 from schemawire.types import Rejection, ToolResult, ToolSpec
 
@@ -77,20 +79,47 @@ class Upstream:
         return self.server
 
 
-class Gateway:
-    """The tools of several upstream servers as one server's (a `ToolBackend`)."""
+LIST_DEADLINE = 2.0
+"""Seconds a gateway's ``tools/list`` (or search) waits for one upstream's listing before it
+gives that upstream's last listing instead (the listing goes on, in the background)."""
 
-    def __init__(self, upstreams: Mapping[str, UpstreamTools], *, shortlist: int | None = None):
+
+class Gateway:
+    """The tools of several upstream servers as one server's (a `ToolBackend`).
+
+    Each upstream's listing is asked for in a task of its own (at most one at a time per
+    upstream), which also starts a stopped upstream again (`UpstreamTools` backs off after a
+    failed restart); a ``tools/list`` waits for each at most `LIST_DEADLINE` seconds, so a hung
+    or dead upstream never holds the others' tools back. A listing that comes in later, or one
+    that changed because its upstream was started again, is announced to the clients
+    (``on_changed``) so that they list again.
+    """
+
+    def __init__(
+        self,
+        upstreams: Mapping[str, UpstreamTools],
+        *,
+        group: anyio.abc.TaskGroup,
+        shortlist: int | None = None,
+        on_changed: Callable[[], Awaitable[None]] | None = None,
+        list_deadline: float = LIST_DEADLINE,
+    ):
         """
         Args:
             upstreams: upstream name -> its tools, each through its client's gates.
+            group: where listings run in the background; they stop with it.
             shortlist: list only ``search_tools`` and ``call_tool``, a search returning this
                 many tools; None lists every tool.
+            on_changed: awaited when the gateway's tools changed and no upstream said so (a
+                late listing, an upstream started again with other tools).
+            list_deadline: see `LIST_DEADLINE`.
         """
         self.upstreams = dict(upstreams)
         self.shortlist = shortlist
-        self._named = {name: _Named() for name in self.upstreams}  # each one's tools' names
-        self._listed: dict[tuple[str, str], list[dict[str, Any]]] = {}  # (upstream, version)
+        self.list_deadline = list_deadline
+        self._group = group
+        self._on_changed = on_changed
+        self._members = {name: _Member(tools) for name, tools in self.upstreams.items()}
         self._index: ToolIndex | None = None
         self._index_of: dict[str, tuple[RemoteTool, ...]] = {}  # the listings it was built on
         self._gates = argument_gates()
@@ -102,51 +131,74 @@ class Gateway:
         tools that search them)."""
         if self.shortlist is not None:
             return listed()
-        listings = await self._listings(version)
-        await self._current()
-        return [
-            {**tool, "name": named.names[tool["name"]]}
-            for upstream, tools in listings.items()
-            for tool in tools
-            if tool["name"] in (named := self._named[upstream]).names
-        ]
+        return self._definitions(await self._refreshed(), version)
 
-    async def _listings(self, version: str) -> dict[str, list[dict[str, Any]]]:
-        """Each upstream's tools as listed to ``version``, asked of all at once; an upstream
-        that is down gives its last listing (and is started again, if it can be)."""
-        listings: dict[str, list[dict[str, Any]]] = {}
+    def _definitions(
+        self, current: Mapping[str, _Named], version: str, only: Container[str] | None = None
+    ) -> list[dict[str, Any]]:
+        """The tools of ``current`` as ``tools/list`` gives them to ``version`` (those named in
+        ``only``, when given), upstream by upstream."""
+        definitions = []
+        for upstream, named in current.items():
+            for tool in named.tools:
+                name = named.names[tool.name]
+                if only is None or name in only:
+                    listed = self.upstreams[upstream].listed(tool, version)
+                    definitions.append({**listed, "name": name})
+        return definitions
 
-        async def listing(name: str, tools: UpstreamTools) -> None:
-            try:
-                listings[name] = await tools.list_tools(version)
-                self._listed[(name, version)] = listings[name]
-            except ServerError as error:
-                _log.warning("upstream %s is unavailable: %s", name, error.reason)
-                listings[name] = self._listed.get((name, version), [])
-
+    async def _refreshed(self) -> dict[str, _Named]:
+        """Every upstream's tools and names, listed anew where the upstream answers within the
+        deadline (its last listing where it does not), asked of all at once."""
         async with anyio.create_task_group() as group:
-            for name, tools in self.upstreams.items():
-                group.start_soon(listing, name, tools)
-        return {name: listings[name] for name in self.upstreams}  # in the upstreams' order
+            for upstream in self.upstreams:
+                group.start_soon(self._fresh, upstream)
+        return {upstream: member.named for upstream, member in self._members.items()}
 
-    async def _current(self) -> dict[str, tuple[RemoteTool, ...]]:
-        """Every upstream's tools as its client has them now, their names up to date."""
-        return {name: (await self._named_now(name)).tools for name in self.upstreams}
+    async def _fresh(self, upstream: str, wait: bool = True) -> _Named:
+        """``upstream``'s tools as its client lists them now, once its listing comes in (or
+        the deadline of the listing under way passes: then its last listing)."""
+        member = self._members[upstream]
+        if member.refreshing is None:
+            member.refreshing = anyio.Event()
+            member.due = anyio.current_time() + self.list_deadline
+            member.late = False
+            self._group.start_soon(self._refresh, upstream, member, member.refreshing)
+        if wait:
+            with anyio.move_on_after(max(0.0, member.due - anyio.current_time())):
+                await member.refreshing.wait()
+            if member.refreshing is not None:
+                member.late = True  # given the last listing: told when the new one is in
+        return member.named
 
-    async def _named_now(self, upstream: str) -> _Named:
-        """``upstream``'s tools as its client has them now (its last listing, when it is
-        down), with their gateway names, made again only when its listing changed. (Names
-        are made per upstream: they start with the upstream's name, so no two upstreams' can
-        meet.)"""
-        named = self._named[upstream]
+    async def _refresh(self, upstream: str, member: _Member, done: anyio.Event) -> None:
+        """List ``upstream``'s tools (starting it again first, if it stopped), and keep them
+        with their names; announce a change no upstream announced."""
+        restarted = not member.tools.client.connected
+        changed = False
         try:
-            tools = await self.upstreams[upstream].client.list_tools()
-        except ServerError:
-            return named
-        if not _same_tools(tools, named.tools):
-            named = _Named.of(upstream, tools)
-            self._named[upstream] = named
-        return named
+            tools = await member.tools.tools()
+        except ServerError as error:
+            _log.warning("upstream %s is unavailable: %s", upstream, error.reason)
+        else:
+            if not _same_tools(tools, member.named.tools):
+                changed = _listed_differently(tools, member.named.tools)
+                member.named = _Named.of(upstream, tools)
+        finally:
+            member.refreshing = None
+            done.set()
+        if changed and (restarted or member.late) and self._on_changed is not None:
+            await self._on_changed()
+
+    async def first_listing(self) -> None:
+        """List every upstream's tools, waiting for each as long as its client's timeout (not
+        the listing deadline): what the gateway lists from its first ``tools/list`` on."""
+        async with anyio.create_task_group() as group:
+            for upstream in self.upstreams:
+                group.start_soon(self._fresh, upstream, False)
+        for member in self._members.values():
+            if member.refreshing is not None:
+                await member.refreshing.wait()
 
     # --- tools/call ----------------------------------------------------------------------------
 
@@ -187,21 +239,39 @@ class Gateway:
         it). A name no upstream has: the JSON-RPC error the spec gives (``raises``), or, for
         a call made through ``call_tool``, a ``tool_unknown`` refusal the model reads."""
         upstream = name.partition(SEPARATOR)[0]
-        tool = None
-        if upstream in self.upstreams:
-            tool = (await self._named_now(upstream)).routes.get(name)
+        tool = await self._route(upstream, name)
+        try:
+            if tool is None:
+                raise _unknown_error(name)
+            return await self.upstreams[upstream].call_tool(
+                tool, arguments, version=version, trace=trace, label=label, shown_as=name
+            )
+        except MCPError as error:
+            if raises or not _is_unknown(error):
+                raise
+            return _unknown(name, self._bare(name))
+
+    async def _route(self, upstream: str, name: str) -> str | None:
+        """The upstream's own name of the gateway's tool ``name``: from its last listing (a
+        name always means the same tool: `schemawire.mcp._namespaces`), else from a new one
+        (a tool added since)."""
+        member = self._members.get(upstream)
+        if member is None:
+            return None
+        tool = member.named.routes.get(name)
         if tool is None:
-            if raises:
-                raise MCPError(
-                    code=types.INVALID_PARAMS,
-                    message=f"Unknown tool: {name}",
-                    data={"code": "tool_unknown"},
-                )
-            return _unknown(name)
-        tools = self.upstreams[upstream]
-        return await tools.call_tool(
-            tool, arguments, version=version, trace=trace, label=label, shown_as=name
-        )
+            tool = (await self._fresh(upstream)).routes.get(name)
+        return tool
+
+    def _bare(self, name: str) -> str | None:
+        """The one gateway name of an upstream's tool called ``name`` (the name without its
+        upstream's), when exactly one upstream has such a tool."""
+        found = [
+            named.names[name]
+            for member in self._members.values()
+            if name in (named := member.named).names
+        ]
+        return found[0] if len(found) == 1 else None
 
     # --- search_tools --------------------------------------------------------------------------
 
@@ -210,50 +280,45 @@ class Gateway:
     ) -> dict[str, Any]:
         """The shortlist for the query, a trace hop, and the found tools' definitions."""
         assert self.shortlist is not None
-        index = self._index_now(await self._current())
+        current = await self._refreshed()
+        index = self._index_now(current)
         shortlist = index.search(arguments["query"], arguments.get("top", self.shortlist))
         record_shortlist(trace, label, shortlist)
         found = {tool.name for tool in shortlist.tools}
-        listings = await self._listings(version)
-        definitions = [
-            {**tool, "name": name}
-            for upstream, tools in listings.items()
-            for tool in tools
-            if (name := self._named[upstream].names.get(tool["name"])) in found
-        ]
+        definitions = self._definitions(current, version, only=found)
         order = {tool.name: rank for rank, tool in enumerate(shortlist.tools)}
         definitions.sort(key=lambda tool: order[tool["name"]])
         answer: dict[str, Any] = {"shortlist": shortlist.to_json(), "tools": definitions}
         return mcp_result(ToolResult("", dumps(answer, indent=False), structured=answer))
 
-    def _index_now(self, current: dict[str, tuple[RemoteTool, ...]]) -> ToolIndex:
+    def _index_now(self, current: Mapping[str, _Named]) -> ToolIndex:
         """The index over every upstream's tools, built again only when a listing changed (and
         kept whole when the new listing holds the same tools: `ToolIndex.refreshed`)."""
-        if self._index is not None and _same_listings(current, self._index_of):
+        listings = {upstream: named.tools for upstream, named in current.items()}
+        if self._index is not None and _same_listings(listings, self._index_of):
             return self._index
-        specs, sources = self._catalogue(current)
+        specs, sources = _catalogue(current)
         self._index = (
             ToolIndex(specs, sources=sources)
             if self._index is None
             else self._index.refreshed(specs, sources=sources)
         )
-        self._index_of = current
+        self._index_of = listings
         return self._index
 
-    def _catalogue(
-        self, current: dict[str, tuple[RemoteTool, ...]]
-    ) -> tuple[list[ToolSpec], dict[str, str]]:
-        """Every callable tool under its gateway name, and the upstream each comes from."""
-        specs: list[ToolSpec] = []
-        sources: dict[str, str] = {}
-        for upstream, tools in current.items():
-            for tool in tools:
-                name = self._named[upstream].names.get(tool.name)
-                if tool.spec is None or name is None:
-                    continue  # a schema that cannot be used: nothing can call it
-                specs.append(replace(tool.spec, name=name))
-                sources[name] = upstream
-        return specs, sources
+
+def _catalogue(current: Mapping[str, _Named]) -> tuple[list[ToolSpec], dict[str, str]]:
+    """Every callable tool under its gateway name, and the upstream each comes from."""
+    specs: list[ToolSpec] = []
+    sources: dict[str, str] = {}
+    for upstream, named in current.items():
+        for tool in named.tools:
+            if tool.spec is None:
+                continue  # a schema that cannot be used: nothing can call it
+            name = named.names[tool.name]
+            specs.append(replace(tool.spec, name=name))
+            sources[name] = upstream
+    return specs, sources
 
 
 @asynccontextmanager
@@ -265,16 +330,20 @@ async def open_gateway(
     timeout: float,
     sessions: Sessions,
     shortlist: int | None = None,
+    list_deadline: float = LIST_DEADLINE,
 ) -> AsyncIterator[Gateway]:
-    """A gateway over ``upstreams``, each connected (in order) while the block runs.
+    """A gateway over ``upstreams``, each connected (all at once) and listed while the block
+    runs.
 
     Args:
         upstreams: the servers, with distinct names.
-        repository: canonical schemas, by the upstreams' own tool names.
+        repository: canonical schemas, by the upstreams' own tool names (or by their gateway
+            names, which come first: `schemawire.mcp._tools`).
         trace: where every upstream's hops go.
         timeout: seconds a call may take, where an upstream does not say.
         sessions: told when any upstream's tool list changes.
         shortlist: see `Gateway`.
+        list_deadline: see `LIST_DEADLINE`.
 
     Raises:
         UsageError: two upstreams have one name, or there are none.
@@ -282,17 +351,95 @@ async def open_gateway(
     """
     _check_distinct(upstreams)
     async with AsyncExitStack() as stack:
-        tools: dict[str, UpstreamTools] = {}
-        for upstream in upstreams:
-            client = McpClient(
+        clients = {
+            upstream.name: McpClient(
                 upstream.address,
-                repository=repository,
+                repository=_named_schemas(repository, upstream.name),
                 trace=trace,
                 timeout=upstream.timeout or timeout,
                 on_tools_changed=sessions.tools_changed,
             )
-            tools[upstream.name] = UpstreamTools(await stack.enter_async_context(client))
-        yield Gateway(tools, shortlist=shortlist)
+            for upstream in upstreams
+        }
+        await _connect_all(stack, clients)
+        group = await stack.enter_async_context(anyio.create_task_group())
+        stack.callback(group.cancel_scope.cancel)  # the listings under way, when the block ends
+        tools = {name: UpstreamTools(client) for name, client in clients.items()}
+        gateway = Gateway(
+            tools,
+            group=group,
+            shortlist=shortlist,
+            on_changed=sessions.tools_changed,
+            list_deadline=list_deadline,
+        )
+        await gateway.first_listing()
+        yield gateway
+
+
+async def _connect_all(stack: AsyncExitStack, clients: Mapping[str, McpClient]) -> None:
+    """Connect every client at once, each held open in a task of its own (a client is closed
+    by the task that opened it) until ``stack`` closes.
+
+    Raises:
+        ServerError: a client could not connect (the first to fail; the others are closed).
+    """
+    stop = anyio.Event()
+    failures: list[ServerError] = []
+
+    async def hold(client: McpClient, ready: anyio.Event) -> None:
+        try:
+            async with client:
+                ready.set()
+                await stop.wait()
+        except ServerError as error:
+            failures.append(error)
+        finally:
+            ready.set()
+
+    group = await stack.enter_async_context(anyio.create_task_group())
+    stack.callback(stop.set)  # runs before the group is left: each client closes in its task
+    readies = [anyio.Event() for _ in clients]
+    for client, ready in zip(clients.values(), readies, strict=True):
+        group.start_soon(hold, client, ready)
+    for ready in readies:
+        await ready.wait()
+    if failures:
+        raise failures[0]
+
+
+def _named_schemas(repository: Repository | None, upstream: str) -> Repository | None:
+    """``repository`` as one upstream's client reads it: a schema named by the gateway name
+    (``fs_read_file.json``) is that upstream's tool's (``read_file``), in place of a schema of
+    the bare name, which the other upstreams' tools of that name keep."""
+    if repository is None:
+        return None
+    prefix = f"{upstream}{SEPARATOR}"
+
+    def tool_of(file: SchemaFile) -> str:
+        return file.name.removesuffix(OUTPUT_SUFFIX)
+
+    ours = {
+        tool_of(file).removeprefix(prefix)
+        for file in repository.files
+        if file.kind == "tools" and not file.is_output and file.name.startswith(prefix)
+    }
+    if not ours:
+        return repository
+    files = tuple(
+        replace(file, name=file.name.removeprefix(prefix))
+        if tool_of(file).removeprefix(prefix) in ours and file.name.startswith(prefix)
+        else file
+        for file in repository.files
+        if not (file.kind == "tools" and tool_of(file) in ours)  # the bare ones it stands for
+    )
+    return Repository(
+        repository.config,
+        files,
+        findings=repository.findings,
+        registry=repository.registry,
+        sites={file.relpath: repository.sites(file) for file in files},
+        references=repository.references,
+    )
 
 
 def _check_distinct(upstreams: Sequence[Upstream]) -> None:
@@ -325,6 +472,30 @@ class _Named:
         return cls(tools, routes, {tool: name for name, tool in routes.items()})
 
 
+@dataclass(slots=True)
+class _Member:
+    """One upstream, as the gateway keeps it.
+
+    Attributes:
+        tools: its tools, through its client's gates.
+        named: its last listing, and its tools' gateway names.
+        refreshing: set when the listing under way (if any) is in.
+        due: when those waiting for the listing under way stop waiting.
+        late: someone stopped waiting for it (and listed ``named``).
+    """
+
+    tools: UpstreamTools
+    named: _Named = field(default_factory=_Named)
+    refreshing: anyio.Event | None = None
+    due: float = 0.0
+    late: bool = False
+
+
+def _listed_differently(now: tuple[RemoteTool, ...], before: tuple[RemoteTool, ...]) -> bool:
+    """Whether a client lists other tools, or the same tools otherwise, than it did."""
+    return [tool.listed for tool in now] != [tool.listed for tool in before]
+
+
 def _same_tools(now: tuple[RemoteTool, ...], before: tuple[RemoteTool, ...]) -> bool:
     """Whether a client lists the very tools it did (it lists anew, making new tools, only when
     its server's list changed or it reconnected)."""
@@ -338,9 +509,26 @@ def _same_listings(
     return now.keys() == before.keys() and all(_same_tools(now[name], before[name]) for name in now)
 
 
-def _unknown(name: str) -> dict[str, Any]:
+def _unknown_error(name: str) -> MCPError:
+    """The spec's answer to a call of an unknown tool; its data names our code."""
+    return MCPError(
+        code=types.INVALID_PARAMS, message=f"Unknown tool: {name}", data={"code": "tool_unknown"}
+    )
+
+
+def _is_unknown(error: MCPError) -> bool:
+    data = error.error.data
+    return isinstance(data, dict) and data.get("code") == "tool_unknown"
+
+
+def _unknown(name: str, namespaced_as: str | None) -> dict[str, Any]:
     line = f"the server has no tool {quoted(name)}"
-    return _refused_call(name, line, "Find the tool with search_tools; call it by its name.")
+    hint = (
+        f"Call {namespaced_as}: tools are named after their server."
+        if namespaced_as is not None
+        else "Find the tool with search_tools; call it by its name."
+    )
+    return _refused_call(name, line, hint)
 
 
 def _refused_inner(name: str) -> dict[str, Any]:

@@ -17,6 +17,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
+import anyio
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
@@ -34,7 +35,11 @@ from schemawire.project.mcp import project_mcp
 from schemawire.trace import Trace
 from schemawire.types import Rejection, ToolResult
 
-__all__ = ["UpstreamTools"]
+__all__ = ["RETRY_AFTER", "UpstreamTools"]
+
+RETRY_AFTER = (1.0, 2.0, 5.0, 10.0, 30.0)
+"""Seconds before an upstream whose restart failed is tried again: after the first failure in
+a row, the second, ...; the last for every one after."""
 
 
 class UpstreamTools:
@@ -50,6 +55,9 @@ class UpstreamTools:
         # (name, version) -> (the tool listed, as listed to that version, wrapped): projected
         # once per listing of the upstream, not on every call.
         self._shown: dict[tuple[str, str], tuple[RemoteTool, dict[str, Any], bool]] = {}
+        self._failed: ServerError | None = None  # how the last restart failed, if it did
+        self._failures = 0  # restarts failed in a row
+        self._retry_at = 0.0  # when to try again (anyio's clock)
 
     async def list_tools(self, version: str) -> list[dict[str, Any]]:
         """The upstream's tools; a tool the repository defines is listed from its canonical
@@ -58,8 +66,21 @@ class UpstreamTools:
         Raises:
             ServerError: the upstream is gone and cannot be restarted.
         """
+        return [self.listed(tool, version) for tool in await self.tools()]
+
+    async def tools(self) -> tuple[RemoteTool, ...]:
+        """The upstream's tools as its client lists them (started again first, if it stopped).
+
+        Raises:
+            ServerError: the upstream is gone and cannot be restarted (now, or lately: see
+                `_ensure_connected`).
+        """
         await self._ensure_connected()
-        return [self._listed(tool, version)[0] for tool in await self.client.list_tools()]
+        return await self.client.list_tools()
+
+    def listed(self, tool: RemoteTool, version: str) -> dict[str, Any]:
+        """``tool`` (one of `tools`) as listed to a client of ``version``."""
+        return self._listed(tool, version)[0]
 
     def _listed(self, tool: RemoteTool, version: str) -> tuple[dict[str, Any], bool]:
         """``tool`` as listed to a client of ``version``, and whether its structured results
@@ -117,11 +138,31 @@ class UpstreamTools:
         return verdict_result(verdict, wrap=wrapped)
 
     async def _ensure_connected(self) -> None:
-        """Restart an upstream that went away (once per call): a crashed stdio server, or one
-        the client stopped because it stopped reading its input, comes back for the next call.
-        Calls that find it gone at the same time share one restart (`McpClient.reconnect`)."""
-        if not self.client.connected:
+        """Restart an upstream that went away: a crashed stdio server, or one the client
+        stopped because it stopped reading its input, comes back for the next call. Calls that
+        find it gone at the same time share one restart (`McpClient.reconnect`).
+
+        A restart that failed is not tried again for a while (`RETRY_AFTER`, longer after each
+        failure in a row): until then, every call and listing gets the same error at once,
+        instead of each waiting for a server that may hang in its handshake.
+
+        Raises:
+            ServerError: the upstream cannot be started again (or could not, lately).
+        """
+        if self.client.connected:
+            return
+        if self._failed is not None and anyio.current_time() < self._retry_at:
+            raise self._failed
+        try:
             await self.client.reconnect()
+        except ServerError as error:
+            if error is not self._failed:  # not the one restart shared by several callers
+                self._failures += 1
+                self._failed = error
+                wait = RETRY_AFTER[min(self._failures, len(RETRY_AFTER)) - 1]
+                self._retry_at = anyio.current_time() + wait
+            raise
+        self._failures, self._failed = 0, None
 
 
 def _unreachable(name: str, error: ServerError) -> Rejection:

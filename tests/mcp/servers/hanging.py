@@ -1,0 +1,67 @@
+"""A small MCP server over stdio that stops answering ``tools/list`` on request, or never
+answers the handshake, for the gateway's tests of a hung upstream (a listing must not wait for
+it longer than its deadline, nor a restart that hangs stall anyone's listing).
+
+It speaks newline-delimited JSON-RPC by hand (no SDK), so it starts fast and can do what a
+well-made server never would.
+
+    python hanging.py [--hang-handshake-if FILE]
+
+``--hang-handshake-if FILE``: when FILE exists as the process starts, it reads every request
+and answers none (a restart that hangs in the handshake).
+
+Tools: ``echo`` answers; ``hang_lists`` answers, says its tool list changed, and from then on
+leaves every ``tools/list`` unanswered (pings and calls are still answered).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+from stdio_lines import ECHO, any_object_tool, send
+
+TOOLS = [ECHO, any_object_tool("hang_lists", "Stops answering tools/list.")]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--hang-handshake-if")
+    options = parser.parse_args()
+    deaf = options.hang_handshake_if is not None and os.path.exists(options.hang_handshake_if)
+    lists_hang = False
+    for line in sys.stdin:
+        request = json.loads(line)
+        method, rid = request.get("method"), request.get("id")
+        if deaf or rid is None or (method == "tools/list" and lists_hang):
+            continue
+        if method == "initialize":
+            answer: dict = {
+                "protocolVersion": "2025-06-18",
+                "serverInfo": {"name": "hanging", "version": "1.0.0"},
+                "capabilities": {"tools": {"listChanged": True}},
+            }
+        elif method == "tools/list":
+            answer = {"tools": TOOLS}
+        elif method == "ping":
+            answer = {}
+        elif method == "tools/call":
+            name = request["params"]["name"]
+            message = (request["params"].get("arguments") or {}).get("message", name)
+            answer = {"content": [{"type": "text", "text": str(message)}]}
+            if name == "hang_lists":
+                lists_hang = True
+                send({"jsonrpc": "2.0", "id": rid, "result": answer})
+                send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+                continue
+        else:
+            error = {"code": -32601, "message": "Method not found"}
+            send({"jsonrpc": "2.0", "id": rid, "error": error})
+            continue
+        send({"jsonrpc": "2.0", "id": rid, "result": answer})
+
+
+if __name__ == "__main__":
+    main()
