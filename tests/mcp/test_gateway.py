@@ -848,6 +848,17 @@ def test_each_upstream_name_dash_dash_starts_the_next_command() -> None:
     ]
 
 
+def test_an_upstream_url_among_the_commands_is_serve_s_own_option() -> None:
+    args = ["--upstream", "fs", "--", "npx", "fs", ".", "--upstream-url", "search=http://h/mcp"]
+    args += ["--upstream", "mem", "--", "npx", "mem", "--upstream-url", "not-a-url"]
+    head, groups = split_upstreams(args)
+    assert head == ["--upstream-url", "search=http://h/mcp"]
+    assert groups == [
+        ("fs", ["npx", "fs", "."]),
+        ("mem", ["npx", "mem", "--upstream-url", "not-a-url"]),  # no URL: the command's own
+    ]
+
+
 def test_the_single_unnamed_upstream_keeps_its_form() -> None:
     assert split_upstreams(["--repo", ".", "--upstream", "--", "npx", "-y", "srv"]) == (
         ["--repo", "."],
@@ -870,6 +881,18 @@ def test_the_single_unnamed_upstream_keeps_its_form() -> None:
         (["--top", "3"], "add --shortlist"),
         (["--shortlist", "--upstream", "--", "true"], "--shortlist is for a gateway"),
         (["--upstream-url", "bad_name=http://127.0.0.1:1/mcp"], "upstream name"),
+        (["--upstream-url", "search=127.0.0.1:1/mcp"], "starts with http:// or https://"),
+        (
+            ["--upstream", "fs", "--upstream", "mem", "--", "true"],
+            "each upstream's command follows its own name",
+        ),
+        (
+            ["--upstream", "fs", "--", "true", "--upstream", "mem", "cat", "-n"],
+            "--upstream mem is inside the command of upstream fs: did you mean "
+            "`--upstream mem -- cat -n`?",
+        ),
+        (["--upstream", "fs"], "--upstream fs needs the upstream server's command after `--`"),
+        (["--upstream", "fs", "true"], "--upstream fs needs the upstream server's command"),
     ],
 )
 def test_serve_refuses_an_upstream_it_cannot_serve_before_starting_any(

@@ -6,6 +6,7 @@ import contextlib
 import dataclasses
 import functools
 import logging
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
@@ -263,6 +264,8 @@ def serve_command(
     """
     from schemawire.mcp.launch import HttpOptions, ServeOptions, SessionBounds, serve
 
+    if _MISTAKE in ctx.meta:
+        raise ctx.meta[_MISTAKE]
     if top is not None and not shortlist:
         raise UsageError("--top is the size of a --shortlist search: add --shortlist")
     groups = ctx.meta.get(_GROUPS)
@@ -297,6 +300,7 @@ def serve_command(
 # --- serve's upstreams on the command line ---------------------------------------------------
 
 _GROUPS = "schemawire.serve.upstreams"  # where ServeCommand leaves the upstreams it read
+_MISTAKE = "schemawire.serve.mistake"  # and the mistake it found in them, if any
 _DEFAULT_TOP = 5
 
 Group = tuple[str | None, list[str]]
@@ -311,7 +315,11 @@ class ServeCommand(typer.core.TyperCommand):
     """
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
-        head, groups = split_upstreams(args)
+        try:
+            head, groups = split_upstreams(args)
+        except UsageError as error:  # said by the command itself, as its other mistakes are
+            ctx.meta[_MISTAKE] = error
+            head, groups = [a for a in args if a in ("--help", "-h")], None
         if groups is not None:
             ctx.meta[_GROUPS] = groups
         return super().parse_args(ctx, head)
@@ -325,15 +333,30 @@ def split_upstreams(args: list[str]) -> tuple[list[str], list[Group] | None]:
     """``serve``'s own options, and the upstreams given as ``--upstream [NAME] -- CMD``.
 
     ``--upstream fs -- npx server-filesystem . --upstream mem -- npx server-memory`` is two
-    groups: after the first ``--``, each ``--upstream NAME --`` starts the next. Without an
-    ``--upstream`` before the first ``--``, there are none (None) and ``args`` go on as they are.
+    groups: after the first ``--``, each ``--upstream NAME --`` starts the next, and each
+    ``--upstream-url NAME=URL`` (an ``http://`` or ``https://`` URL) is one of serve's own
+    options, wherever it is. Without an ``--upstream`` before the first ``--``, there are none
+    (None) and ``args`` go on as they are.
+
+    Raises:
+        UsageError: ``--upstream`` without a command after ``--``; two names before the first
+            ``--``; an ``--upstream NAME`` in a gateway's command, not followed by ``--``.
     """
     if "--" not in args:
+        if "--upstream" in args:
+            raise UsageError(
+                f"{_upstream_flag(args)} needs the upstream server's command after `--`"
+            )
         return args, None
     at = args.index("--")
     head, tail = args[:at], args[at + 1 :]
     if "--upstream" not in head:
         return args, None
+    if head.count("--upstream") > 1:
+        raise UsageError(
+            "each upstream's command follows its own name: "
+            "--upstream fs -- CMD ... --upstream mem -- CMD ..."
+        )
     flag = head.index("--upstream")
     named = flag + 1 < len(head) and not head[flag + 1].startswith("-")
     first = head[flag + 1] if named else None
@@ -342,13 +365,55 @@ def split_upstreams(args: list[str]) -> tuple[list[str], list[Group] | None]:
     index = 0
     while index < len(tail):
         starts = _group_start(tail, index)
-        if starts is None:
-            groups[-1][1].append(tail[index])
-            index += 1
-        else:
+        if starts is not None:
             name, index = starts
             groups.append((name, []))
+        elif first is not None and _named_url_at(tail, index):
+            head += tail[index : index + 2]
+            index += 2
+        else:
+            if first is not None:
+                _check_not_a_group(tail, index, groups[-1][0])
+            groups[-1][1].append(tail[index])
+            index += 1
     return head, groups
+
+
+def _upstream_flag(args: list[str]) -> str:
+    """``--upstream`` as given, with the name after it (if any)."""
+    at = args.index("--upstream")
+    name = args[at + 1 : at + 2]
+    return f"--upstream {name[0]}" if name and not name[0].startswith("-") else "--upstream"
+
+
+_URL_UPSTREAM = re.compile(r"[A-Za-z][A-Za-z0-9-]{0,23}=https?://\S+", re.ASCII)
+
+
+def _named_url_at(tail: list[str], index: int) -> bool:
+    """Whether ``--upstream-url NAME=URL`` is at ``index`` of a gateway's commands."""
+    value = tail[index + 1 : index + 2]
+    return (
+        tail[index] == "--upstream-url" and bool(value) and bool(_URL_UPSTREAM.fullmatch(value[0]))
+    )
+
+
+def _check_not_a_group(tail: list[str], index: int, upstream: str | None) -> None:
+    """Refuse ``--upstream NAME`` in a gateway's command when no ``--`` follows the name: the
+    next upstream, its ``--`` forgotten (a command that takes ``--upstream`` itself goes in
+    the ``[gateway]`` table).
+
+    Raises:
+        UsageError: that is what is at ``index``.
+    """
+    name = tail[index + 1 : index + 2]
+    if tail[index] != "--upstream" or not name or name[0].startswith("-"):
+        return
+    rest = " ".join(tail[index + 2 : index + 4])
+    raise UsageError(
+        f"--upstream {name[0]} is inside the command of upstream {upstream}: did you mean "
+        f"`--upstream {name[0]} -- {rest}{' ...' if len(tail) > index + 4 else ''}`? (A command "
+        "that takes --upstream itself goes in the [gateway] table of schemawire.toml.)"
+    )
 
 
 def _group_start(tail: list[str], index: int) -> tuple[str | None, int] | None:
@@ -420,6 +485,11 @@ def _named_url(text: str) -> tuple[str | None, str]:
     as (None, URL)."""
     name, equals, url = text.partition("=")
     if equals and ":" not in name:
+        if not url.startswith(("http://", "https://")):
+            raise UsageError(
+                f"--upstream-url {quoted(text)}: the URL starts with http:// or https:// "
+                "(a stdio server is --upstream NAME -- CMD)"
+            )
         return name, url
     return None, text
 
