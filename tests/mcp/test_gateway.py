@@ -44,6 +44,7 @@ from schemawire.schema.config import load_config
 from schemawire.schema.repository import Repository
 from schemawire.schema.validator import compile_schema
 from schemawire.trace import Trace
+from tests.helpers import tool_schema
 from tests.mcp.helpers import peer, raw_call, scripted, sdk_client, serving
 from tests.mcp.test_independent_clients import (
     OK,
@@ -182,6 +183,47 @@ async def test_a_good_call_reaches_its_upstream_and_a_bad_one_is_refused_before_
     ]
     assert {"message": 5} not in sent  # the upstream never saw the refused call
     assert ECHO in sent
+
+
+def echo_schema(name: str, message: dict[str, Any]) -> str:
+    schema = tool_schema(name, properties={"message": message}, required=["message"])
+    return json.dumps(schema)
+
+
+@SLOW
+@pytest.mark.anyio
+async def test_a_schema_named_by_the_gateway_name_gates_that_upstream_s_tool_only(
+    tmp_path: Path,
+) -> None:
+    """``everything_echo.json`` is server-everything's echo's schema; ``echo.json`` stays the
+    schema of every other upstream's echo."""
+    root = tmp_path / "repo"
+    (root / "schemas" / "tools").mkdir(parents=True)
+    own = {"type": "string", "maxLength": 3, "description": "At most 3 characters."}
+    bare = {"type": "string", "pattern": "^[a-z]+$", "description": "Lowercase letters."}
+    (root / "schemas" / "tools" / "everything_echo.json").write_text(
+        echo_schema("everything_echo", own)
+    )
+    (root / "schemas" / "tools" / "echo.json").write_text(echo_schema("echo", bare))
+    pids = tmp_path / "pids"
+    upstreams = (
+        Upstream("everything", peer("everything", "stdio")),
+        Upstream("other", StdioServer(sys.executable, (str(STALLING), "--pids", str(pids)))),
+    )
+    with anyio.fail_after(60):
+        async with gateway(root, upstreams) as client:
+            listed = {tool.name: tool for tool in (await client.list_tools()).tools}
+            everything_upper = await raw_call(client, "everything_echo", {"message": "ABC"})
+            everything_long = await raw_call(client, "everything_echo", {"message": "abcd"})
+            other_upper = await raw_call(client, "other_echo", {"message": "ABC"})
+            other_long = await raw_call(client, "other_echo", {"message": "abcd"})
+    message = listed["everything_echo"].input_schema["properties"]["message"]
+    assert message["maxLength"] == 3
+    assert listed["other_echo"].input_schema["properties"]["message"]["pattern"] == "^[a-z]+$"
+    assert text(everything_upper) == "Echo: ABC"
+    assert refusal(everything_long)["code"] == "arguments_invalid"
+    assert refusal(other_upper)["code"] == "arguments_invalid"
+    assert text(other_long) == "abcd"
 
 
 @SLOW
