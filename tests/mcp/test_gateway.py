@@ -435,6 +435,23 @@ async def test_a_restart_that_hangs_in_its_handshake_is_waited_for_once_not_by_e
     assert again_took < 0.5
 
 
+@SLOW
+@pytest.mark.anyio
+async def test_the_upstreams_are_started_all_at_once(empty: Path) -> None:
+    slow = ("--handshake-delay", "1.5")
+    upstreams = tuple(
+        Upstream(name, StdioServer(sys.executable, (str(HANGING), *slow)))
+        for name in ("a", "b", "c")
+    )
+    with anyio.fail_after(60):
+        start = anyio.current_time()
+        async with gateway(empty, upstreams) as client:
+            took = anyio.current_time() - start
+            listed = await names(client)
+    assert {"a_echo", "b_echo", "c_echo"} <= set(listed)
+    assert took < 1.5 * 2  # one after another: 4.5 s at least
+
+
 # --- list_changed --------------------------------------------------------------------------------
 
 
@@ -519,6 +536,68 @@ async def _first(events: Any) -> AsyncIterator[Any]:
     async for event in events:
         yield event
         return
+
+
+@SLOW
+@pytest.mark.anyio
+async def test_an_upstream_started_again_with_other_tools_is_announced(
+    tmp_path: Path, empty: Path
+) -> None:
+    """No upstream says its list changed (its new process lists another tool from the start):
+    the gateway does, once it lists the new process's tools."""
+    upgraded = tmp_path / "upgraded"
+    server = StdioServer(sys.executable, (str(HANGING), "--extra-tool-if", str(upgraded)))
+    changes = Changes()
+    with anyio.fail_after(60):
+        async with listening_gateway(empty, (Upstream("hang", server),), changes) as client:
+            before = await names(client)
+            upgraded.touch()
+            (pid,) = children_running(str(HANGING))
+            os.kill(pid, signal.SIGKILL)
+            await gone(pid)
+            for _ in range(2):  # the call that finds it gone (if any), then one that restarts it
+                echoed = await raw_call(client, "hang_echo", {"message": "again"})
+                if not echoed["isError"]:
+                    break
+            await changes.arrived.wait()
+            after = await names(client)
+    assert text(echoed) == "again"
+    assert changes.seen == ["notifications/tools/list_changed"]
+    assert [name for name in after if name not in before] == ["hang_extra"]
+
+
+@SLOW
+@pytest.mark.anyio
+async def test_call_tool_with_an_upstreams_own_tool_name_points_at_the_gateway_name(
+    tmp_path: Path, empty: Path
+) -> None:
+    upstreams = (Upstream("hang", hanging(tmp_path / "f")),)
+    with anyio.fail_after(60):
+        async with gateway(empty, upstreams, shortlist=3) as client:
+            bare = await raw_call(client, "call_tool", {"name": "echo", "arguments": {}})
+            unknown = await raw_call(client, "call_tool", {"name": "nothing", "arguments": {}})
+    error = refusal(bare)
+    assert (error["code"], error["tool"]) == ("tool_unknown", "echo")
+    assert "Call hang_echo" in error["hint"]
+    assert "search_tools" in refusal(unknown)["hint"]
+
+
+@SLOW
+@pytest.mark.anyio
+async def test_shortlist_alone_keeps_the_tables_size(tmp_path: Path, empty: Path) -> None:
+    (empty / "schemawire.toml").write_text(
+        "[repository]\nallow-empty = true\n[gateway]\nshortlist = 1\n"
+        f"[gateway.upstreams.hang]\ncommand = {json.dumps([sys.executable, str(HANGING)])}\n",
+        encoding="utf-8",
+    )
+    serve = ServeOptions(shortlisted=True, timeout=20)
+    with anyio.fail_after(60):
+        async with (
+            gated_server(Repository.load(empty), serve, Trace()) as server,
+            sdk_client(server) as client,
+        ):
+            found = await raw_call(client, "search_tools", {"query": "echo lists tools"})
+    assert found["structuredContent"]["shortlist"]["returned"] == 1
 
 
 # --- --shortlist ---------------------------------------------------------------------------------
@@ -955,7 +1034,7 @@ AT = "/gateway/upstreams"
 @pytest.mark.parametrize(
     ("table", "pointer", "says"),
     [
-        ("[gateway]\nshortlist = 3\n", AT, "upstreams"),
+        ("[gateway]\nshortlist = 3\n", "/gateway", 'missing required property "upstreams"'),
         ('[gateway.upstreams.f_s]\ncommand = ["x"]\n', f"{AT}/f_s", "no '_'"),
         (FS + 'command = ["x"]\nurl = "http://h/mcp"\n', f"{AT}/fs", "one"),
         (FS + 'cwd = "."\n', f"{AT}/fs", "command"),
@@ -966,6 +1045,7 @@ AT = "/gateway/upstreams"
         (FS + 'command = ["x"]\ntimeout = 0\n', f"{AT}/fs/timeout", ""),
         (FS + 'comand = ["x"]\n', f"{AT}/fs/comand", 'did you mean "command"'),
         ("[gateway]\nshortlist = 0\n" + FS + 'command = ["x"]\n', "/gateway/shortlist", ""),
+        ("[gateway]\nshortlist = 51\n" + FS + 'command = ["x"]\n', "/gateway/shortlist", "50"),
     ],
 )
 def test_a_gateway_table_that_cannot_be_used_is_an_error_naming_its_key(

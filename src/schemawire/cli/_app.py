@@ -160,7 +160,7 @@ COMMANDS = (
             "--upstream mem -- npx -y @modelcontextprotocol/server-memory   # a gateway",
             "schemawire serve --upstream-url search=http://127.0.0.1:3001/mcp "
             "--upstream mem -- npx -y @modelcontextprotocol/server-memory",
-            "schemawire serve --shortlist --top 5   # the [gateway] table's upstreams, searched",
+            "schemawire serve --shortlist --top 5   # the \\[gateway] table's upstreams, searched",
         ),
     ),
     Command(

@@ -170,7 +170,7 @@ Top = Annotated[
         "--top",
         min=1,
         max=50,
-        help="Tools one search returns (--shortlist; default 5).",
+        help="Tools one search returns (--shortlist; default: \\[gateway] shortlist, else 5).",
         show_default=False,
     ),
 ]
@@ -287,13 +287,14 @@ def serve_command(
     options = ServeOptions(
         upstream=target.upstream,
         upstreams=target.upstreams,
-        shortlist=(top or _DEFAULT_TOP) if shortlist else None,
+        shortlist=top,
+        shortlisted=shortlist,
         http=listen if http else None,
         timeout=timeout,
         trace=trace,
         on_ready=functools.partial(_announce, host),
     )
-    with _server_errors():
+    with _server_errors(own_hints=target.upstream is None):  # a gateway's say what to check
         serve(target.directory, options)
 
 
@@ -301,7 +302,6 @@ def serve_command(
 
 _GROUPS = "schemawire.serve.upstreams"  # where ServeCommand leaves the upstreams it read
 _MISTAKE = "schemawire.serve.mistake"  # and the mistake it found in them, if any
-_DEFAULT_TOP = 5
 
 Group = tuple[str | None, list[str]]
 """One ``--upstream [NAME] -- CMD ...``: the upstream's name (None: unnamed), its command."""
@@ -498,8 +498,10 @@ def _gateway_upstream(name: Any, where: list[str] | str) -> Any:
     from schemawire.mcp import Upstream
 
     if isinstance(where, str):
-        return Upstream(name, _address(None, where, None, None))
-    return Upstream(name, _address(where, None, None, None))
+        return Upstream(
+            name, _address(None, where, None, None), origin=f"--upstream-url {name}=URL"
+        )
+    return Upstream(name, _address(where, None, None, None), origin=f"command of --upstream {name}")
 
 
 def _announce(host: str, port: int | None) -> None:
@@ -528,15 +530,16 @@ _SERVER_HINTS = {
 
 
 @contextlib.contextmanager
-def _server_errors() -> Iterator[None]:
+def _server_errors(*, own_hints: bool = False) -> Iterator[None]:
     """A server that cannot be used, met in the block, is one line saying what happened and
-    what to pass; and exit code 2."""
+    what to pass; and exit code 2. ``own_hints``: the errors' own hints say what to pass (a
+    gateway's name the upstream's option or table key)."""
     from schemawire.mcp import ServerError
 
     try:
         yield
     except ServerError as error:
-        hint = _SERVER_HINTS.get(error.code, error.hint)
+        hint = error.hint if own_hints and error.hint else _SERVER_HINTS.get(error.code, error.hint)
         fail(f"MCP server {error.server}: {error.reason}" + (f"; {hint}" if hint else ""))
 
 

@@ -59,6 +59,8 @@ class Upstream:
             letters, digits or ``-``, at most 24 characters.
         server: where it is.
         timeout: seconds a call to it may take (None: the gateway's).
+        origin: where it was given, for an error to say what to check (``--upstream fs --
+            CMD``); empty: its name.
 
     Raises:
         UsageError: ``name`` cannot name an upstream.
@@ -67,6 +69,7 @@ class Upstream:
     name: str
     server: ServerAddress
     timeout: float | None = None
+    origin: str = ""
 
     def __post_init__(self) -> None:
         check_upstream_name(self.name)
@@ -174,7 +177,6 @@ class Gateway:
     async def _refresh(self, upstream: str, member: _Member, done: anyio.Event) -> None:
         """List ``upstream``'s tools (starting it again first, if it stopped), and keep them
         with their names; announce a change no upstream announced."""
-        restarted = not member.tools.client.connected
         changed = False
         try:
             tools = await member.tools.tools()
@@ -187,6 +189,7 @@ class Gateway:
         finally:
             member.refreshing = None
             done.set()
+        restarted, member.restarts = member.restarts != member.tools.restarts, member.tools.restarts
         if changed and (restarted or member.late) and self._on_changed is not None:
             await self._on_changed()
 
@@ -243,13 +246,17 @@ class Gateway:
         try:
             if tool is None:
                 raise _unknown_error(name)
-            return await self.upstreams[upstream].call_tool(
+            tools = self.upstreams[upstream]
+            answer = await tools.call_tool(
                 tool, arguments, version=version, trace=trace, label=label, shown_as=name
             )
         except MCPError as error:
             if raises or not _is_unknown(error):
                 raise
             return _unknown(name, self._bare(name))
+        if tools.restarts != self._members[upstream].restarts:
+            await self._fresh(upstream, wait=False)  # started again for this call: list anew
+        return answer
 
     async def _route(self, upstream: str, name: str) -> str | None:
         """The upstream's own name of the gateway's tool ``name``: from its last listing (a
@@ -361,7 +368,7 @@ async def open_gateway(
             )
             for upstream in upstreams
         }
-        await _connect_all(stack, clients)
+        await _connect_all(stack, clients, {upstream.name: upstream for upstream in upstreams})
         group = await stack.enter_async_context(anyio.create_task_group())
         stack.callback(group.cancel_scope.cancel)  # the listings under way, when the block ends
         tools = {name: UpstreamTools(client) for name, client in clients.items()}
@@ -376,35 +383,58 @@ async def open_gateway(
         yield gateway
 
 
-async def _connect_all(stack: AsyncExitStack, clients: Mapping[str, McpClient]) -> None:
+async def _connect_all(
+    stack: AsyncExitStack, clients: Mapping[str, McpClient], upstreams: Mapping[str, Upstream]
+) -> None:
     """Connect every client at once, each held open in a task of its own (a client is closed
     by the task that opened it) until ``stack`` closes.
 
     Raises:
-        ServerError: a client could not connect (the first to fail; the others are closed).
+        ServerError: a client could not connect (the first to fail, named by its upstream;
+            the others are closed).
     """
     stop = anyio.Event()
     failures: list[ServerError] = []
 
-    async def hold(client: McpClient, ready: anyio.Event) -> None:
+    async def hold(name: str, client: McpClient, ready: anyio.Event) -> None:
         try:
             async with client:
                 ready.set()
                 await stop.wait()
         except ServerError as error:
-            failures.append(error)
+            failures.append(_of_upstream(error, upstreams[name]))
         finally:
             ready.set()
 
     group = await stack.enter_async_context(anyio.create_task_group())
     stack.callback(stop.set)  # runs before the group is left: each client closes in its task
     readies = [anyio.Event() for _ in clients]
-    for client, ready in zip(clients.values(), readies, strict=True):
-        group.start_soon(hold, client, ready)
+    for (name, client), ready in zip(clients.items(), readies, strict=True):
+        group.start_soon(hold, name, client, ready)
     for ready in readies:
         await ready.wait()
     if failures:
         raise failures[0]
+
+
+def _of_upstream(error: ServerError, upstream: Upstream) -> ServerError:
+    """``error`` naming the upstream, and saying where it was given: what to check."""
+    origin = upstream.origin or f"the upstream {upstream.name}"
+    hints = {
+        "not_started": f"check the {origin}",
+        "exited": f"fix what it says, or run the {origin} alone to see all it writes",
+        "unreachable": f"check that the server is running and the {origin}",
+        "not_found": f"check the path in the {origin} (schemawire serve --http listens at /mcp)",
+        "http_error": f"check the {origin}, and what the server's own log says",
+        "unauthorized": f"give it the headers it wants (headers of [gateway.upstreams."
+        f"{upstream.name}] in schemawire.toml)",
+        "timeout": "check that the server answers, or give it longer with --timeout (or "
+        f"timeout of [gateway.upstreams.{upstream.name}])",
+    }
+    hints["forbidden"] = hints["unauthorized"]
+    server = f"{upstream.name} ({error.server})"
+    hint = hints.get(error.code, error.hint)
+    return ServerError(server, error.reason, error.stderr, error.code, hint)
 
 
 def _named_schemas(repository: Repository | None, upstream: str) -> Repository | None:
@@ -482,6 +512,7 @@ class _Member:
         refreshing: set when the listing under way (if any) is in.
         due: when those waiting for the listing under way stop waiting.
         late: someone stopped waiting for it (and listed ``named``).
+        restarts: the upstream's restarts when ``named`` was listed.
     """
 
     tools: UpstreamTools
@@ -489,6 +520,7 @@ class _Member:
     refreshing: anyio.Event | None = None
     due: float = 0.0
     late: bool = False
+    restarts: int = 0
 
 
 def _listed_differently(now: tuple[RemoteTool, ...], before: tuple[RemoteTool, ...]) -> bool:

@@ -33,6 +33,7 @@ from schemawire.schema.repository import Repository
 from schemawire.trace import Trace
 
 __all__ = [
+    "DEFAULT_TOP",
     "HttpOptions",
     "ServeOptions",
     "SessionBounds",
@@ -42,6 +43,9 @@ __all__ = [
 ]
 
 _UPSTREAM_TIMEOUT = 30.0  # seconds a proxied call may take, unless told
+DEFAULT_TOP = 5
+"""How many tools a gateway's search returns, when neither ``--top`` nor ``[gateway]
+shortlist`` says."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +57,9 @@ class ServeOptions:
         upstreams: the servers to serve as one (a gateway), each under its name; when there
             are none, and no ``upstream``, the repository's ``[gateway]`` table's.
         shortlist: as a gateway, list only ``search_tools`` and ``call_tool``, a search
-            returning this many tools (default: ``[gateway] shortlist``; None: every tool).
+            returning this many tools; None: ``[gateway] shortlist`` (when there is one, else
+            every tool is listed), or `DEFAULT_TOP` when ``shortlisted``.
+        shortlisted: list only the two tools even without a size (``--shortlist`` alone).
         http: listen on Streamable HTTP; None serves stdio.
         timeout: seconds a call may take: a call to the upstream (default 30), or one of the
             repository's tools (default ``[serve] timeout``, 60).
@@ -64,6 +70,7 @@ class ServeOptions:
     upstream: StdioServer | HttpServer | None = None
     upstreams: tuple[Upstream, ...] = ()
     shortlist: int | None = None
+    shortlisted: bool = False
     http: HttpOptions | None = None
     timeout: float | None = None
     trace: Path | None = None
@@ -96,7 +103,7 @@ async def gated_server(
         ) as server:
             yield server
         return
-    if options.shortlist is not None:
+    if options.shortlist is not None or options.shortlisted:
         raise UsageError("--shortlist is for a gateway: name the upstream (--upstream NAME -- ...)")
     if options.upstream is None:
         implementations = load_implementations(repository)
@@ -139,6 +146,8 @@ async def _gateway_server(
 ) -> AsyncIterator[Server[Any]]:
     sessions = Sessions()  # told when any upstream's tool list changes
     shortlist = options.shortlist or repository.config.gateway.shortlist
+    if shortlist is None and options.shortlisted:
+        shortlist = DEFAULT_TOP
     async with open_gateway(
         upstreams,
         repository=repository,
@@ -174,7 +183,9 @@ def _upstream(root: Path, entry: GatewayUpstream) -> Upstream:
     else:
         assert entry.url is not None
         server = HttpServer(entry.url, dict(entry.headers))
-    return Upstream(entry.name, server, entry.timeout)
+    key = "command" if entry.command is not None else "url"
+    origin = f"{key} of [gateway.upstreams.{entry.name}] in schemawire.toml"
+    return Upstream(entry.name, server, entry.timeout, origin=origin)
 
 
 def serve(directory: Path, options: ServeOptions) -> None:

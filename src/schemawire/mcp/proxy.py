@@ -55,6 +55,8 @@ class UpstreamTools:
         # (name, version) -> (the tool listed, as listed to that version, wrapped): projected
         # once per listing of the upstream, not on every call.
         self._shown: dict[tuple[str, str], tuple[RemoteTool, dict[str, Any], bool]] = {}
+        self.restarts = 0
+        """Restarts of the upstream that succeeded (its tools may have changed with each)."""
         self._failed: ServerError | None = None  # how the last restart failed, if it did
         self._failures = 0  # restarts failed in a row
         self._retry_at = 0.0  # when to try again (anyio's clock)
@@ -163,6 +165,7 @@ class UpstreamTools:
                 self._retry_at = anyio.current_time() + wait
             raise
         self._failures, self._failed = 0, None
+        self.restarts += 1
 
 
 def _unreachable(name: str, error: ServerError) -> Rejection:

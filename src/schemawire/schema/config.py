@@ -141,7 +141,7 @@ _CONFIG_SCHEMA: dict[str, Any] = {
             "additionalProperties": False,
             "required": ["upstreams"],
             "properties": {
-                "shortlist": {"type": "integer", "minimum": 1},
+                "shortlist": {"type": "integer", "minimum": 1, "maximum": 50},
                 "upstreams": {
                     "type": "object",
                     "minProperties": 1,
@@ -368,7 +368,9 @@ def _check_settings(table: dict[str, Any], root: Path, source: Path) -> None:
     if violations:
         first = violations[0]
         hint = _did_you_mean(first.pointer) if first.keyword == "additionalProperties" else ""
-        _refuse(f"{first.message}{hint}", first.pointer, source)
+        # A missing key is the table's mistake: name the table, the message names the key.
+        pointer = first.pointer.rpartition("/")[0] if first.keyword == "required" else first.pointer
+        _refuse(f"{first.message}{hint}", pointer, source)
     for section, keys in _PATHS.items():
         for key in keys:
             value = table.get(section, {}).get(key)

@@ -5,10 +5,13 @@ it longer than its deadline, nor a restart that hangs stall anyone's listing).
 It speaks newline-delimited JSON-RPC by hand (no SDK), so it starts fast and can do what a
 well-made server never would.
 
-    python hanging.py [--hang-handshake-if FILE]
+    python hanging.py [--hang-handshake-if FILE] [--extra-tool-if FILE] [--handshake-delay S]
 
 ``--hang-handshake-if FILE``: when FILE exists as the process starts, it reads every request
 and answers none (a restart that hangs in the handshake).
+``--extra-tool-if FILE``: when FILE exists as the process starts, it lists one more tool,
+``extra`` (a server started again after an upgrade).
+``--handshake-delay S``: answer ``initialize`` only after S seconds (a slow starter).
 
 Tools: ``echo`` answers; ``hang_lists`` answers, says its tool list changed, and from then on
 leaves every ``tools/list`` unanswered (pings and calls are still answered).
@@ -20,6 +23,7 @@ import argparse
 import json
 import os
 import sys
+import time
 
 from stdio_lines import ECHO, any_object_tool, send
 
@@ -29,8 +33,12 @@ TOOLS = [ECHO, any_object_tool("hang_lists", "Stops answering tools/list.")]
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--hang-handshake-if")
+    parser.add_argument("--extra-tool-if")
+    parser.add_argument("--handshake-delay", type=float, default=0.0)
     options = parser.parse_args()
     deaf = options.hang_handshake_if is not None and os.path.exists(options.hang_handshake_if)
+    extra = options.extra_tool_if is not None and os.path.exists(options.extra_tool_if)
+    tools = [*TOOLS, any_object_tool("extra", "Listed after an upgrade.")] if extra else TOOLS
     lists_hang = False
     for line in sys.stdin:
         request = json.loads(line)
@@ -38,13 +46,14 @@ def main() -> None:
         if deaf or rid is None or (method == "tools/list" and lists_hang):
             continue
         if method == "initialize":
+            time.sleep(options.handshake_delay)
             answer: dict = {
                 "protocolVersion": "2025-06-18",
                 "serverInfo": {"name": "hanging", "version": "1.0.0"},
                 "capabilities": {"tools": {"listChanged": True}},
             }
         elif method == "tools/list":
-            answer = {"tools": TOOLS}
+            answer = {"tools": tools}
         elif method == "ping":
             answer = {}
         elif method == "tools/call":
