@@ -1024,6 +1024,32 @@ def test_serve_refuses_an_upstream_it_cannot_serve_before_starting_any(
     assert says in " ".join(result.output.split())
 
 
+@SLOW
+def test_an_upstream_that_cannot_start_is_named_with_what_to_check(empty: Path) -> None:
+    args = ["serve", "--repo", str(empty), "--upstream-url", "search=http://127.0.0.1:1/mcp"]
+    args += ["--upstream", "ok", "--", sys.executable, str(HANGING)]
+    result = CliRunner().invoke(app, args, catch_exceptions=False)
+    said = " ".join(result.output.split())
+    assert result.exit_code == 2, result.output
+    assert "MCP server search (http://127.0.0.1:1/mcp)" in said
+    assert "the URL of --upstream-url search=URL" in said
+    assert "--url" not in said
+
+
+@SLOW
+def test_a_table_command_that_cannot_start_names_its_key(tmp_path: Path) -> None:
+    (tmp_path / "schemawire.toml").write_text(
+        '[repository]\nallow-empty = true\n[gateway.upstreams.gone]\ncommand = ["no-such-h4"]\n',
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(app, ["serve", str(tmp_path)], catch_exceptions=False)
+    said = " ".join(result.output.split())
+    assert result.exit_code == 2, result.output
+    assert "MCP server gone (" in said
+    assert "check the command of [gateway.upstreams.gone] in schemawire.toml" in said
+    assert "after `--`" not in said
+
+
 # --- the [gateway] table (no process) ------------------------------------------------------------
 
 

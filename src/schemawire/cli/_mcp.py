@@ -499,9 +499,11 @@ def _gateway_upstream(name: Any, where: list[str] | str) -> Any:
 
     if isinstance(where, str):
         return Upstream(
-            name, _address(None, where, None, None), origin=f"--upstream-url {name}=URL"
+            name, _address(None, where, None, None), origin=f"URL of --upstream-url {name}=URL"
         )
-    return Upstream(name, _address(where, None, None, None), origin=f"command of --upstream {name}")
+    return Upstream(
+        name, _address(where, None, None, None), origin=f"command of --upstream {name} -- CMD"
+    )
 
 
 def _announce(host: str, port: int | None) -> None:

@@ -391,7 +391,7 @@ async def _connect_all(
 
     Raises:
         ServerError: a client could not connect (the first to fail, named by its upstream;
-            the others are closed).
+            the others are closed, with everything else on ``stack``).
     """
     stop = anyio.Event()
     failures: list[ServerError] = []
@@ -414,6 +414,7 @@ async def _connect_all(
     for ready in readies:
         await ready.wait()
     if failures:
+        await stack.aclose()  # the clients that did connect closed, outside any task group
         raise failures[0]
 
 
