@@ -584,6 +584,24 @@ async def test_call_tool_with_an_upstreams_own_tool_name_points_at_the_gateway_n
 
 @SLOW
 @pytest.mark.anyio
+async def test_call_tool_of_a_tool_its_upstream_no_longer_has_is_tool_unknown(
+    tmp_path: Path, empty: Path
+) -> None:
+    """The gateway still has echo from its last listing; the upstream says it is gone: the
+    model reads tool_unknown, not a JSON-RPC error."""
+    upstreams = (Upstream("hang", hanging(tmp_path / "f")),)
+    with anyio.fail_after(60):
+        async with gateway(empty, upstreams, shortlist=3) as client:
+            await raw_call(client, "call_tool", {"name": "hang_forget_echo", "arguments": {}})
+            gone_now = await raw_call(
+                client, "call_tool", {"name": "hang_echo", "arguments": {"message": "x"}}
+            )
+    error = refusal(gone_now)
+    assert (error["code"], error["tool"]) == ("tool_unknown", "hang_echo")
+
+
+@SLOW
+@pytest.mark.anyio
 async def test_shortlist_alone_keeps_the_tables_size(tmp_path: Path, empty: Path) -> None:
     (empty / "schemawire.toml").write_text(
         "[repository]\nallow-empty = true\n[gateway]\nshortlist = 1\n"

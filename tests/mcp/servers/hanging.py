@@ -14,7 +14,8 @@ and answers none (a restart that hangs in the handshake).
 ``--handshake-delay S``: answer ``initialize`` only after S seconds (a slow starter).
 
 Tools: ``echo`` answers; ``hang_lists`` answers, says its tool list changed, and from then on
-leaves every ``tools/list`` unanswered (pings and calls are still answered).
+leaves every ``tools/list`` unanswered (pings and calls are still answered); ``forget_echo``
+answers, lists ``echo`` no more, and says its tool list changed.
 """
 
 from __future__ import annotations
@@ -27,7 +28,11 @@ import time
 
 from stdio_lines import ECHO, any_object_tool, send
 
-TOOLS = [ECHO, any_object_tool("hang_lists", "Stops answering tools/list.")]
+TOOLS = [
+    ECHO,
+    any_object_tool("hang_lists", "Stops answering tools/list."),
+    any_object_tool("forget_echo", "Lists echo no more."),
+]
 
 
 def main() -> None:
@@ -60,8 +65,10 @@ def main() -> None:
             name = request["params"]["name"]
             message = (request["params"].get("arguments") or {}).get("message", name)
             answer = {"content": [{"type": "text", "text": str(message)}]}
-            if name == "hang_lists":
-                lists_hang = True
+            if name == "forget_echo":
+                tools = [tool for tool in tools if tool is not ECHO]
+            if name in ("hang_lists", "forget_echo"):
+                lists_hang = lists_hang or name == "hang_lists"
                 send({"jsonrpc": "2.0", "id": rid, "result": answer})
                 send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
                 continue
