@@ -10,7 +10,9 @@ one thing: names. The upstream ``fs``'s tool ``read_file`` is ``fs_read_file``
 An upstream that is down and cannot be started again keeps its tools listed as they last were
 (so a client's tool list, and a provider's prompt cache, stay as they are); each call to one of
 them is refused with ``tool_unavailable`` until the upstream is back. One that never listed its
-tools lists none.
+tools lists none. No upstream holds the others back: a listing waits for each at most
+`LIST_DEADLINE` seconds (a hung one is listed as it last was, its listing going on in the
+background), and a failed restart is not tried again for a while (`UpstreamTools`).
 
 With a shortlist (``serve --shortlist``) the gateway lists only ``search_tools`` and
 ``call_tool`` (`schemawire.mcp._search`): a search answers from a `ToolIndex` over every
