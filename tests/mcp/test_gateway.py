@@ -432,7 +432,7 @@ async def test_a_restart_that_hangs_in_its_handshake_is_waited_for_once_not_by_e
     assert text(echoed) == "Echo: through the gateway"
     assert refusal(refused)["code"] == "tool_unavailable"
     assert refusal(again)["code"] == "tool_unavailable"  # the last restart's error, at once
-    assert again_took < 0.5
+    assert again_took < 1
 
 
 @SLOW
