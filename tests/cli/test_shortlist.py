@@ -437,7 +437,7 @@ def test_several_tools_files_are_one_catalogue_with_a_source_each() -> None:
 
 
 def test_semantic_ranks_by_meaning_a_query_that_shares_no_word(tools_file: Path) -> None:
-    query = "is it going to be chilly in Oslo"
+    query = "is it snowing in Oslo"
     assert invoke("shortlist", query, "--tools", str(tools_file)).exit_code == 1
     result = invoke("shortlist", query, "--tools", str(tools_file), "--semantic", "--json")
     assert result.exit_code == 0, result.output
