@@ -337,3 +337,19 @@ def test_a_shortlist_decision_is_a_hop_of_the_trace() -> None:
     assert (hop.protocol, hop.direction) == ("shortlist", "check")
     assert hop.payload == shortlist.to_json()
     _assert_valid(hop.payload)
+
+
+def test_only_the_first_sentences_of_a_long_query_are_scored_on_their_own() -> None:
+    from schemawire.gates._ranking import MOST_SENTENCES
+
+    index = ToolIndex([_tool("alpha_tool", "Alpha."), _tool("beta_tool", "Beta.")])
+    filler = "Alpha please. " * MOST_SENTENCES
+
+    def beta(query: str) -> float:
+        (score,) = [
+            tool.score for tool in index.search(query, k=2).tools if tool.name == "beta_tool"
+        ]
+        return score
+
+    # the same words: "beta" first gets its sentence's bonus, "beta" past the cap does not
+    assert beta("Beta now. " + filler) > beta(filler + "Beta now.")
