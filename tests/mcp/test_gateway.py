@@ -602,6 +602,26 @@ async def test_call_tool_of_a_tool_its_upstream_no_longer_has_is_tool_unknown(
 
 @SLOW
 @pytest.mark.anyio
+async def test_a_semantic_gateway_search_ranks_by_meaning_too(
+    empty: Path, three: tuple[Upstream, ...]
+) -> None:
+    from schemawire.gates import semantic_embedder
+
+    query = "jot down that Ada likes tea"  # no tool shares a word with it
+    with anyio.fail_after(60):
+        async with gateway(empty, three, shortlist=3) as client:
+            plain = await raw_call(client, "search_tools", {"query": query})
+        async with gateway(empty, three, shortlist=3, embedder=semantic_embedder()) as client:
+            fused = await raw_call(client, "search_tools", {"query": query})
+    assert "ranker" not in plain["structuredContent"]["shortlist"]
+    shortlist = fused["structuredContent"]["shortlist"]
+    assert not SHORTLIST.violations(shortlist)
+    assert shortlist["ranker"] == "bm25+dense"
+    assert len(shortlist["tools"]) == 3
+
+
+@SLOW
+@pytest.mark.anyio
 async def test_shortlist_alone_keeps_the_tables_size(tmp_path: Path, empty: Path) -> None:
     (empty / "schemawire.toml").write_text(
         "[repository]\nallow-empty = true\n[gateway]\nshortlist = 1\n"
@@ -1018,6 +1038,7 @@ def test_the_single_unnamed_upstream_keeps_its_form() -> None:
         (["--upstream", "f_s", "--", "true"], "upstream name"),
         (["--upstream", "fs", "--"], "needs the upstream server's command"),
         (["--top", "3"], "add --shortlist"),
+        (["--semantic"], "--semantic ranks a --shortlist search: add --shortlist"),
         (["--shortlist", "--upstream", "--", "true"], "--shortlist is for a gateway"),
         (["--upstream-url", "bad_name=http://127.0.0.1:1/mcp"], "upstream name"),
         (["--upstream-url", "search=127.0.0.1:1/mcp"], "starts with http:// or https://"),

@@ -9,7 +9,7 @@ import logging
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import anyio
 import typer
@@ -28,6 +28,9 @@ from schemawire.cli._output import (
     stdout,
 )
 from schemawire.errors import UsageError
+
+if TYPE_CHECKING:
+    from schemawire.gates import Embedder
 
 __all__ = ["COMMAND_CLASSES", "ServeCommand", "call_command", "serve_command", "tools_command"]
 
@@ -174,6 +177,14 @@ Top = Annotated[
         show_default=False,
     ),
 ]
+Semantic = Annotated[
+    bool,
+    typer.Option(
+        "--semantic",
+        help="With --shortlist: searches rank by meaning too (BM25 fused with the "
+        "schemawire\\[semantic] extra's embedder).",
+    ),
+]
 ProxyRepo = Annotated[
     Path | None,
     typer.Option("--repo", help="The repository whose schemas gate a proxy's calls."),
@@ -239,6 +250,7 @@ def serve_command(
     upstream_url: UpstreamUrl = None,
     shortlist: Shortlist = False,
     top: Top = None,
+    semantic: Semantic = False,
     repo: ProxyRepo = None,
     http: Http = False,
     host: Host = "127.0.0.1",
@@ -268,6 +280,8 @@ def serve_command(
         raise ctx.meta[_MISTAKE]
     if top is not None and not shortlist:
         raise UsageError("--top is the size of a --shortlist search: add --shortlist")
+    if semantic and not shortlist:
+        raise UsageError("--semantic ranks a --shortlist search: add --shortlist")
     groups = ctx.meta.get(_GROUPS)
     if groups is None:  # the command was built without ServeCommand (serve's own parsing)
         groups = [(None, list(arguments or []))] if upstream else []
@@ -289,6 +303,7 @@ def serve_command(
         upstreams=target.upstreams,
         shortlist=top,
         shortlisted=shortlist,
+        embedder=_semantic_embedder() if semantic else None,
         http=listen if http else None,
         timeout=timeout,
         trace=trace,
@@ -436,6 +451,12 @@ class _ServeTarget:
     directory: Path
     upstream: Any = None
     upstreams: tuple[Any, ...] = ()
+
+
+def _semantic_embedder() -> Embedder:
+    from schemawire.gates import semantic_embedder
+
+    return semantic_embedder()
 
 
 def _serve_target(

@@ -34,7 +34,7 @@ from mcp.shared.exceptions import MCPError
 
 from schemawire._json import dumps, quoted
 from schemawire.errors import ServerError, UsageError
-from schemawire.gates import ToolIndex, Verdict
+from schemawire.gates import Embedder, ToolIndex, Verdict
 from schemawire.mcp._addresses import ServerAddress, StdioServer
 from schemawire.mcp._namespaces import RESERVED, SEPARATOR, check_upstream_name, namespaced
 from schemawire.mcp._search import SEARCH_TOOLS, argument_gates, listed
@@ -106,6 +106,7 @@ class Gateway:
         *,
         group: anyio.abc.TaskGroup,
         shortlist: int | None = None,
+        embedder: Embedder | None = None,
         on_changed: Callable[[], Awaitable[None]] | None = None,
         list_deadline: float = LIST_DEADLINE,
     ):
@@ -115,12 +116,14 @@ class Gateway:
             group: where listings run in the background; they stop with it.
             shortlist: list only ``search_tools`` and ``call_tool``, a search returning this
                 many tools; None lists every tool.
+            embedder: searches rank by meaning too (`ToolIndex`'s ``embedder``).
             on_changed: awaited when the gateway's tools changed and no upstream said so (a
                 late listing, an upstream started again with other tools).
             list_deadline: see `LIST_DEADLINE`.
         """
         self.upstreams = dict(upstreams)
         self.shortlist = shortlist
+        self.embedder = embedder
         self.list_deadline = list_deadline
         self._group = group
         self._on_changed = on_changed
@@ -308,7 +311,7 @@ class Gateway:
             return self._index
         specs, sources = _catalogue(current)
         self._index = (
-            ToolIndex(specs, sources=sources)
+            ToolIndex(specs, sources=sources, embedder=self.embedder)
             if self._index is None
             else self._index.refreshed(specs, sources=sources)
         )
@@ -339,6 +342,7 @@ async def open_gateway(
     timeout: float,
     sessions: Sessions,
     shortlist: int | None = None,
+    embedder: Embedder | None = None,
     list_deadline: float = LIST_DEADLINE,
 ) -> AsyncIterator[Gateway]:
     """A gateway over ``upstreams``, each connected (all at once) and listed while the block
@@ -352,6 +356,7 @@ async def open_gateway(
         timeout: seconds a call may take, where an upstream does not say.
         sessions: told when any upstream's tool list changes.
         shortlist: see `Gateway`.
+        embedder: see `Gateway`.
         list_deadline: see `LIST_DEADLINE`.
 
     Raises:
@@ -378,6 +383,7 @@ async def open_gateway(
             tools,
             group=group,
             shortlist=shortlist,
+            embedder=embedder,
             on_changed=sessions.tools_changed,
             list_deadline=list_deadline,
         )

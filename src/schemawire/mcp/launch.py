@@ -19,6 +19,7 @@ from mcp.server.stdio import stdio_server
 
 from schemawire._version import __version__
 from schemawire.errors import UsageError
+from schemawire.gates import Embedder
 from schemawire.mcp._addresses import HttpServer, StdioServer
 from schemawire.mcp._http import HttpOptions, SessionBounds, http_app, running
 from schemawire.mcp._memory import give_back_large_blocks
@@ -60,6 +61,8 @@ class ServeOptions:
             returning this many tools; None: ``[gateway] shortlist`` (when there is one, else
             every tool is listed), or `DEFAULT_TOP` when ``shortlisted``.
         shortlisted: list only the two tools even without a size (``--shortlist`` alone).
+        embedder: a shortlisting gateway's searches rank by meaning too (any ``texts ->
+            vectors`` callable, `semantic_embedder()` for ``--semantic``), fused with BM25.
         http: listen on Streamable HTTP; None serves stdio.
         timeout: seconds a call may take: a call to the upstream (default 30), or one of the
             repository's tools (default ``[serve] timeout``, 60).
@@ -71,6 +74,7 @@ class ServeOptions:
     upstreams: tuple[Upstream, ...] = ()
     shortlist: int | None = None
     shortlisted: bool = False
+    embedder: Embedder | None = None
     http: HttpOptions | None = None
     timeout: float | None = None
     trace: Path | None = None
@@ -103,7 +107,7 @@ async def gated_server(
         ) as server:
             yield server
         return
-    if options.shortlist is not None or options.shortlisted:
+    if options.shortlist is not None or options.shortlisted or options.embedder is not None:
         raise UsageError("--shortlist is for a gateway: name the upstream (--upstream NAME -- ...)")
     if options.upstream is None:
         implementations = load_implementations(repository)
@@ -155,6 +159,7 @@ async def _gateway_server(
         timeout=options.timeout or _UPSTREAM_TIMEOUT,
         sessions=sessions,
         shortlist=shortlist,
+        embedder=options.embedder,
     ) as gateway:
         yield build_server(
             gateway,
