@@ -19,6 +19,8 @@
 6. mcp (`bench/mcp_calls.py`): 1,000 sequential echo calls to server-everything over stdio:
    the SDK's bare ClientSession, schemawire's client (trace on and off), an SDK-only proxy,
    and schemawire's gating proxy.
+   With it, gateway (`bench/gateway.py`, ``--only gateway``): echo calls through the gateway
+   over three npm servers, and through its ``--shortlist`` call_tool, beside the proxy.
 7. startup (`bench/startup.py`): whole-process time of ``--version``, ``--help``, ``check``,
    ``eval`` and ``call --url``, beside the bare interpreter, ``import schemawire`` and
    check-jsonschema on one file.
@@ -48,6 +50,7 @@ from bench import (
     check,
     checkpoints,
     gates,
+    gateway,
     hostile,
     load,
     loop,
@@ -73,6 +76,7 @@ DEFAULT = (
     "startup",
     "hostile",
     "load",
+    "gateway",
     "shortlist",
 )
 
@@ -144,7 +148,10 @@ def main() -> None:
 
 
 def _run_last(options: argparse.Namespace) -> None:
-    # The sections after load: the shortlist bench, and the soak only when named.
+    # The sections after load: the gateway and shortlist benches, and the soak only when named.
+    if options.only in (None, "gateway"):  # bench/gateway.py: beside the one-upstream proxy
+        gateway.print_table(gateway.run(options.calls, rounds=3), options.calls)
+        print()
     if options.only in (None, "shortlist"):
         # The set as an evaluation file too, for `schemawire shortlist --eval` to read.
         shortlist_sets.write_jsonl(shortlist_sets.cases(), WORK / "shortlist-bfcl.jsonl")

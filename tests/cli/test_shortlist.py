@@ -539,10 +539,11 @@ def test_user_style_queries_over_the_three_reference_servers() -> None:
     result = invoke("shortlist", *args, *(f"--tools={path}" for path in listings))
     body = json.loads(result.stdout)
     assert (body["cases"], body["catalogue"]) == (24, {"size": 36})
-    # BM25 alone on paraphrases, as measured: a change of the ranking shows here.
-    assert body["recall"] == {"1": 0.5, "3": 0.5833, "5": 0.5833, "10": 0.625}
-    assert (body["mrr_at_10"], body["missed"]) == (0.5417, 10)
-    # Exit 1 because 10 of 24 miss a tool in the top 5: some paraphrases share no word with it.
+    # BM25 alone (with its related words) on paraphrases, as measured: a change of the
+    # ranking shows here.
+    assert body["recall"] == {"1": 0.625, "3": 0.7917, "5": 0.9583, "10": 1.0}
+    assert (body["mrr_at_10"], body["missed"]) == (0.7243, 1)
+    # Exit 1 because one of 24 misses a tool in the top 5.
     assert result.exit_code == 1
     assert all(miss["missing"] for miss in body["worst"])
 
@@ -561,7 +562,7 @@ def test_several_tools_files_are_one_catalogue_with_a_source_each() -> None:
 
 
 def test_semantic_ranks_by_meaning_a_query_that_shares_no_word(tools_file: Path) -> None:
-    query = "is it going to be chilly in Oslo"
+    query = "is it snowing in Oslo"
     assert invoke("shortlist", query, "--tools", str(tools_file)).exit_code == 1
     result = invoke("shortlist", query, "--tools", str(tools_file), "--semantic", "--json")
     assert result.exit_code == 0, result.output

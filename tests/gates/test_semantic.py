@@ -30,8 +30,9 @@ SCHEMA = compile_schema(
     source="shortlist.schema.json",
 )
 DIMENSIONS = 64
-# What the test embedder knows that BM25 cannot: these words mean the same.
-SYNONYMS = {"picture": "image", "photo": "image", "grab": "capture", "snap": "capture"}
+# What the test embedder knows that BM25 cannot: made-up words no table of related words has,
+# which the embedder reads as "image" and "capture".
+SYNONYMS = {"zorp": "image", "blick": "capture"}
 
 
 class HashingEmbedder:
@@ -80,7 +81,7 @@ def _assert_valid(shown: dict[str, Any]) -> None:
 
 
 def test_an_embedder_finds_a_tool_that_shares_no_word_with_the_query() -> None:
-    query = "grab a picture"
+    query = "blick a zorp"
     assert ToolIndex(CATALOGUE).search(query, k=2).tools == ()  # BM25 alone: nothing
 
     shortlist = ToolIndex(CATALOGUE, embedder=HashingEmbedder()).search(query, k=2)
@@ -372,11 +373,10 @@ def test_loading_the_ready_made_embedder_leaves_the_root_logger_alone() -> None:
 @pytest.mark.parametrize(
     ("query", "tool"),
     [
-        ("how high above sea level is Denver?", "google-maps_maps_elevation"),
-        ("any good sushi restaurants around Union Square?", "google-maps_maps_search_places"),
-        ("make my own copy of the react repo on GitHub", "github_fork_repository"),
-        ("which folders am I permitted to touch?", "filesystem_list_allowed_directories"),
-        ("profile the page load to see why it's slow", "chrome-devtools_performance_start_trace"),
+        ("show me what's inside notes.txt", "filesystem_read_text_file"),
+        ("Alice doesn't manage Bob anymore, remove that link", "memory_delete_relations"),
+        ("show me the README from the octocat/hello-world repo", "github_get_file_contents"),
+        ("work in the other chrome page from now on", "chrome-devtools_select_page"),
     ],
 )
 def test_the_ready_made_embedder_finds_requests_bm25_alone_misses(query: str, tool: str) -> None:
@@ -389,10 +389,12 @@ def test_the_ready_made_embedder_lifts_recall_on_the_user_style_set() -> None:
     specs, cases = shortlist_user.catalogue(), shortlist_user.cases()
     bm25, fused = ToolIndex(specs), _mcp_index()
 
-    def found(index: ToolIndex) -> int:
-        return sum(set(case.answer) <= set(_names(index.search(case.query, k=5))) for case in cases)
+    def found(index: ToolIndex, k: int) -> int:
+        return sum(set(case.answer) <= set(_names(index.search(case.query, k=k))) for case in cases)
 
-    assert found(fused) > found(bm25) * 1.2  # measured: 0.70 against 0.52 of the queries
+    # measured: at 1, 0.47 of the queries against 0.42 with BM25 and its related words alone
+    assert found(fused, 1) > found(bm25, 1) * 1.05
+    assert found(fused, 5) >= found(bm25, 5)
 
 
 def test_the_ready_made_embedder_gives_the_same_json_whatever_the_catalogue_order() -> None:

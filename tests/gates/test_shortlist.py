@@ -321,12 +321,13 @@ def test_an_unchanged_catalogue_keeps_its_index_in_any_order() -> None:
 
 def test_a_changed_catalogue_is_indexed_again_and_keeps_the_pins_it_still_has() -> None:
     index = ToolIndex(CATALOGUE, pinned=["get_me", "send_message"])
-    edited = [*CATALOGUE[2:], _tool("add_issue_comment", "Reply on a ticket.")]
+    # Words neither the old catalogue nor their related words (_related_words) have.
+    edited = [*CATALOGUE[2:], _tool("add_issue_comment", "Annotate a kanban card.")]
     again = index.refreshed(edited)
     assert again is not index
     assert again.pinned == ("send_message",)
-    assert _names(again.search("reply ticket", k=1)) == ["add_issue_comment", "send_message"]
-    assert _names(index.search("reply ticket", k=1)) == ["get_me", "send_message"]
+    assert _names(again.search("annotate kanban", k=1)) == ["add_issue_comment", "send_message"]
+    assert _names(index.search("annotate kanban", k=1)) == ["get_me", "send_message"]
 
 
 def test_a_shortlist_decision_is_a_hop_of_the_trace() -> None:
@@ -376,3 +377,19 @@ def test_the_hint_for_a_query_of_stop_words_quotes_its_examples_as_json() -> Non
     assert hint is not None
     assert '"create issue"' in hint
     assert "'" not in hint
+
+
+def test_only_the_first_sentences_of_a_long_query_are_scored_on_their_own() -> None:
+    from schemawire.gates._ranking import MOST_SENTENCES
+
+    index = ToolIndex([_tool("alpha_tool", "Alpha."), _tool("beta_tool", "Beta.")])
+    filler = "Alpha please. " * MOST_SENTENCES
+
+    def beta(query: str) -> float:
+        (score,) = [
+            tool.score for tool in index.search(query, k=2).tools if tool.name == "beta_tool"
+        ]
+        return score
+
+    # the same words: "beta" first gets its sentence's bonus, "beta" past the cap does not
+    assert beta("Beta now. " + filler) > beta(filler + "Beta now.")

@@ -69,7 +69,7 @@ def test_the_trace_shows_each_shortlist_and_the_gate_on_the_found_tool(tmp_path:
     assert (preselection["k"], preselection["catalogue"]["size"]) == (5, 1000)
     assert preselection["truncated"]  # far more than 5 tools share a word with the request
     assert (search["query"], [t["name"] for t in search["tools"]]) == (
-        "get the weather forecast",
+        "get the AccuWeather forecast",
         [FOUND],
     )
     gates = [hop.verdict for hop in hops if hop.protocol == "gate" and hop.payload["tool"] == FOUND]

@@ -169,6 +169,11 @@ COMMANDS = (
             "schemawire serve --upstream -- npx -y @modelcontextprotocol/server-memory",
             "schemawire serve --repo . --upstream -- python -m my_server   # canonical schemas",
             "schemawire serve --http --upstream-url http://127.0.0.1:3001/mcp",
+            "schemawire serve --upstream fs -- npx -y @modelcontextprotocol/server-filesystem . "
+            "--upstream mem -- npx -y @modelcontextprotocol/server-memory   # a gateway",
+            "schemawire serve --upstream-url search=http://127.0.0.1:3001/mcp "
+            "--upstream mem -- npx -y @modelcontextprotocol/server-memory",
+            "schemawire serve --shortlist --top 5   # the \\[gateway] table's upstreams, searched",
         ),
     ),
     Command(
@@ -268,7 +273,8 @@ def _summary_of(command: Command) -> typer.core.TyperCommand:
 def _load(command: Command, markup_mode: Any) -> typer.core.TyperCommand | typer.core.TyperGroup:
     """The command ``command`` names, imported and built as Typer builds it."""
     module_name, _, attribute = command.target.partition(":")
-    target = getattr(importlib.import_module(module_name), attribute)
+    module = importlib.import_module(module_name)
+    target = getattr(module, attribute)
     if isinstance(target, typer.Typer):
         group = typer.main.get_group(target)
         group.short_help = command.summary
@@ -279,6 +285,8 @@ def _load(command: Command, markup_mode: Any) -> typer.core.TyperCommand | typer
         help=_reflowed(target.__doc__ or ""),
         short_help=command.summary,
         epilog=_examples_epilog(*command.examples) if command.examples else None,
+        # A command that reads its own arguments first (serve's `--upstream NAME -- CMD`).
+        cls=getattr(module, "COMMAND_CLASSES", {}).get(attribute),
     )
     built = typer.main.get_command_from_info(
         info, pretty_exceptions_short=True, rich_markup_mode=markup_mode

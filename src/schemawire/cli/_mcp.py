@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import logging
+import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import anyio
 import typer
+import typer.core
 from rich.markup import escape
 from rich.table import Table
 
@@ -26,7 +29,10 @@ from schemawire.cli._output import (
 )
 from schemawire.errors import UsageError
 
-__all__ = ["call_command", "serve_command", "tools_command"]
+if TYPE_CHECKING:
+    from schemawire.gates import Embedder
+
+__all__ = ["COMMAND_CLASSES", "ServeCommand", "call_command", "serve_command", "tools_command"]
 
 Command = Annotated[
     list[str] | None,
@@ -140,10 +146,44 @@ ServeArguments = Annotated[
     ),
 ]
 Upstream = Annotated[
-    bool, typer.Option("--upstream", help="Be a gating proxy for the command after `--`.")
+    bool,
+    typer.Option(
+        "--upstream",
+        help="`--upstream -- CMD`: be a gating proxy for the command after `--`. "
+        "`--upstream NAME -- CMD`, repeated: be a gateway over several, tools named NAME_tool.",
+    ),
 ]
 UpstreamUrl = Annotated[
-    str | None, typer.Option("--upstream-url", help="Be a gating proxy for this HTTP server.")
+    list[str] | None,
+    typer.Option(
+        "--upstream-url",
+        help="An HTTP upstream: `URL` (a proxy), or `NAME=URL` (a gateway; repeatable).",
+    ),
+]
+Shortlist = Annotated[
+    bool,
+    typer.Option(
+        "--shortlist",
+        help="As a gateway, list only search_tools and call_tool; a search finds the tools.",
+    ),
+]
+Top = Annotated[
+    int | None,
+    typer.Option(
+        "--top",
+        min=1,
+        max=50,
+        help="Tools one search returns (--shortlist; default: \\[gateway] shortlist, else 5).",
+        show_default=False,
+    ),
+]
+Semantic = Annotated[
+    bool,
+    typer.Option(
+        "--semantic",
+        help="With --shortlist: searches rank by meaning too (BM25 fused with the "
+        "schemawire\\[semantic] extra's embedder).",
+    ),
 ]
 ProxyRepo = Annotated[
     Path | None,
@@ -204,9 +244,13 @@ ClientSessions = Annotated[
 
 @guarded
 def serve_command(
+    ctx: typer.Context,
     arguments: ServeArguments = None,
     upstream: Upstream = False,
     upstream_url: UpstreamUrl = None,
+    shortlist: Shortlist = False,
+    top: Top = None,
+    semantic: Semantic = False,
     repo: ProxyRepo = None,
     http: Http = False,
     host: Host = "127.0.0.1",
@@ -223,11 +267,26 @@ def serve_command(
     trace: Trace = None,
 ) -> None:
     """Serve the repository's tools over MCP, every call gated both ways; or, with --upstream,
-    stand in front of another MCP server and gate every call to it.
+    stand in front of another MCP server and gate every call to it; or, with named upstreams
+    (or a \\[gateway] table in schemawire.toml), serve several MCP servers as one.
+
+    A gateway lists each upstream's tools under the upstream's name (fs_read_file), gates every
+    call, restarts an upstream that died on its own, and passes tools/list_changed on. With
+    --shortlist it lists only search_tools and call_tool.
     """
     from schemawire.mcp.launch import HttpOptions, ServeOptions, SessionBounds, serve
 
-    directory, upstream_address = _serve_target(arguments or [], upstream, upstream_url, repo)
+    if _MISTAKE in ctx.meta:
+        raise ctx.meta[_MISTAKE]
+    if top is not None and not shortlist:
+        raise UsageError("--top is the size of a --shortlist search: add --shortlist")
+    if semantic and not shortlist:
+        raise UsageError("--semantic ranks a --shortlist search: add --shortlist")
+    groups = ctx.meta.get(_GROUPS)
+    if groups is None:  # the command was built without ServeCommand (serve's own parsing)
+        groups = [(None, list(arguments or []))] if upstream else []
+        arguments = [] if upstream else arguments
+    target = _serve_target(arguments or [], groups, upstream_url or [], repo)
     sessions = SessionBounds(idle=session_idle, per_client=client_sessions, total=max_sessions)
     listen = HttpOptions(
         host=host,
@@ -240,27 +299,178 @@ def serve_command(
         sessions=sessions,
     )
     options = ServeOptions(
-        upstream=upstream_address,
+        upstream=target.upstream,
+        upstreams=target.upstreams,
+        shortlist=top,
+        shortlisted=shortlist,
+        embedder=_semantic_embedder() if semantic else None,
         http=listen if http else None,
         timeout=timeout,
         trace=trace,
         on_ready=functools.partial(_announce, host),
     )
-    with _server_errors():
-        serve(directory, options)
+    with _server_errors(own_hints=target.upstream is None):  # a gateway's say what to check
+        serve(target.directory, options)
+
+
+# --- serve's upstreams on the command line ---------------------------------------------------
+
+_GROUPS = "schemawire.serve.upstreams"  # where ServeCommand leaves the upstreams it read
+_MISTAKE = "schemawire.serve.mistake"  # and the mistake it found in them, if any
+
+Group = tuple[str | None, list[str]]
+"""One ``--upstream [NAME] -- CMD ...``: the upstream's name (None: unnamed), its command."""
+
+
+class ServeCommand(typer.core.TyperCommand):
+    """``serve``, which reads its upstreams before Click sees the arguments.
+
+    Click keeps only what follows the first ``--`` and loses where each later ``--upstream NAME
+    --`` was; this reads them off the arguments as given (`split_upstreams`).
+    """
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        try:
+            head, groups = split_upstreams(args)
+        except UsageError as error:  # said by the command itself, as its other mistakes are
+            ctx.meta[_MISTAKE] = error
+            head, groups = [a for a in args if a in ("--help", "-h")], None
+        if groups is not None:
+            ctx.meta[_GROUPS] = groups
+        return super().parse_args(ctx, head)
+
+
+COMMAND_CLASSES = {"serve_command": ServeCommand}
+"""The commands of this module built with a class of their own (`schemawire.cli._app`)."""
+
+
+def split_upstreams(args: list[str]) -> tuple[list[str], list[Group] | None]:
+    """``serve``'s own options, and the upstreams given as ``--upstream [NAME] -- CMD``.
+
+    ``--upstream fs -- npx server-filesystem . --upstream mem -- npx server-memory`` is two
+    groups: after the first ``--``, each ``--upstream NAME --`` starts the next, and each
+    ``--upstream-url NAME=URL`` (an ``http://`` or ``https://`` URL) is one of serve's own
+    options, wherever it is. Without an ``--upstream`` before the first ``--``, there are none
+    (None) and ``args`` go on as they are.
+
+    Raises:
+        UsageError: ``--upstream`` without a command after ``--``; two names before the first
+            ``--``; an ``--upstream NAME`` in a gateway's command, not followed by ``--``.
+    """
+    if "--" not in args:
+        if "--upstream" in args:
+            raise UsageError(
+                f"{_upstream_flag(args)} needs the upstream server's command after `--`"
+            )
+        return args, None
+    at = args.index("--")
+    head, tail = args[:at], args[at + 1 :]
+    if "--upstream" not in head:
+        return args, None
+    if head.count("--upstream") > 1:
+        raise UsageError(
+            "each upstream's command follows its own name: "
+            "--upstream fs -- CMD ... --upstream mem -- CMD ..."
+        )
+    flag = head.index("--upstream")
+    named = flag + 1 < len(head) and not head[flag + 1].startswith("-")
+    first = head[flag + 1] if named else None
+    head = head[:flag] + head[flag + (2 if named else 1) :]
+    groups: list[Group] = [(first, [])]
+    index = 0
+    while index < len(tail):
+        starts = _group_start(tail, index)
+        if starts is not None:
+            name, index = starts
+            groups.append((name, []))
+        elif first is not None and _named_url_at(tail, index):
+            head += tail[index : index + 2]
+            index += 2
+        else:
+            if first is not None:
+                _check_not_a_group(tail, index, groups[-1][0])
+            groups[-1][1].append(tail[index])
+            index += 1
+    return head, groups
+
+
+def _upstream_flag(args: list[str]) -> str:
+    """``--upstream`` as given, with the name after it (if any)."""
+    at = args.index("--upstream")
+    name = args[at + 1 : at + 2]
+    return f"--upstream {name[0]}" if name and not name[0].startswith("-") else "--upstream"
+
+
+_URL_UPSTREAM = re.compile(r"[A-Za-z][A-Za-z0-9-]{0,23}=https?://\S+", re.ASCII)
+
+
+def _named_url_at(tail: list[str], index: int) -> bool:
+    """Whether ``--upstream-url NAME=URL`` is at ``index`` of a gateway's commands."""
+    value = tail[index + 1 : index + 2]
+    return (
+        tail[index] == "--upstream-url" and bool(value) and bool(_URL_UPSTREAM.fullmatch(value[0]))
+    )
+
+
+def _check_not_a_group(tail: list[str], index: int, upstream: str | None) -> None:
+    """Refuse ``--upstream NAME`` in a gateway's command when no ``--`` follows the name: the
+    next upstream, its ``--`` forgotten (a command that takes ``--upstream`` itself goes in
+    the ``[gateway]`` table).
+
+    Raises:
+        UsageError: that is what is at ``index``.
+    """
+    name = tail[index + 1 : index + 2]
+    if tail[index] != "--upstream" or not name or name[0].startswith("-"):
+        return
+    rest = " ".join(tail[index + 2 : index + 4])
+    raise UsageError(
+        f"--upstream {name[0]} is inside the command of upstream {upstream}: did you mean "
+        f"`--upstream {name[0]} -- {rest}{' ...' if len(tail) > index + 4 else ''}`? (A command "
+        "that takes --upstream itself goes in the [gateway] table of schemawire.toml.)"
+    )
+
+
+def _group_start(tail: list[str], index: int) -> tuple[str | None, int] | None:
+    """The next group's name and where its command starts, when ``--upstream [NAME] --``
+    starts at ``index``; else None."""
+    if tail[index] != "--upstream":
+        return None
+    if tail[index + 1 : index + 2] == ["--"]:
+        return None, index + 2
+    name = tail[index + 1 : index + 2]
+    if name and not name[0].startswith("-") and tail[index + 2 : index + 3] == ["--"]:
+        return name[0], index + 3
+    return None
+
+
+@dataclasses.dataclass(frozen=True)
+class _ServeTarget:
+    """What ``serve`` serves: the repository, and an upstream (a proxy) or several (a gateway)."""
+
+    directory: Path
+    upstream: Any = None
+    upstreams: tuple[Any, ...] = ()
+
+
+def _semantic_embedder() -> Embedder:
+    from schemawire.gates import semantic_embedder
+
+    return semantic_embedder()
 
 
 def _serve_target(
-    arguments: list[str], upstream: bool, upstream_url: str | None, repo: Path | None
-) -> tuple[Path, Any]:
-    """The repository, and the upstream server when proxying. As a proxy, every argument is the
-    upstream's command line, so the repository can only be --repo."""
-    if upstream:
-        if not arguments:
-            raise UsageError("--upstream needs the upstream server's command after `--`")
-        if upstream_url:
-            raise UsageError("give --upstream with a command, or --upstream-url, not both")
-        return repo or Path("."), _address(arguments, None, None, None)
+    arguments: list[str], groups: list[Group], urls: list[str], repo: Path | None
+) -> _ServeTarget:
+    """The repository, and the upstream server(s) when proxying. As a proxy or a gateway, what
+    follows `--` is the upstreams' command lines, so the repository can only be --repo."""
+    named_urls = [_named_url(url) for url in urls]
+    if groups or named_urls:
+        if arguments:
+            raise UsageError(
+                "a proxy's repository is --repo (what follows `--` is the upstream's command)"
+            )
+        return _proxy_target(repo or Path("."), groups, named_urls)
     if len(arguments) > 1:
         raise UsageError(
             f"one repository to serve, not {len(arguments)} (a command after `--` "
@@ -268,8 +478,53 @@ def _serve_target(
         )
     if arguments and repo:
         raise UsageError("give the repository as an argument or as --repo, not both")
-    directory = Path(arguments[0]) if arguments else repo or Path(".")
-    return directory, _address(None, upstream_url, None, None) if upstream_url else None
+    return _ServeTarget(Path(arguments[0]) if arguments else repo or Path("."))
+
+
+def _proxy_target(
+    directory: Path, groups: list[Group], urls: list[tuple[str | None, str]]
+) -> _ServeTarget:
+    for name, command in groups:
+        if not command:
+            what = f"--upstream {name}" if name else "--upstream"
+            raise UsageError(f"{what} needs the upstream server's command after `--`")
+    given: list[tuple[str | None, list[str] | str]] = [*groups, *urls]
+    if len(given) == 1 and given[0][0] is None:  # one unnamed upstream: the gating proxy
+        _, where = given[0]
+        if isinstance(where, str):
+            return _ServeTarget(directory, upstream=_address(None, where, None, None))
+        return _ServeTarget(directory, upstream=_address(where, None, None, None))
+    if any(name is None for name, _ in given):
+        raise UsageError(
+            "name every upstream of a gateway: --upstream NAME -- CMD, --upstream-url NAME=URL"
+        )
+    return _ServeTarget(directory, upstreams=tuple(_gateway_upstream(*g) for g in given))
+
+
+def _named_url(text: str) -> tuple[str | None, str]:
+    """``NAME=URL`` as (NAME, URL); a bare URL (whose text before any ``=`` has a ``:``)
+    as (None, URL)."""
+    name, equals, url = text.partition("=")
+    if equals and ":" not in name:
+        if not url.startswith(("http://", "https://")):
+            raise UsageError(
+                f"--upstream-url {quoted(text)}: the URL starts with http:// or https:// "
+                "(a stdio server is --upstream NAME -- CMD)"
+            )
+        return name, url
+    return None, text
+
+
+def _gateway_upstream(name: Any, where: list[str] | str) -> Any:
+    from schemawire.mcp import Upstream
+
+    if isinstance(where, str):
+        return Upstream(
+            name, _address(None, where, None, None), origin=f"URL of --upstream-url {name}=URL"
+        )
+    return Upstream(
+        name, _address(where, None, None, None), origin=f"command of --upstream {name} -- CMD"
+    )
 
 
 def _announce(host: str, port: int | None) -> None:
@@ -298,15 +553,16 @@ _SERVER_HINTS = {
 
 
 @contextlib.contextmanager
-def _server_errors() -> Iterator[None]:
+def _server_errors(*, own_hints: bool = False) -> Iterator[None]:
     """A server that cannot be used, met in the block, is one line saying what happened and
-    what to pass; and exit code 2."""
+    what to pass; and exit code 2. ``own_hints``: the errors' own hints say what to pass (a
+    gateway's name the upstream's option or table key)."""
     from schemawire.mcp import ServerError
 
     try:
         yield
     except ServerError as error:
-        hint = _SERVER_HINTS.get(error.code, error.hint)
+        hint = error.hint if own_hints and error.hint else _SERVER_HINTS.get(error.code, error.hint)
         fail(f"MCP server {error.server}: {error.reason}" + (f"; {hint}" if hint else ""))
 
 

@@ -1,5 +1,6 @@
-"""Launching a gated server, what `schemawire serve` runs: the repository's tools (`LocalTools`)
-or a gating proxy (`UpstreamTools`), served over stdio or Streamable HTTP until told to stop.
+"""Launching a gated server, what `schemawire serve` runs: the repository's tools (`LocalTools`),
+a gating proxy (`UpstreamTools`) or a gateway over several upstreams (`Gateway`), served over
+stdio or Streamable HTTP until told to stop.
 
 `schemawire.mcp.server` is the server itself (the SDK's `Server` with both gates on every
 call); this module picks its tools and runs it."""
@@ -18,26 +19,34 @@ from mcp.server.stdio import stdio_server
 
 from schemawire._version import __version__
 from schemawire.errors import UsageError
+from schemawire.gates import Embedder
 from schemawire.mcp._addresses import HttpServer, StdioServer
 from schemawire.mcp._http import HttpOptions, SessionBounds, http_app, running
 from schemawire.mcp._memory import give_back_large_blocks
 from schemawire.mcp._sent import SentLines, stdin_lines
 from schemawire.mcp.client import McpClient
+from schemawire.mcp.gateway import Upstream, open_gateway
 from schemawire.mcp.proxy import UpstreamTools
 from schemawire.mcp.server import LocalTools, Sessions, build_server
+from schemawire.schema.config import GatewayUpstream
 from schemawire.schema.implementations import load_implementations
 from schemawire.schema.repository import Repository
 from schemawire.trace import Trace
 
 __all__ = [
+    "DEFAULT_TOP",
     "HttpOptions",
     "ServeOptions",
     "SessionBounds",
+    "Upstream",
     "gated_server",
     "serve",
 ]
 
 _UPSTREAM_TIMEOUT = 30.0  # seconds a proxied call may take, unless told
+DEFAULT_TOP = 5
+"""How many tools a gateway's search returns, when neither ``--top`` nor ``[gateway]
+shortlist`` says."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +55,14 @@ class ServeOptions:
 
     Attributes:
         upstream: the server to stand in front of (a proxy); None serves the repository's tools.
+        upstreams: the servers to serve as one (a gateway), each under its name; when there
+            are none, and no ``upstream``, the repository's ``[gateway]`` table's.
+        shortlist: as a gateway, list only ``search_tools`` and ``call_tool``, a search
+            returning this many tools; None: ``[gateway] shortlist`` (when there is one, else
+            every tool is listed), or `DEFAULT_TOP` when ``shortlisted``.
+        shortlisted: list only the two tools even without a size (``--shortlist`` alone).
+        embedder: a shortlisting gateway's searches rank by meaning too (any ``texts ->
+            vectors`` callable, `semantic_embedder()` for ``--semantic``), fused with BM25.
         http: listen on Streamable HTTP; None serves stdio.
         timeout: seconds a call may take: a call to the upstream (default 30), or one of the
             repository's tools (default ``[serve] timeout``, 60).
@@ -54,6 +71,10 @@ class ServeOptions:
     """
 
     upstream: StdioServer | HttpServer | None = None
+    upstreams: tuple[Upstream, ...] = ()
+    shortlist: int | None = None
+    shortlisted: bool = False
+    embedder: Embedder | None = None
     http: HttpOptions | None = None
     timeout: float | None = None
     trace: Path | None = None
@@ -79,6 +100,15 @@ async def gated_server(
         ServerError: the upstream cannot be started or reached.
     """
     name = options.name or repository.config.serve.name or repository.root.name
+    upstreams = options.upstreams or _configured_upstreams(repository, options)
+    if upstreams:
+        async with _gateway_server(
+            repository, options, upstreams, trace, name=name, lines=lines
+        ) as server:
+            yield server
+        return
+    if options.shortlist is not None or options.shortlisted or options.embedder is not None:
+        raise UsageError("--shortlist is for a gateway: name the upstream (--upstream NAME -- ...)")
     if options.upstream is None:
         implementations = load_implementations(repository)
         if not implementations:
@@ -106,6 +136,61 @@ async def gated_server(
             sessions=sessions,
             lines=lines,
         )
+
+
+@asynccontextmanager
+async def _gateway_server(
+    repository: Repository,
+    options: ServeOptions,
+    upstreams: tuple[Upstream, ...],
+    trace: Trace,
+    *,
+    name: str,
+    lines: SentLines | None,
+) -> AsyncIterator[Server[Any]]:
+    sessions = Sessions()  # told when any upstream's tool list changes
+    shortlist = options.shortlist or repository.config.gateway.shortlist
+    if shortlist is None and options.shortlisted:
+        shortlist = DEFAULT_TOP
+    async with open_gateway(
+        upstreams,
+        repository=repository,
+        trace=trace,
+        timeout=options.timeout or _UPSTREAM_TIMEOUT,
+        sessions=sessions,
+        shortlist=shortlist,
+        embedder=options.embedder,
+    ) as gateway:
+        yield build_server(
+            gateway,
+            name=f"{name} (gateway)",
+            version=__version__,
+            trace=trace,
+            sessions=sessions,
+            lines=lines,
+        )
+
+
+def _configured_upstreams(repository: Repository, options: ServeOptions) -> tuple[Upstream, ...]:
+    """The ``[gateway]`` table's upstreams, unless the command line names an upstream."""
+    if options.upstream is not None:
+        return ()
+    return tuple(_upstream(repository.root, entry) for entry in repository.config.gateway.upstreams)
+
+
+def _upstream(root: Path, entry: GatewayUpstream) -> Upstream:
+    if entry.command is not None:
+        command, *args = entry.command
+        cwd = root / entry.cwd if entry.cwd is not None else None
+        server: StdioServer | HttpServer = StdioServer(
+            command, tuple(args), entry.env or None, cwd, name=entry.name
+        )
+    else:
+        assert entry.url is not None
+        server = HttpServer(entry.url, dict(entry.headers))
+    key = "command" if entry.command is not None else "url"
+    origin = f"{key} of [gateway.upstreams.{entry.name}] in schemawire.toml"
+    return Upstream(entry.name, server, entry.timeout, origin=origin)
 
 
 def serve(directory: Path, options: ServeOptions) -> None:

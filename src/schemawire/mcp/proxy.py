@@ -13,8 +13,11 @@ match. A rejection (the proxy's own, or one the upstream sent) reaches the clien
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
 from typing import Any
 
+import anyio
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
@@ -30,9 +33,13 @@ from schemawire.mcp.client import McpClient
 from schemawire.mcp.server import verdict_result
 from schemawire.project.mcp import project_mcp
 from schemawire.trace import Trace
-from schemawire.types import Rejection
+from schemawire.types import Rejection, ToolResult
 
-__all__ = ["UpstreamTools"]
+__all__ = ["RETRY_AFTER", "UpstreamTools"]
+
+RETRY_AFTER = (1.0, 2.0, 5.0, 10.0, 30.0)
+"""Seconds before an upstream whose restart failed is tried again: after the first failure in
+a row, the second, ...; the last for every one after."""
 
 
 class UpstreamTools:
@@ -48,6 +55,11 @@ class UpstreamTools:
         # (name, version) -> (the tool listed, as listed to that version, wrapped): projected
         # once per listing of the upstream, not on every call.
         self._shown: dict[tuple[str, str], tuple[RemoteTool, dict[str, Any], bool]] = {}
+        self.restarts = 0
+        """Restarts of the upstream that succeeded (its tools may have changed with each)."""
+        self._failed: ServerError | None = None  # how the last restart failed, if it did
+        self._failures = 0  # restarts failed in a row
+        self._retry_at = 0.0  # when to try again (anyio's clock)
 
     async def list_tools(self, version: str) -> list[dict[str, Any]]:
         """The upstream's tools; a tool the repository defines is listed from its canonical
@@ -56,8 +68,21 @@ class UpstreamTools:
         Raises:
             ServerError: the upstream is gone and cannot be restarted.
         """
+        return [self.listed(tool, version) for tool in await self.tools()]
+
+    async def tools(self) -> tuple[RemoteTool, ...]:
+        """The upstream's tools as its client lists them (started again first, if it stopped).
+
+        Raises:
+            ServerError: the upstream is gone and cannot be restarted (now, or lately: see
+                `_ensure_connected`).
+        """
         await self._ensure_connected()
-        return [self._listed(tool, version)[0] for tool in await self.client.list_tools()]
+        return await self.client.list_tools()
+
+    def listed(self, tool: RemoteTool, version: str) -> dict[str, Any]:
+        """``tool`` (one of `tools`) as listed to a client of ``version``."""
+        return self._listed(tool, version)[0]
 
     def _listed(self, tool: RemoteTool, version: str) -> tuple[dict[str, Any], bool]:
         """``tool`` as listed to a client of ``version``, and whether its structured results
@@ -88,12 +113,16 @@ class UpstreamTools:
         version: str,
         trace: Trace,
         label: str,
+        shown_as: str | None = None,
     ) -> dict[str, Any]:
+        """One gated call of the upstream's tool ``name`` (`ToolBackend.call_tool`);
+        ``shown_as``: the name the client calls it by, where that is another (a gateway's),
+        for a refusal to name the tool the client knows."""
         try:
             await self._ensure_connected()
             tools = {tool.name: tool for tool in await self.client.list_tools()}
         except ServerError as error:
-            rejection = _unreachable(name, error)
+            rejection = _unreachable(shown_as or name, error)
             return verdict_result(_refused(rejection))
         if name not in tools:
             # The spec's answer to an unknown tool is this JSON-RPC error; its data names our code.
@@ -106,14 +135,37 @@ class UpstreamTools:
         _, wrapped = self._listed(tools[name], version)
         # The client put both verdicts in the trace; the refusing one is what the client reads.
         verdict = call.result if call.result is not None else call.argument_verdict
+        if shown_as is not None and verdict.rejection is not None:
+            verdict = _renamed(verdict, verdict.rejection, shown_as)
         return verdict_result(verdict, wrap=wrapped)
 
     async def _ensure_connected(self) -> None:
-        """Restart an upstream that went away (once per call): a crashed stdio server, or one
-        the client stopped because it stopped reading its input, comes back for the next call.
-        Calls that find it gone at the same time share one restart (`McpClient.reconnect`)."""
-        if not self.client.connected:
+        """Restart an upstream that went away: a crashed stdio server, or one the client
+        stopped because it stopped reading its input, comes back for the next call. Calls that
+        find it gone at the same time share one restart (`McpClient.reconnect`).
+
+        A restart that failed is not tried again for a while (`RETRY_AFTER`, longer after each
+        failure in a row): until then, every call and listing gets the same error at once,
+        instead of each waiting for a server that may hang in its handshake.
+
+        Raises:
+            ServerError: the upstream cannot be started again (or could not, lately).
+        """
+        if self.client.connected:
+            return
+        if self._failed is not None and anyio.current_time() < self._retry_at:
+            raise self._failed
+        try:
             await self.client.reconnect()
+        except ServerError as error:
+            if error is not self._failed:  # not the one restart shared by several callers
+                self._failures += 1
+                self._failed = error
+                wait = RETRY_AFTER[min(self._failures, len(RETRY_AFTER)) - 1]
+                self._retry_at = anyio.current_time() + wait
+            raise
+        self._failures, self._failed = 0, None
+        self.restarts += 1
 
 
 def _unreachable(name: str, error: ServerError) -> Rejection:
@@ -122,6 +174,17 @@ def _unreachable(name: str, error: ServerError) -> Rejection:
     line = f"the upstream server is unavailable: {error.reason}"
     hint = f"{name} cannot be reached now; tell the user."
     return Rejection.for_tool(name, gate="arguments", code="tool_unavailable", line=line, hint=hint)
+
+
+def _renamed(verdict: Verdict, rejection: Rejection, name: str) -> Verdict:
+    """``verdict`` with its rejection naming the tool ``name`` (in its hint too: "Call echo
+    again" is "Call everything_echo again")."""
+    called = re.compile(rf"(?<![\w-]){re.escape(rejection.tool)}(?![\w-])")
+    renamed = replace(rejection, tool=name, hint=called.sub(name, rejection.hint))
+    value = verdict.value
+    if isinstance(value, ToolResult) and value.content == rejection.to_json():
+        value = replace(value, content=renamed.to_json())  # a refused result: the refusal
+    return verdict.replace(tool=name, rejection=renamed, value=value)
 
 
 def _refused(rejection: Rejection) -> Verdict:

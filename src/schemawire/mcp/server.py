@@ -24,7 +24,9 @@ from typing import Any, Protocol
 import mcp_types as types
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
 from mcp.shared.exceptions import MCPError
+from mcp.shared.subscriptions import ToolsListChanged
 from pydantic import BaseModel
 
 from schemawire._invoke import DEFAULT_TIMEOUT, invoke
@@ -81,12 +83,17 @@ class Sessions:
     alive. Connections are held weakly, because the SDK gives no signal when an HTTP session
     ends: one it has let go of (ended, idled out) is forgotten with it, and a server that sees a
     new client every second for a week holds only the live ones. At most the newest `LIMIT`.
+
+    Clients of the 2026-07-28 protocol get no such notification (the SDK drops it for them):
+    they open a ``subscriptions/listen`` stream instead, served from `bus`.
     """
 
     LIMIT = 1000
 
     def __init__(self) -> None:
         self._connections: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
+        self.bus = InMemorySubscriptionBus()
+        """What the server's ``subscriptions/listen`` streams carry."""
 
     def add(self, session: Any) -> None:
         """Remember the client of ``session`` (a handler's ``ctx.session``)."""
@@ -102,11 +109,13 @@ class Sessions:
         return len(self._connections)
 
     async def tools_changed(self) -> None:
-        """Send ``notifications/tools/list_changed`` to every client still connected. (Clients
-        of the 2026-07-28 protocol subscribe instead; the SDK drops it for them.)"""
+        """Tell every client the tool list changed: ``notifications/tools/list_changed`` to
+        each one still connected, and an event on every ``subscriptions/listen`` stream that
+        asked for tool list changes (the 2026-07-28 protocol's way)."""
         for connection in list(self._connections.values()):
             with contextlib.suppress(Exception):  # a client that went away meanwhile
                 await connection.send_tool_list_changed()
+        await self.bus.publish(ToolsListChanged())
 
 
 def build_server(
@@ -149,13 +158,15 @@ def build_server(
         instructions=instructions,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
+        on_subscriptions_listen=ListenHandler(sessions.bus),
     )
     server.middleware.insert(0, _TraceMiddleware(trace, label))
     return server
 
 
 class _ListChangedServer(Server[Any]):
-    """Advertises ``tools.listChanged``: a proxy passes its upstream's changes on."""
+    """Advertises ``tools.listChanged``: a proxy passes its upstream's changes on. (To a
+    2026-07-28 client the SDK advertises it because ``subscriptions/listen`` is served.)"""
 
     def create_initialization_options(  # type: ignore[no-untyped-def]
         self, notification_options=None, experimental_capabilities=None, extensions=None

@@ -28,12 +28,20 @@ the root and the defaults apply. The settings are checked against a JSON Schema,
 
     [lint.per-file-ignores]                # glob patterns (fnmatch: * also matches /)
     "schemas/tools/legacy_*.json" = ["SW101"]
+
+    [gateway]                        # `schemawire serve`: many MCP servers as one
+    shortlist = 5                    # optional: list only search_tools and call_tool
+    [gateway.upstreams.fs]           # the upstream's name prefixes its tools: fs_read_file
+    command = ["npx", "-y", "@modelcontextprotocol/server-filesystem", "."]
+    [gateway.upstreams.search]
+    url = "http://127.0.0.1:3001/mcp"
 """
 
 from __future__ import annotations
 
 import difflib
 import fnmatch
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +58,21 @@ CONFIG_FILE = "schemawire.toml"
 _PYPROJECT = "pyproject.toml"
 
 _STRINGS = {"type": "array", "items": {"type": "string"}}
+_STRING_MAP = {"type": "object", "additionalProperties": {"type": "string"}}
+# An upstream's name (the gateway's tool-name prefix): `schemawire.mcp._namespaces` says why.
+_UPSTREAM_NAME = "^[A-Za-z][A-Za-z0-9-]{0,23}$"
+_UPSTREAM = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "command": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1},
+        "url": {"type": "string", "pattern": "^https?://"},
+        "env": _STRING_MAP,
+        "cwd": {"type": "string", "minLength": 1},
+        "headers": _STRING_MAP,
+        "timeout": {"type": "number", "exclusiveMinimum": 0},
+    },
+}
 # Settings that are paths, which must stay inside the repository.
 _PATHS = {
     "repository": ("tools", "handoffs", "state", "common", "fixtures"),
@@ -113,6 +136,19 @@ _CONFIG_SCHEMA: dict[str, Any] = {
                 },
             },
         },
+        "gateway": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["upstreams"],
+            "properties": {
+                "shortlist": {"type": "integer", "minimum": 1, "maximum": 50},
+                "upstreams": {
+                    "type": "object",
+                    "minProperties": 1,
+                    "additionalProperties": _UPSTREAM,
+                },
+            },
+        },
     },
 }
 
@@ -135,6 +171,43 @@ class ServeConfig:
     tools: dict[str, str] = field(default_factory=dict[str, str])
     timeout: float = 60.0
     declared: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class GatewayUpstream:
+    """One upstream of ``[gateway.upstreams.NAME]``: a command to start, or a URL to reach.
+
+    Attributes:
+        name: the upstream's name, which prefixes its tools' names.
+        command: the program and its arguments (a stdio server), or None.
+        url: a Streamable HTTP server's endpoint, or None.
+        env: variables added to a command's environment.
+        cwd: a command's working directory, relative to the repository's root.
+        headers: headers sent with every request to the URL.
+        timeout: seconds a call to it may take (None: `schemawire serve`'s).
+    """
+
+    name: str
+    command: tuple[str, ...] | None = None
+    url: str | None = None
+    env: dict[str, str] = field(default_factory=dict[str, str])
+    cwd: str | None = None
+    headers: dict[str, str] = field(default_factory=dict[str, str])
+    timeout: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GatewayConfig:
+    """``[gateway]``: the upstreams `schemawire serve` serves as one server.
+
+    Attributes:
+        upstreams: in the order the file gives them.
+        shortlist: list only ``search_tools`` and ``call_tool``, each search returning this many
+            tools; None lists every tool.
+    """
+
+    upstreams: tuple[GatewayUpstream, ...] = ()
+    shortlist: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +249,7 @@ class Config:
     adapters: str = "adapters"
     a2a: dict[str, str] = field(default_factory=dict[str, str])
     serve: ServeConfig = field(default_factory=ServeConfig)
+    gateway: GatewayConfig = field(default_factory=GatewayConfig)
     source: Path | None = None
 
     def kind_dirs(self) -> dict[str, str]:
@@ -267,8 +341,25 @@ def _config_from(table: dict[str, Any], root: Path, source: Path) -> Config:
             timeout=float(serving.get("timeout", 60.0)),
             declared="serve" in table,
         ),
+        gateway=_gateway_from(table.get("gateway", {})),
         source=source,
     )
+
+
+def _gateway_from(table: dict[str, Any]) -> GatewayConfig:
+    upstreams = tuple(
+        GatewayUpstream(
+            name=name,
+            command=tuple(entry["command"]) if "command" in entry else None,
+            url=entry.get("url"),
+            env=dict(entry.get("env", {})),
+            cwd=entry.get("cwd"),
+            headers=dict(entry.get("headers", {})),
+            timeout=float(entry["timeout"]) if "timeout" in entry else None,
+        )
+        for name, entry in table.get("upstreams", {}).items()
+    )
+    return GatewayConfig(upstreams=upstreams, shortlist=table.get("shortlist"))
 
 
 def _check_settings(table: dict[str, Any], root: Path, source: Path) -> None:
@@ -277,7 +368,9 @@ def _check_settings(table: dict[str, Any], root: Path, source: Path) -> None:
     if violations:
         first = violations[0]
         hint = _did_you_mean(first.pointer) if first.keyword == "additionalProperties" else ""
-        _refuse(f"{first.message}{hint}", first.pointer, source)
+        # A missing key is the table's mistake: name the table, the message names the key.
+        pointer = first.pointer.rpartition("/")[0] if first.keyword == "required" else first.pointer
+        _refuse(f"{first.message}{hint}", pointer, source)
     for section, keys in _PATHS.items():
         for key in keys:
             value = table.get(section, {}).get(key)
@@ -295,6 +388,36 @@ def _check_settings(table: dict[str, Any], root: Path, source: Path) -> None:
                 source,
             )
     _check_rule_ids(table.get("lint", {}), source)
+    _check_upstreams(table.get("gateway", {}).get("upstreams", {}), root, source)
+
+
+def _check_upstreams(upstreams: dict[str, Any], root: Path, source: Path) -> None:
+    """What the settings schema cannot say well: each upstream's name, and that it is either a
+    command (with its env and cwd) or a URL (with its headers)."""
+    for name, entry in upstreams.items():
+        pointer = f"/gateway/upstreams/{name}"
+        if re.fullmatch(_UPSTREAM_NAME, name) is None:
+            message = (
+                f"upstream name {quoted(name)}: use a letter, then letters, digits or '-' "
+                "(no '_': it separates the upstream's name from its tools'), at most 24 "
+                "characters"
+            )
+            _refuse(message, pointer, source)
+        if ("command" in entry) == ("url" in entry):
+            _refuse("give the upstream a command (a stdio server) or a url: one", pointer, source)
+        for key, needs in _UPSTREAM_NEEDS.items():
+            if key in entry and needs not in entry:
+                _refuse(f"{key} is for an upstream with a {needs}", f"{pointer}/{key}", source)
+        if "cwd" in entry and not _stays_inside(root, entry["cwd"]):
+            _refuse(
+                "must be a path inside the repository, relative to its root",
+                f"{pointer}/cwd",
+                source,
+            )
+
+
+# An upstream's setting -> the kind of upstream it is for.
+_UPSTREAM_NEEDS = {"env": "command", "cwd": "command", "headers": "url"}
 
 
 def _refuse(message: str, pointer: str, source: Path) -> NoReturn:
@@ -335,8 +458,11 @@ def _check_rule_ids(lint: dict[str, Any], source: Path) -> None:
 def _did_you_mean(pointer: str) -> str:
     *parents, key = pointer.split("/") if pointer else [""]
     schema: dict[str, Any] = _CONFIG_SCHEMA
-    for token in parents[1:]:
-        schema = schema.get("properties", {}).get(token, {})
+    for token in parents[1:]:  # a table's own key, or one of a table of tables (upstreams)
+        properties = schema.get("properties", {})
+        schema = (
+            properties[token] if token in properties else schema.get("additionalProperties", {})
+        )
     known = list(schema.get("properties", {}))
     close = difflib.get_close_matches(key, known, n=1)
     return f" (did you mean {quoted(close[0])}?)" if close else ""
