@@ -110,9 +110,12 @@ class InputError(SchemawireError):
 
     @property
     def location(self) -> str:
-        """``source:line:column`` (or ``source#pointer``), for messages and editors."""
+        """``source:line[:column] #pointer`` (or ``source#pointer``), for messages and editors:
+        the line and column when known, and the pointer within the line's value."""
         if self.line is not None:
-            return f"{self.source}:{self.line}:{self.column}"
+            column = f":{self.column}" if self.column is not None else ""
+            pointer = f" #{self.pointer}" if self.pointer else ""
+            return f"{self.source}:{self.line}{column}{pointer}"
         if self.pointer is not None:
             return f"{self.source}#{self.pointer}"
         return self.source

@@ -11,6 +11,7 @@ import os
 import random
 import subprocess
 import sys
+import threading
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
@@ -89,10 +90,31 @@ def test_an_embedder_finds_a_tool_that_shares_no_word_with_the_query() -> None:
     assert shortlist.tools[0].matched == ()  # found by meaning, not by a word
     shown = shortlist.to_json()
     assert shown["ranker"] == "bm25+dense"
-    # every tool is ranked by meaning: it is listed and counted, and the rest are left out
-    names = len({spec.name for spec in CATALOGUE})
-    assert (shown["total_matches"], shown["returned"], shown["truncated"]) == (names, 2, True)
+    # the completeness figures stay lexical: no tool shares a word, two are listed by meaning
+    assert (shown["total_matches"], shown["returned"], shown["truncated"]) == (0, 0, False)
+    assert shown["by_meaning"] == 2
+    assert "ranked by meaning alone" in shown["hint"]
+    _assert_valid(shown)
+
+
+def test_with_an_embedder_the_figures_count_the_tools_that_share_a_word() -> None:
+    # "page" is in two tools' text; the embedder lists three more that share no word.
+    shortlist = ToolIndex(CATALOGUE, embedder=HashingEmbedder()).search("the page", k=5)
+    lexical = {tool.name for tool in ToolIndex(CATALOGUE).search("the page", k=5).tools}
+    shown = shortlist.to_json()
+    listed = {tool.name for tool in shortlist.tools if tool.matched}
+    assert listed == lexical
+    assert (shown["total_matches"], shown["returned"]) == (len(lexical), len(lexical))
+    assert (shown["truncated"], shown["by_meaning"]) == (False, 5 - len(lexical))
     assert "hint" not in shown
+    _assert_valid(shown)
+
+
+def test_a_pinned_tool_that_shares_no_word_is_listed_and_not_counted() -> None:
+    index = ToolIndex(CATALOGUE, pinned=["get_weather"], embedder=HashingEmbedder())
+    shown = index.search("repository issues", k=2).to_json()
+    assert [tool["name"] for tool in shown["tools"]][-1] == "get_weather"
+    assert (shown["total_matches"], shown["returned"], shown["by_meaning"]) == (1, 1, 1)
     _assert_valid(shown)
 
 
@@ -127,14 +149,37 @@ def test_the_tool_text_an_embedder_reads_is_prose() -> None:
     assert _semantic.dense_text(spec) == expected
 
 
-def test_the_same_catalogue_in_any_order_gives_the_same_json_with_an_embedder() -> None:
-    expected = ToolIndex(CATALOGUE, embedder=HashingEmbedder()).search("snap a photo", k=3)
+class BatchCentredEmbedder(HashingEmbedder):
+    """A `HashingEmbedder` whose vectors depend on the whole batch (each minus the batch's
+    mean), as a model that normalises per batch would: the same text gets another vector in
+    another batch or order of batch."""
+
+    def __call__(self, texts: Sequence[str]) -> list[list[float]]:
+        vectors = super().__call__(texts)
+        mean = [math.fsum(column) / len(vectors) for column in zip(*vectors, strict=True)]
+        return [
+            [x - m + 0.01 * n for n, (x, m) in enumerate(zip(v, mean, strict=True))]
+            for v in vectors
+        ]
+
+
+@pytest.mark.parametrize("embedder", [HashingEmbedder, BatchCentredEmbedder])
+def test_the_same_catalogue_in_any_order_gives_the_same_json_with_an_embedder(
+    embedder: type[HashingEmbedder],
+) -> None:
+    catalogue = [*CATALOGUE, _tool("take_screenshot", "Capture the page as a picture.")]
+    queries = ("snap a photo", "the page", "")
+
+    def shown(specs: Sequence[ToolSpec]) -> list[str]:
+        index = ToolIndex(specs, pinned=["send_message"], embedder=embedder())
+        return [
+            json.dumps(index.search(query, k=k).to_json()) for query in queries for k in (1, 3, 9)
+        ]
+
+    expected = shown(catalogue)
+    assert '"pinned": true' in expected[0]
     for seed in range(5):
-        shuffled = random.Random(seed).sample(CATALOGUE, len(CATALOGUE))
-        index = ToolIndex(shuffled, pinned=["send_message"], embedder=HashingEmbedder())
-        found = ToolIndex(shuffled, embedder=HashingEmbedder()).search("snap a photo", k=3)
-        assert json.dumps(found.to_json()) == json.dumps(expected.to_json())
-        assert index.search("snap a photo", k=3).tools[-1].pinned
+        assert shown(random.Random(seed).sample(catalogue, len(catalogue))) == expected
 
 
 def test_refreshed_keeps_the_embedder() -> None:
@@ -150,13 +195,56 @@ def test_refreshed_keeps_the_embedder() -> None:
     assert (shortlist.ranker, _names(shortlist)) == ("bm25+dense", ["take_screenshot"])
 
 
+def test_new_pins_and_a_new_catalogue_are_embedded_once() -> None:
+    embedder = HashingEmbedder()
+    index = ToolIndex(CATALOGUE, pinned=["send_message"], embedder=embedder)
+    grown = [*CATALOGUE, _tool("upload_file", "Send a file through a form.")]
+    # what a host does when a server's list changed and a pin came back with it
+    again = index.refreshed(grown, pinned=["send_message", "upload_file"])
+    assert again.pinned == ("send_message", "upload_file")
+    assert len(embedder.calls) == 2  # the first build, then one build of the new catalogue
+    assert again.refreshed(list(reversed(grown)), pinned=["upload_file", "send_message"]) is again
+    assert len(embedder.calls) == 2
+
+
 def test_an_empty_catalogue_with_an_embedder_lists_nothing_and_says_what_to_try() -> None:
     embedder = HashingEmbedder()
     shortlist = ToolIndex([], embedder=embedder).search("grab a picture", k=3)
     assert (shortlist.tools, shortlist.catalogue_size) == ((), 0)
     assert shortlist.hint is not None
-    assert embedder.calls == [["grab a picture"]]  # no tools to embed at build
+    assert embedder.calls == []  # no tools to embed at build, and no query to rank them by
     _assert_valid(shortlist.to_json())
+
+
+@pytest.mark.parametrize("query", ["", "   ", "the of a", "?!"])
+def test_a_query_without_words_with_an_embedder_lists_nothing_and_says_what_to_try(
+    query: str,
+) -> None:
+    shortlist = ToolIndex(CATALOGUE, embedder=HashingEmbedder()).search(query, k=3)
+    shown = shortlist.to_json()
+    assert (shown["tools"], shown["total_matches"], shown["by_meaning"]) == ([], 0, 0)
+    assert "no words to look for" in shown["hint"]
+    _assert_valid(shown)
+
+
+def test_a_query_the_embedder_maps_to_zeros_ranks_nothing() -> None:
+    def zeros_for_queries(texts: Sequence[str]) -> list[list[float]]:
+        return [[0.0, 0.0] if text == "grab it" else [1.0, 0.5] for text in texts]
+
+    shortlist = ToolIndex(CATALOGUE, embedder=zeros_for_queries).search("grab it", k=3)
+    assert (shortlist.tools, shortlist.by_meaning) == ((), 0)
+    assert shortlist.hint is not None
+
+
+def test_the_ready_made_embedder_with_an_empty_query_is_not_blamed() -> None:
+    index = ToolIndex(CATALOGUE, embedder=semantic_embedder())
+    for query in ("", "the", "?"):
+        shortlist = index.search(query, k=3)
+        assert shortlist.tools == ()
+        assert "no words to look for" in (shortlist.hint or "")
+    # a blank text embeds to zeros (it was NaN: norm=True divided by zero)
+    (vector,) = semantic_embedder()([""])
+    assert not any(float(x) for x in vector)
 
 
 def test_the_ranking_is_the_same_without_numpy(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -165,6 +253,31 @@ def test_the_ranking_is_the_same_without_numpy(monkeypatch: pytest.MonkeyPatch) 
     without = DenseIndex(CATALOGUE, HashingEmbedder())
     assert without._matrix._numpy is None
     assert without.ranking("grab a picture of the page") == with_numpy
+
+
+@pytest.mark.parametrize("cosine", [0.4468285, 0.5325585, 0.3633935, 0.25, -0.1234565])
+def test_cosines_round_the_same_with_numpy_and_without(cosine: float) -> None:
+    import numpy
+
+    assert _semantic._rounded(cosine) == float(numpy.round(cosine, _semantic._DIGITS))
+
+
+def test_a_tie_at_a_half_ranks_the_same_with_numpy_and_without(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Cosines 0.4468285 and 0.446828: round() puts the first above, numpy.round makes a tie.
+    catalogue = [_tool("b_tool", "first"), _tool("a_tool", "second")]
+
+    def embedder(texts: Sequence[str]) -> list[list[float]]:
+        table = {"query": [1.0, 0.0]}
+        cosines = {"b tool. first": 0.4468285, "a tool. second": 0.446828}
+        return [table.get(t) or [cosines[t], math.sqrt(1 - cosines[t] ** 2)] for t in texts]
+
+    with_numpy = DenseIndex(catalogue, embedder).ranking("query")
+    _block_imports(monkeypatch, "numpy")
+    without = DenseIndex(catalogue, embedder)
+    assert without._matrix._numpy is None
+    assert without.ranking("query") == with_numpy == ["a_tool", "b_tool"]
 
 
 @pytest.mark.parametrize(
@@ -203,16 +316,54 @@ def test_the_dense_side_weighs_more_when_bm25_is_unsure() -> None:
 # --- the semantic extra's embedder ----------------------------------------------------------
 
 
-def test_the_ready_made_embedder_gives_unit_vectors_of_256_dimensions() -> None:
+def test_the_ready_made_embedder_gives_vectors_of_256_dimensions() -> None:
     vectors = semantic_embedder()(["open the door", "close the window"])
     assert len(vectors) == 2
     for vector in vectors:
         assert len(vector) == 256
-        assert math.isclose(math.fsum(float(x) ** 2 for x in vector), 1.0, rel_tol=1e-4)
+        assert math.fsum(float(x) ** 2 for x in vector) > 0  # DenseIndex scales them to 1
+
+
+def test_the_ready_made_embedder_reads_a_bounded_prefix_of_a_huge_text() -> None:
+    # Each batch is padded to its longest text: 20,000 words in a batch of 64 took 2.8 GB.
+    # With truncation, what lies past the limit changes nothing.
+    head = "weather forecast for the city " * 200  # past 512 tokens
+    embed = semantic_embedder()
+    short, huge = embed([head, head + "refund the order " * 20_000])
+    assert [float(x) for x in short] == [float(x) for x in huge]
+    assert _semantic._MAX_TOKENS == 512
+
+
+def test_two_threads_load_the_ready_made_embedder_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    semantic_embedder()  # the package imported (it reads its own files then), so only loads count
+    _semantic._loaded_wordllama.cache_clear()
+    loads: list[int] = []
+    real = _semantic.resources.files
+
+    def counted(package: Any) -> Any:
+        loads.append(1)
+        return real(package)
+
+    monkeypatch.setattr(_semantic.resources, "files", counted)
+    barrier = threading.Barrier(4)
+    found: list[Embedder] = []
+
+    def load() -> None:
+        barrier.wait(timeout=10)
+        found.append(semantic_embedder())
+
+    threads = [threading.Thread(target=load) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert len(found) == 4
+    assert all(embedder is found[0] for embedder in found)
+    assert loads == [1]
 
 
 def test_loading_the_ready_made_embedder_leaves_the_root_logger_alone() -> None:
-    _semantic._wordllama.cache_clear()
+    _semantic._loaded_wordllama.cache_clear()
     root = logging.getLogger()
     before = (list(root.handlers), root.level)
     semantic_embedder()
@@ -290,11 +441,11 @@ def test_two_hash_seeds_give_the_same_fused_shortlists_byte_for_byte() -> None:
 def test_without_the_extra_the_embedder_says_how_to_install_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    _semantic._wordllama.cache_clear()
+    _semantic._loaded_wordllama.cache_clear()
     _block_imports(monkeypatch, "wordllama")
     with pytest.raises(UsageError, match=r"pip install 'schemawire\[semantic\]'"):
         semantic_embedder()
-    _semantic._wordllama.cache_clear()  # the next test loads the real one again
+    _semantic._loaded_wordllama.cache_clear()  # the next test loads the real one again
 
 
 # --- the user-style set ---------------------------------------------------------------------

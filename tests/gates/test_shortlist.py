@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from schemawire import ToolIndex, ToolSpec, UsageError
 from schemawire.gates import Shortlist
+from schemawire.gates import shortlist as shortlist_module
 from schemawire.gates._tokens import stem, tokens
 from schemawire.schema.validator import compile_schema
 from schemawire.trace import Trace, record_shortlist
@@ -337,6 +338,45 @@ def test_a_shortlist_decision_is_a_hop_of_the_trace() -> None:
     assert (hop.protocol, hop.direction) == ("shortlist", "check")
     assert hop.payload == shortlist.to_json()
     _assert_valid(hop.payload)
+
+
+def test_refreshed_with_new_pins_builds_one_index_and_fingerprints_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    index = ToolIndex(CATALOGUE, pinned=["get_me"])
+    assert index.refreshed(CATALOGUE, pinned=["get_me"]) is index
+    counted: list[int] = []
+    real = shortlist_module.catalogue_fingerprint
+
+    def fingerprint(*args: Any, **kwargs: Any) -> str:
+        counted.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(shortlist_module, "catalogue_fingerprint", fingerprint)
+    repinned = index.refreshed(CATALOGUE, pinned=["send_message"])
+    assert repinned.pinned == ("send_message",)
+    assert repinned.fingerprint == index.fingerprint
+    assert counted == [1]  # refreshed's own, handed to the new index
+    grown = index.refreshed([*CATALOGUE, _tool("add_issue_comment", "Reply on a ticket.")])
+    assert grown.pinned == ("get_me",)
+    assert counted == [1, 1]
+
+
+def test_size_and_sources_both_count_distinct_names() -> None:
+    twice = [*CATALOGUE, _tool("get_me", "The signed-in user, from another repository.")]
+    sources = {spec.name: "github" for spec in twice}
+    index = ToolIndex(twice, sources=sources)
+    shown = index.search("user", k=3).to_json()
+    assert (index.size, index.definitions) == (len(CATALOGUE), len(CATALOGUE) + 1)
+    assert shown["catalogue"] == {"size": len(CATALOGUE), "sources": {"github": len(CATALOGUE)}}
+    assert [tool["name"] for tool in shown["tools"]].count("get_me") == 1
+
+
+def test_the_hint_for_a_query_of_stop_words_quotes_its_examples_as_json() -> None:
+    hint = ToolIndex(CATALOGUE).search("what is the", k=2).hint
+    assert hint is not None
+    assert '"create issue"' in hint
+    assert "'" not in hint
 
 
 def test_only_the_first_sentences_of_a_long_query_are_scored_on_their_own() -> None:

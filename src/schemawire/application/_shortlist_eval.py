@@ -146,9 +146,8 @@ def _case_problems(value: Any, known: set[str]) -> Iterator[tuple[str, str]]:
             yield pointer, f"a tool name is a string, not {quoted(name)}"
         elif name not in known:
             yield pointer, f"the catalogue has no tool {quoted(name)}: {_NAME_HINT}"
-    extra = sorted(set(value) - {"query", "answer"})
-    if extra:
-        yield join("", extra[0]), f"a case holds only query and answer, not {quoted(extra[0])}"
+    for extra in sorted(set(value) - {"query", "answer"}):
+        yield join("", extra), f"a case holds only query and answer, not {quoted(extra)}"
 
 
 def _problem(source: str, line: int, pointer: str, message: str) -> InputError:
@@ -202,7 +201,20 @@ def _is_json_lines(data: bytes) -> bool:
 
 
 def _tool(entry: Any, source: str, pointer: str, line: int | None) -> ToolSpec:
-    """One MCP tool definition as a spec, as a client reads a server's listing."""
+    """One MCP tool definition as a spec, as a client reads a server's listing.
+
+    Raises:
+        InputError: ``entry`` is not an MCP tool (a line of a cases file is told so).
+    """
+    if isinstance(entry, dict) and {"query", "answer"} <= set(entry) and "name" not in entry:
+        raise InputError(
+            ErrorCode.CONFIG_INVALID,
+            "a tool definition is {name, description, inputSchema}; this looks like a cases "
+            "file ({query, answer} lines): pass it to --eval, and the tools to --tools",
+            source=source,
+            pointer=pointer or None,
+            line=line,
+        )
     try:
         (imported,) = import_mcp([entry])
     except InputError as error:
@@ -337,7 +349,7 @@ def evaluate(index: ToolIndex, cases: Sequence[ShortlistCase], k: int = 10) -> E
         seconds = time.perf_counter() - started
         ranking = tuple(tool.name for tool in shortlist.tools if not tool.pinned)
         outcomes.append(CaseOutcome(case, ranking, seconds))
-    return EvalReport(k, index.size, tuple(outcomes))
+    return EvalReport(k, index.definitions, tuple(outcomes))
 
 
 def _mean(values: Iterator[float] | Any) -> float:

@@ -6,6 +6,9 @@ listing (the command after ``--``, or ``--url``) or a file of tool definitions (
 
 from __future__ import annotations
 
+import difflib
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -41,7 +44,8 @@ _QUERY_TOP, _EVAL_TOP, _WORST = 5, 10, 5
 Arguments = Annotated[
     list[str] | None,
     typer.Argument(
-        help="The query (quote it); then, after `--`, an MCP server's command (stdio).",
+        help="The query (quote it: every word after it is read as an MCP server's command, "
+        "stdio, `--` or not).",
         metavar="QUERY [-- CMD...]",
         show_default=False,
     ),
@@ -114,7 +118,8 @@ MinRecall = Annotated[
         "--min-recall",
         min=0.0,
         max=1.0,
-        help="With --eval: exit 0 when recall@k is at least this, even if some queries miss.",
+        help="With --eval: exit 0 when recall@k is at least this, even if some queries miss "
+        "(with --junit the misses are skipped and one testcase holds the bar).",
         show_default=False,
     ),
 ]
@@ -140,8 +145,10 @@ def shortlist_command(
 ) -> None:
     """Shortlist a catalogue's tools for a query: the ones a model should see, ranked, with
     the fields that matched and how complete the list is (--json: the shortlist JSON of
-    gates/shortlist.schema.json). Exit 0 when a tool matched, 1 when none did (the hint says
-    what to try), 2 on unusable input.
+    gates/shortlist.schema.json). The counts are of tools that share a word with the query;
+    with --semantic, tools found by meaning alone are listed too and counted apart. Exit 0
+    when a tool other than the pinned ones is listed (by a shared word or, with --semantic, by
+    meaning), 1 when none is (the hint says what to try), 2 on unusable input.
 
     With --eval CASES.jsonl, run every query of the file and print recall@1/3/5/10,
     all-gold@k and MRR@10 and the worst misses. Exit 0 when every query finds all its tools in
@@ -161,6 +168,7 @@ def shortlist_command(
                 "would not measure the ranking; evaluate without it"
             )
         query, command = None, words  # with --eval every argument is the server's command
+    _refuse_words_as_command(command, repo=repo, url=url, tools=tools, query=query)
     specs, sources = _catalogue(
         repo=repo,
         command=command,
@@ -172,6 +180,7 @@ def shortlist_command(
     )
     from schemawire.gates import ToolIndex, semantic_embedder
 
+    _refuse_unknown_pins(pin or (), specs)
     embedder = semantic_embedder() if semantic else None
     index = ToolIndex(specs, pinned=pin or (), sources=sources, embedder=embedder)
     if query is not None:
@@ -194,6 +203,61 @@ def _refuse_eval_options(*, junit: Path | None, min_recall: float | None, worst:
     ]
     if given:
         raise UsageError(f"{', '.join(given)}: only with --eval CASES.jsonl")
+
+
+def _refuse_words_as_command(
+    command: list[str],
+    *,
+    repo: Path | None,
+    url: str | None,
+    tools: list[Path] | None,
+    query: str | None,
+) -> None:
+    """Refuse words read as a server's command beside another catalogue: every word after the
+    query (with --eval, every word) is the command, ``--`` or not, so an unquoted query of
+    several words lands here.
+
+    Raises:
+        UsageError: there are such words and --repo, --url or --tools was given too.
+    """
+    given = [
+        name for name, value in (("--repo", repo), ("--url", url), ("--tools", tools)) if value
+    ]
+    if not command or not given:
+        return
+    read = " ".join(quoted(word) for word in command)
+    if query is None:
+        raise UsageError(
+            f"with --eval no query is taken: {read} was read as an MCP server's command, "
+            f"beside {given[0]}; drop it, or give the server alone after --"
+        )
+    raise UsageError(
+        f"{read} was read as an MCP server's command (every word after the query is one), "
+        f"beside {given[0]}: quote the whole query, e.g. "
+        f"schemawire shortlist {quoted(' '.join([query, *command]))} {given[0]} ..."
+    )
+
+
+def _refuse_unknown_pins(pins: Sequence[str], specs: Sequence[ToolSpec]) -> None:
+    """Refuse a --pin the catalogue lacks, with the names it may have meant.
+
+    Raises:
+        UsageError: one is unknown.
+    """
+    names = sorted({spec.name for spec in specs})
+    unknown = [pin for pin in dict.fromkeys(pins) if pin not in set(names)]
+    if not unknown:
+        return
+    parts = []
+    for pin in unknown:
+        close = difflib.get_close_matches(pin, names, n=3)
+        meant = f" (did you mean {' or '.join(map(quoted, close))}?)" if close else ""
+        parts.append(f"{quoted(pin)}{meant}")
+    raise UsageError(
+        f"--pin names tools the catalogue does not have: {', '.join(parts)}; "
+        "schemawire tools lists a server's names, and schemawire shortlist QUERY --json "
+        "shows the ones that match a query"
+    )
 
 
 # --- the catalogue ---------------------------------------------------------------------------
@@ -233,32 +297,77 @@ def _catalogue(
         specs, sources = _files_catalogue(tools)
         label = ", ".join(str(path) for path in tools)
     else:
-        specs, label = _repository_catalogue(repo or Path("."))
+        specs, label = _repository_catalogue(repo or Path("."), given=repo is not None)
         sources = {spec.name: label for spec in specs}
     if not specs:
         raise UsageError(f"{label} holds no tool to shortlist")
     return specs, sources
 
 
-def _repository_catalogue(directory: Path) -> tuple[list[ToolSpec], str]:
+_OTHER_CATALOGUES = "--tools FILE (a tools/list JSON), or an MCP server's command after --"
+
+
+def _repository_catalogue(directory: Path, *, given: bool) -> tuple[list[ToolSpec], str]:
+    """The repository's tools, and its name.
+
+    Raises:
+        UsageError: ``directory`` is not a directory, or not in a schemawire repository.
+    """
     from schemawire.schema.repository import Repository
 
+    where = f"--repo {quoted(str(directory))}" if given else "the current directory"
+    if not directory.is_dir():
+        raise UsageError(
+            f"{where} is not a directory: give a schemawire repository's, or {_OTHER_CATALOGUES}"
+        )
     repository = Repository.load(directory)
+    if repository.config.source is None:
+        raise UsageError(
+            f"{where} is not in a schemawire repository (no schemawire.toml, nor a "
+            f"[tool.schemawire] table in pyproject.toml, here or above): give one "
+            f"(schemawire init makes one), or {_OTHER_CATALOGUES}"
+        )
     return list(repository.tools()), repository.root.resolve().name or "repository"
 
 
 def _files_catalogue(paths: list[Path]) -> tuple[list[ToolSpec], dict[str, str]]:
-    """Every tool of the files, and each one's source: its file's name without the suffix (a
-    name several files define counts for the last)."""
+    """Every tool of the files, and each one's source: its file's name without the suffix, or
+    its path without the suffix when two files share a name (a name several files define
+    counts for the last).
+
+    Raises:
+        UsageError: a path is given twice, or is not a file.
+    """
     from schemawire.application._shortlist_eval import read_catalogue
 
+    _refuse_unusable_paths(paths)
+    stems = Counter(path.stem for path in paths)
     specs: list[ToolSpec] = []
     sources: dict[str, str] = {}
     for path in paths:
         read = read_catalogue(path.read_bytes(), str(path))
+        label = path.stem if stems[path.stem] == 1 else str(path.with_suffix(""))
         specs += read
-        sources.update((spec.name, path.stem) for spec in read)
+        sources.update((spec.name, label) for spec in read)
     return specs, sources
+
+
+def _refuse_unusable_paths(paths: list[Path]) -> None:
+    seen: dict[Path, Path] = {}
+    for path in paths:
+        if path.is_dir():
+            raise UsageError(
+                f"--tools {quoted(str(path))} is a directory: it needs a file of tool "
+                "definitions (MCP tools/list JSON, or JSON Lines of {name, description, "
+                "inputSchema}); give each file with its own --tools"
+            )
+        resolved = path.resolve()
+        if resolved in seen:
+            raise UsageError(
+                f"--tools {quoted(str(path))} is given twice (as {quoted(str(seen[resolved]))} "
+                "too): its tools would count twice; give each file once"
+            )
+        seen[resolved] = path
 
 
 def _server_catalogue(
@@ -292,13 +401,13 @@ def _server_catalogue(
 
 
 def _answer(index: ToolIndex, query: str, top: int, *, json: bool) -> None:
-    """Print the shortlist for ``query``; exit 1 when no tool matched it."""
+    """Print the shortlist for ``query``; exit 1 when it lists no tool but the pinned ones."""
     shortlist = index.search(query, k=top)
     if json:
         print_json(shortlist.to_json())
     else:
         _print_shortlist(shortlist)
-    if shortlist.returned == 0:
+    if not any(not tool.pinned for tool in shortlist.tools):
         raise typer.Exit(EXIT_FINDINGS)
 
 
@@ -328,18 +437,28 @@ def _print_shortlist(shortlist: Shortlist) -> None:
 
 def _unmatched(shortlist: Shortlist, tool: ShortlistedTool) -> str:
     """The matched cell of a tool that shares no word with the query."""
-    if tool.score > 0 and shortlist.ranker != "bm25":
+    if not tool.pinned and shortlist.ranker != "bm25":
         return "[dim]by meaning[/]"
     return "[dim]nothing[/]"
 
 
 def _completeness(shortlist: Shortlist) -> str:
+    """One line: how many tools share a word with the query, how many are listed, and how
+    many more are listed by meaning alone."""
     size = shortlist.catalogue_size
+    catalogue = f"(catalogue: {size} tool{'s' if size != 1 else ''})"
+    meaning = shortlist.by_meaning
     if shortlist.total_matches == 0:
-        return f"[yellow]no tool matched[/] (catalogue: {size} tool{'s' if size != 1 else ''})"
+        if meaning:
+            return (
+                f"[yellow]no tool shares a word with the query[/]; {meaning} listed by meaning "
+                f"alone {catalogue}"
+            )
+        return f"[yellow]no tool matched[/] {catalogue}"
+    also = f", and {meaning} more by meaning alone" if meaning else ""
     line = (
-        f"returned {shortlist.returned} of {shortlist.total_matches} matching tools "
-        f"(catalogue: {size} tool{'s' if size != 1 else ''})"
+        f"returned {shortlist.returned} of {shortlist.total_matches} matching tools{also} "
+        f"{catalogue}"
     )
     if shortlist.truncated:
         more = shortlist.total_matches - shortlist.returned
@@ -372,12 +491,14 @@ def _evaluate(index: ToolIndex, specs: list[ToolSpec], path: Path, options: _Eva
         fail(f"{path}: no case to evaluate: write one JSON line per query, {_CASE_EXAMPLE}")
     report = evaluate(index, cases, k=options.top)
     if options.junit is not None:
-        _write_junit(report, path, options.junit)
+        _write_junit(report, path, options.junit, options.min_recall)
     if options.json:
         print_json({"file": str(path), **report.to_json(options.worst)})
     else:
         _print_report(report, path, options.worst)
     if _failed(report, options.min_recall):
+        if options.min_recall is not None:
+            stderr.print(f"[yellow]{escape(_bar(report, options.min_recall))}[/]")
         raise typer.Exit(EXIT_FINDINGS)
 
 
@@ -389,24 +510,28 @@ def _refuse_cases(problems: list[InputError], *, json: bool) -> None:
     if json:
         print_json({"errors": [problem.to_json() for problem in problems]})
     for problem in problems:
-        stderr.print(f"[bold red]error:[/] {escape(_located(problem))}")
-    stderr.print(f"{len(problems)} unusable line(s): fix them; nothing was evaluated")
+        # ``source:line[:column] #pointer: message``: the line of the file, and where in it.
+        stderr.print(f"[bold red]error:[/] {escape(problem.location)}: {escape(problem.message)}")
+    lines = len({problem.line for problem in problems})
+    found = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"
+    stderr.print(
+        f"{found} on {lines} unusable line{'s' if lines != 1 else ''}: fix them; "
+        "nothing was evaluated"
+    )
     raise typer.Exit(EXIT_INPUT)
-
-
-def _located(problem: InputError) -> str:
-    """``source:line[:column] #pointer: message``: the line of the file, and where in it."""
-    where = problem.source
-    if problem.line is not None:
-        where += f":{problem.line}" + (f":{problem.column}" if problem.column else "")
-    pointer = f" #{problem.pointer}" if problem.pointer else ""
-    return f"{where}{pointer}: {problem.message}"
 
 
 def _failed(report: EvalReport, min_recall: float | None) -> bool:
     if min_recall is not None:
         return report.recall(report.k) < min_recall
     return bool(report.misses())
+
+
+def _bar(report: EvalReport, min_recall: float) -> str:
+    """``recall@10 0.889 < --min-recall 0.9``: the bar, and which side of it the run is."""
+    recall = report.recall(report.k)
+    side = "<" if recall < min_recall else ">="
+    return f"recall@{report.k} {recall:.3f} {side} --min-recall {min_recall:g}"
 
 
 def _print_report(report: EvalReport, path: Path, worst: int) -> None:
@@ -443,7 +568,10 @@ def _print_miss(outcome: CaseOutcome, k: int) -> None:
     stdout.print(f"    ranked  {escape(ranked)}")
 
 
-def _write_junit(report: EvalReport, path: Path, out: Path) -> None:
+def _write_junit(report: EvalReport, path: Path, out: Path, min_recall: float | None) -> None:
+    """A testcase per query, failed when it misses a gold tool; under --min-recall the misses
+    are skipped (why, in system-out) and one more testcase, the bar, passes or fails: the file
+    fails exactly when the exit code does."""
     from schemawire.evals.expect import Failure
     from schemawire.evals.junit import junit_xml
     from schemawire.evals.runner import CaseResult, CaseStatus
@@ -451,16 +579,49 @@ def _write_junit(report: EvalReport, path: Path, out: Path) -> None:
     results = []
     for outcome in report.outcomes:
         case, missing = outcome.case, outcome.missing_at(report.k)
-        failures = []
-        if missing:
-            ranked = ", ".join(outcome.ranking[: report.k]) or "nothing"
-            message = (
-                f"{', '.join(missing)} not in the top {report.k}; ranked: {ranked}"
-                f" (the query: {quoted(case.query)})"
-            )
-            failures.append(Failure(message, "/answer", case.line, 1))
+        failures = [Failure(_miss(outcome, report.k), "/answer", case.line, 1)] if missing else []
         name = f"line {case.line}: {case.query[:80]}"
         status: CaseStatus = "failed" if failures else "passed"
         results.append(CaseResult(path, name, status, failures, seconds=outcome.seconds))
+    if min_recall is not None:
+        below = _failed(report, min_recall)
+        failed = [Failure(_bar(report, min_recall), "", 0, 0)] if below else []
+        bar: CaseStatus = "failed" if below else "passed"
+        results.append(CaseResult(path, f"recall@{report.k} >= {min_recall:g}", bar, failed))
+    xml = junit_xml(results, suite=f"schemawire shortlist --eval {path.name}")
+    if min_recall is not None:
+        xml = _misses_skipped(xml, len(report.outcomes))
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(junit_xml(results, suite=f"schemawire shortlist --eval {path.name}"), "utf-8")
+    out.write_text(xml, "utf-8")
+
+
+def _miss(outcome: CaseOutcome, k: int) -> str:
+    ranked = ", ".join(outcome.ranking[:k]) or "nothing"
+    return (
+        f"{', '.join(outcome.missing_at(k))} not in the top {k}; ranked: {ranked}"
+        f" (the query: {quoted(outcome.case.query)})"
+    )
+
+
+def _misses_skipped(xml: str, queries: int) -> str:
+    """``xml`` with the failure of each of the first ``queries`` testcases turned into a
+    ``skipped`` whose ``system-out`` holds what the failure said (the bar's testcase, after
+    them, decides)."""
+    import xml.etree.ElementTree as ET
+
+    root = ET.fromstring(xml)
+    suite = root.find("testsuite")
+    assert suite is not None  # junit_xml writes one
+    skipped = 0
+    for testcase in suite.findall("testcase")[:queries]:
+        failure = testcase.find("failure")
+        if failure is None:
+            continue
+        testcase.remove(failure)
+        ET.SubElement(testcase, "skipped", message="missed a tool; --min-recall holds the bar")
+        ET.SubElement(testcase, "system-out").text = failure.text
+        skipped += 1
+    suite.set("failures", str(int(suite.get("failures", "0")) - skipped))
+    suite.set("skipped", str(skipped))
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"

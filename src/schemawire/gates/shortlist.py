@@ -43,7 +43,8 @@ class ShortlistedTool:
             the reciprocal-rank fusion of BM25 and the dense ranking; 0 for a pinned tool that
             matched nothing).
         matched: the fields where a query word was found, among ``name``, ``title``,
-            ``description``, ``properties``, ``enum`` and ``keywords``.
+            ``description``, ``properties``, ``enum`` and ``keywords``; empty for a tool found
+            by meaning alone (or a pinned tool that shares no word with the query).
         pinned: listed because it is pinned, whatever its score.
     """
 
@@ -70,13 +71,14 @@ class Shortlist:
         query: the query as given.
         k: how many ranked tools were asked for.
         tools: the ranked tools, best first, then the pinned ones.
-        catalogue_size: how many tools the index holds.
+        catalogue_size: how many tools (distinct names) the index holds.
         sources: how many of them come from each source (tools given no source are not counted).
-        total_matches: how many tools match the query: share a word with it, or, when a
-            dense ranker is fused, are ranked by it at all (then every tool).
-        hint: what to try when nothing matched, else ``None``.
+        total_matches: how many tools share a word with the query, in every mode: an embedder
+            ranks every tool, so counting its ranking would say nothing.
+        hint: what to try when no tool shares a word with the query (with an embedder the
+            listed tools are then ranked by meaning alone), else ``None``.
         ranker: ``"bm25"``, or ``"bm25+dense"`` when the index has an embedder (then tools that
-            share no word with the query may be listed, with ``matched`` empty).
+            share no word with the query may be listed, with ``matched`` empty: `by_meaning`).
     """
 
     query: str
@@ -90,13 +92,19 @@ class Shortlist:
 
     @property
     def returned(self) -> int:
-        """How many of the matching tools are in `tools` (a pinned tool that does not match the
-        query is listed but not counted)."""
-        return sum(1 for tool in self.tools if tool.matched or tool.score > 0)
+        """How many of the tools that share a word with the query are in `tools` (a tool listed
+        by meaning alone, or pinned, that shares none is listed but not counted)."""
+        return sum(1 for tool in self.tools if tool.matched)
+
+    @property
+    def by_meaning(self) -> int:
+        """How many ranked (not pinned) tools in `tools` share no word with the query: found by
+        the embedder alone (always 0 with BM25 alone)."""
+        return sum(1 for tool in self.tools if not tool.matched and not tool.pinned)
 
     @property
     def truncated(self) -> bool:
-        """Whether more tools matched than the shortlist holds."""
+        """Whether more tools share a word with the query than the shortlist lists."""
         return self.total_matches > self.returned
 
     def _catalogue(self) -> dict[str, Any]:
@@ -117,6 +125,7 @@ class Shortlist:
             shown["hint"] = self.hint
         if self.ranker != "bm25":  # BM25 alone: the JSON it always had
             shown["ranker"] = self.ranker
+            shown["by_meaning"] = self.by_meaning
         return shown
 
 
@@ -147,6 +156,7 @@ class ToolIndex:
         pinned: Collection[str] = (),
         sources: Mapping[str, str] | None = None,
         embedder: Embedder | None = None,
+        _fingerprint: str | None = None,
     ) -> None:
         self._names = [spec.name for spec in specs]
         known = set(self._names)
@@ -158,13 +168,20 @@ class ToolIndex:
         self._documents: dict[str, list[int]] = {}
         for number, name in enumerate(self._names):
             self._documents.setdefault(name, []).append(number)
-        self._index = Ranker(specs)
+        self._ranker = Ranker(specs)
         self._dense = None if embedder is None else DenseIndex(specs, embedder)
-        self.fingerprint = catalogue_fingerprint(specs, sources)
+        # `refreshed` has just computed it (about 55 ms at 2,405 tools): not twice.
+        self.fingerprint = _fingerprint or catalogue_fingerprint(specs, sources)
 
     @property
     def size(self) -> int:
-        """How many tools the index holds."""
+        """How many tools (distinct names) the index holds: what a shortlist can list, and
+        what `Shortlist.sources` counts."""
+        return len(self._documents)
+
+    @property
+    def definitions(self) -> int:
+        """How many definitions the index holds (a name several sources define counts each)."""
         return len(self._names)
 
     @property
@@ -173,20 +190,37 @@ class ToolIndex:
         return self._pinned
 
     def refreshed(
-        self, specs: Sequence[ToolSpec], *, sources: Mapping[str, str] | None = None
+        self,
+        specs: Sequence[ToolSpec],
+        *,
+        sources: Mapping[str, str] | None = None,
+        pinned: Collection[str] | None = None,
     ) -> ToolIndex:
-        """This index if ``specs`` is the catalogue it was built from (in any order), else a new
-        one over ``specs`` with the same pins: what a host or gateway calls each turn, so an
-        unchanged catalogue keeps its index (and its shortlists byte for byte) and a changed
-        one (an MCP server's ``tools/list_changed``, an edited schema file) is indexed again,
-        with the same embedder. A pinned tool the new catalogue no longer has stops being
-        pinned."""
-        if catalogue_fingerprint(specs, sources) == self.fingerprint:
-            return self
+        """This index if ``specs`` (in any order) and the pins are the ones it was built from,
+        else a new one over ``specs``, with the same embedder.
+
+        What a host or gateway calls whenever it may have a new catalogue (an MCP server's
+        ``tools/list_changed``, an edited schema file): an unchanged one keeps its index, and
+        its shortlists byte for byte; a changed one is indexed (and embedded) once.
+
+        Args:
+            specs: the catalogue now.
+            sources: where each tool comes from, by name.
+            pinned: the pins now; ``None`` keeps this index's pins that ``specs`` still has
+                (a pinned tool the new catalogue no longer has stops being pinned).
+
+        Raises:
+            UsageError: as the constructor: a pinned tool or a source the catalogue lacks.
+        """
         names = {spec.name for spec in specs}
-        pinned = [name for name in self._pinned if name in names]
+        wanted = [n for n in self._pinned if n in names] if pinned is None else sorted(set(pinned))
+        fingerprint = catalogue_fingerprint(specs, sources)
+        if fingerprint == self.fingerprint and tuple(wanted) == self._pinned:
+            return self
         embedder = None if self._dense is None else self._dense.embedder
-        return type(self)(specs, pinned=pinned, sources=sources, embedder=embedder)
+        return type(self)(
+            specs, pinned=wanted, sources=sources, embedder=embedder, _fingerprint=fingerprint
+        )
 
     def search(self, query: str, k: int = 5) -> Shortlist:
         """The ``k`` tools that best match ``query``, then the pinned ones.
@@ -199,24 +233,30 @@ class ToolIndex:
                 f"a shortlist holds at least one tool: k must be 1 or more, not {quoted(k)}"
             )
         words = query_words(query)
-        scores = self._index.scores(query)
-        best = self._best_per_name(scores)
-        ranking = best if self._dense is None else fuse(best, self._dense.ranking(query))
+        scores = self._ranker.scores(query)
+        bm25_best = self._best_per_name(scores)
+        ranking = bm25_best
+        if self._dense is not None and words:  # a query of stop words asks for nothing
+            ranking = fuse(bm25_best, self._dense.ranking(query))
         unpinned = (item for item in ranking.items() if item[0] not in self._pinned_set)
         ranked = heapq.nsmallest(k, unpinned, key=_rank)
-        chosen = [self._shortlisted(name, score, best, scores, words) for name, score in ranked]
+        chosen = [
+            self._shortlisted(name, fused_score, bm25_best, scores, words)
+            for name, fused_score in ranked
+        ]
         chosen += [
-            self._shortlisted(name, ranking.get(name, 0.0), best, scores, words, pinned=True)
+            self._shortlisted(name, ranking.get(name, 0.0), bm25_best, scores, words, pinned=True)
             for name in self._pinned
         ]
+        by_meaning = self._dense is not None and any(not tool.pinned for tool in chosen)
         return Shortlist(
             query=query,
             k=k,
             tools=tuple(chosen),
             catalogue_size=self.size,
             sources=self._sources,
-            total_matches=len(ranking),
-            hint=None if ranking else _hint(words),
+            total_matches=len(bm25_best),
+            hint=None if bm25_best else _hint(words, by_meaning=by_meaning),
             ranker="bm25" if self._dense is None else "bm25+dense",
         )
 
@@ -226,27 +266,28 @@ class ToolIndex:
         names = self._names
         for document, score in scores.items():
             name = names[document]
-            if score > best.get(name, -1.0):
+            if name not in best or score > best[name]:
                 best[name] = score
         return best
 
     def _shortlisted(
         self,
         name: str,
-        score: float,
-        best: dict[str, float],
+        fused_score: float,
+        bm25_best: dict[str, float],
         scores: dict[int, float],
         words: list[str],
         *,
         pinned: bool = False,
     ) -> ShortlistedTool:
-        # The fields of every definition with the best BM25 score: the same whatever their order.
+        """One listed tool: its (fused) score, and the fields of every definition with the
+        name's best BM25 score (the same whatever their order; none if it shares no word)."""
         mask = 0
         for document in self._documents[name]:
-            if document in scores and scores[document] == best.get(name):
-                mask |= self._index.fields(document, words)
+            if document in scores and scores[document] == bm25_best.get(name):
+                mask |= self._ranker.fields(document, words)
         matched = tuple(field for bit, field in enumerate(FIELDS) if mask & 1 << bit)
-        return ShortlistedTool(name, round(score, _DIGITS), matched, pinned)
+        return ShortlistedTool(name, round(fused_score, _DIGITS), matched, pinned)
 
 
 def catalogue_fingerprint(
@@ -266,15 +307,25 @@ def _rank(item: tuple[str, float]) -> tuple[float, str]:
     return (-score, name)
 
 
-def _hint(words: list[str]) -> str:
+def _hint(words: list[str], *, by_meaning: bool) -> str:
+    """What to try when no tool shares a word with the query; ``by_meaning``: tools are listed
+    all the same, ranked by the embedder alone."""
     if not words:
         return (
             "the query has no words to look for (only stop words or punctuation): "
-            "say what the tool should do, e.g. 'create issue' or 'weather forecast'"
+            'say what the tool should do, e.g. "create issue" or "weather forecast"'
+        )
+    missing = (
+        f"no tool's name, title, description, properties, enum values or keywords contain "
+        f"{', '.join(quoted(word) for word in words)}"
+    )
+    if by_meaning:
+        return (
+            f"{missing}: the listed tools are ranked by meaning alone, so check that they do "
+            "what was asked, or use the words of the tool's name or description"
         )
     return (
-        f"no tool's name, title, description, properties, enum values or keywords contain "
-        f"{', '.join(quoted(word) for word in words)}: try other words or synonyms, fewer words, "
+        f"{missing}: try other words or synonyms, fewer words, "
         "or the name of the server or the thing the tool acts on"
     )
 

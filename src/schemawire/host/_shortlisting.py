@@ -234,11 +234,8 @@ class ToolCatalogue:
         that went away and came back is pinned again)."""
         specs = [runner.spec for runner in self._runners]
         sources = _sources(self._runners)
-        index = self.index.refreshed(specs, sources=sources)
-        pins = self._pins_in(specs)
-        if index.pinned != tuple(sorted(set(pins))):
-            index = ToolIndex(specs, pinned=pins, sources=sources, embedder=self._embedder)
-        return index
+        # One rebuild (and one embedding) at most, whether the catalogue or the pins changed.
+        return self.index.refreshed(specs, sources=sources, pinned=self._pins_in(specs))
 
     def _pins_in(self, specs: Sequence[ToolSpec]) -> tuple[str, ...]:
         names = {spec.name for spec in specs}
