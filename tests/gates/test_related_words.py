@@ -12,9 +12,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from schemawire import ToolIndex, ToolSpec
+from schemawire._words import tokens
 from schemawire.gates._ranking import RELATED, RELATED_KNOWN, Ranker
 from schemawire.gates._related_words import RelatedWords, related_words
-from schemawire.gates._tokens import tokens
 
 TABLE: Any = json.loads(
     resources.files("schemawire.gates").joinpath("related_words.json").read_text("utf-8")

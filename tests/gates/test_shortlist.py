@@ -11,9 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from schemawire import ToolIndex, ToolSpec, UsageError
+from schemawire._words import stem, tokens
 from schemawire.gates import Shortlist
 from schemawire.gates import shortlist as shortlist_module
-from schemawire.gates._tokens import stem, tokens
 from schemawire.schema.validator import compile_schema
 from schemawire.trace import Trace, record_shortlist
 

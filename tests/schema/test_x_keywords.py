@@ -5,12 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
-from schemawire.gates._tokens import STOP_WORDS, tokens
 from schemawire.gates.shortlist import ToolIndex
-from schemawire.schema import _x_keywords
 from schemawire.schema.lint import lint_repository
 from schemawire.schema.repository import Repository
 from tests.helpers import WriteRepo, tool_schema
@@ -91,17 +87,3 @@ def test_an_entry_the_index_drops_is_a_finding(write_repo: WriteRepo, entry: str
     findings = keyword_findings(write_repo, tool_with(["town", entry]))
     assert [pointer for pointer, _ in findings] == ["/x-keywords/1"]
     assert "holds no word the index keeps" in findings[0][1]
-
-
-@given(st.text(st.sampled_from("aIx toTheof3_-!é東京 "), max_size=12))
-def test_the_rule_drops_exactly_what_the_index_drops(text: str) -> None:
-    assert _x_keywords._no_word(text) == (tokens(text) == [])
-
-
-@given(st.text(max_size=12))
-def test_the_rule_drops_exactly_what_the_index_drops_for_any_text(text: str) -> None:
-    assert _x_keywords._no_word(text) == (tokens(text) == [])
-
-
-def test_the_rule_knows_the_index_stop_words() -> None:
-    assert _x_keywords._STOP_WORDS == STOP_WORDS

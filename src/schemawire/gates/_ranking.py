@@ -31,9 +31,9 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
+from schemawire._words import tokens
 from schemawire.gates._bm25 import Field, FieldIndex
 from schemawire.gates._related_words import related_words
-from schemawire.gates._tokens import tokens
 from schemawire.gates._tool_text import FIELDS, field_tokens
 from schemawire.types import ToolSpec
 

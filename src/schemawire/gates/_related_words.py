@@ -20,7 +20,7 @@ from importlib import resources
 from typing import Any
 
 from schemawire._json import loads
-from schemawire.gates._tokens import tokens
+from schemawire._words import tokens
 
 __all__ = ["RelatedWords", "related_words"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from schemawire.gates._tokens import tokens
+from schemawire._words import tokens
 from schemawire.schema.dialect import SUBSCHEMA_LISTS, SUBSCHEMA_MAPS, SUBSCHEMA_SINGLE
 from schemawire.types import ToolSpec
 

@@ -6,18 +6,17 @@ only an array of strings at the root of a tool input; this rule says when one is
 else or in another shape, or an entry holds no word the index keeps (only stop words, single
 letters or punctuation), since the index would drop it without a word.
 
-The index's words come from ``schemawire.gates._tokens``, a layer above this one: `_no_word`
-mirrors its rule for what it drops, and a test holds the two equal (and the stop words).
+The index's words come from `schemawire._words`, the same function the rule asks.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any, Protocol
 
 from schemawire._json import quoted
 from schemawire._pointer import join
+from schemawire._words import tokens
 from schemawire.schema._walk import Site
 from schemawire.schema.rules import Finding
 from schemawire.schema.schema_file import SchemaFile
@@ -25,23 +24,6 @@ from schemawire.schema.schema_file import SchemaFile
 __all__ = ["KEYWORDS", "check_keywords"]
 
 KEYWORDS = "x-keywords"
-
-# As in ``schemawire.gates._tokens``: runs of letters and digits, their camelCase parts, the
-# scripts written without spaces, and the function words the index leaves out.
-_RUNS = re.compile(r"[^\W_]+")
-_PARTS = re.compile(r"[A-Z]+[a-z]{1,2}(?=[0-9])|[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-_SCRIPTS = re.compile(f"[{_CJK}]+|[^{_CJK}]+")
-_STOP_TEXT = """
-    a about above after again against all am an and any are as at be because been before being
-    below between both but by can could did do does doing down during each few for from further
-    had has have having he her here hers herself him himself his how i if in into is it its
-    itself just let lets more most of on or other our ours ourselves out over own please same she
-    should so some such than that the their theirs them themselves then there these they this
-    those through to too under until up us very was we were what when where which while who whom
-    why will with would you your yours yourself yourselves
-"""
-_STOP_WORDS = frozenset(_STOP_TEXT.split())
 
 
 class _Context(Protocol):
@@ -116,18 +98,5 @@ def _shape_findings(context: _Context, pointer: str, value: Any) -> Iterator[Fin
 
 
 def _no_word(text: str) -> bool:
-    """Whether the shortlist index reads no word in ``text`` (``tokens(text) == []``)."""
-    return not any(_run_has_word(run) for run in _RUNS.findall(text))
-
-
-def _run_has_word(run: str) -> bool:
-    for segment in _SCRIPTS.findall(run) if not run.isascii() else [run]:
-        if not segment.isascii():  # CJK as character pairs, any other script whole
-            if re.fullmatch(f"[{_CJK}]+", segment) or len(segment) > 1:
-                return True
-            continue
-        for part in _PARTS.findall(segment):
-            word = part.lower()
-            if word not in _STOP_WORDS and not (len(word) == 1 and not word.isdigit()):
-                return True
-    return False
+    """Whether the shortlist index reads no word in ``text``."""
+    return not tokens(text)
