@@ -27,6 +27,7 @@ from schemawire.cli._output import (
     stderr,
     stdout,
 )
+from schemawire.cli._server_options import Headers, Timeout, Token, Url
 from schemawire.errors import UsageError
 
 if TYPE_CHECKING:
@@ -40,18 +41,6 @@ Command = Annotated[
         help="The server's command line, after `--` (a stdio server).", show_default=False
     ),
 ]
-Url = Annotated[
-    str | None, typer.Option("--url", help="A Streamable HTTP server instead of a command.")
-]
-Headers = Annotated[
-    list[str] | None,
-    typer.Option("--header", "-H", help="An HTTP header, `Name: value` (repeatable)."),
-]
-Token = Annotated[
-    str | None,
-    typer.Option("--token", envvar="SCHEMAWIRE_MCP_TOKEN", help="Bearer token for --url."),
-]
-Timeout = Annotated[float, typer.Option("--timeout", help="Seconds any request may take.")]
 Repo = Annotated[
     Path | None,
     typer.Option("--repo", help="A schema repository whose canonical schemas gate the calls."),

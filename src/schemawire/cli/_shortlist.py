@@ -29,6 +29,7 @@ from schemawire.cli._output import (
     stderr,
     stdout,
 )
+from schemawire.cli._server_options import Headers, Timeout, Token, Url
 from schemawire.errors import UsageError
 
 if TYPE_CHECKING:
@@ -50,20 +51,6 @@ Arguments = Annotated[
         show_default=False,
     ),
 ]
-# As ``schemawire tools`` reaches a server (``cli._mcp`` is imported only once one is asked for,
-# so that this command's help loads no other command's module).
-Url = Annotated[
-    str | None, typer.Option("--url", help="A Streamable HTTP server instead of a command.")
-]
-Headers = Annotated[
-    list[str] | None,
-    typer.Option("--header", "-H", help="An HTTP header, `Name: value` (repeatable)."),
-]
-Token = Annotated[
-    str | None,
-    typer.Option("--token", envvar="SCHEMAWIRE_MCP_TOKEN", help="Bearer token for --url."),
-]
-Timeout = Annotated[float, typer.Option("--timeout", help="Seconds any request may take.")]
 Repo = Annotated[
     Path | None,
     typer.Option("--repo", help="A schema repository: its tools' canonical schemas (default: .)."),
