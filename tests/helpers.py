@@ -4,6 +4,9 @@ types of the fixtures that build things."""
 from __future__ import annotations
 
 import math
+import os
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -60,3 +63,19 @@ def json_strings(value: Any) -> Iterator[str]:
 
 OpenStore = Callable[[], Store]
 """The `open_stores` fixture: opens another store on the same database (another worker's)."""
+
+
+def printed_under_hash_seed(script: str, seed: str) -> str:
+    """What ``python -c script`` prints, run from the repository's root with
+    ``PYTHONHASHSEED=seed``: another seed orders every set of strings differently, so output
+    that must not depend on that order can be compared across two seeds."""
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=Path(__file__).resolve().parents[1],
+        env={**os.environ, "PYTHONHASHSEED": seed},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    return done.stdout

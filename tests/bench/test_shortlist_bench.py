@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -25,6 +22,7 @@ from bench.shortlist_misses import misses
 from bench.shortlist_sets import Case, cases, catalogue, main, write_jsonl
 
 from schemawire.types import ToolSpec
+from tests.helpers import printed_under_hash_seed
 
 
 def _tool(name: str, description: str, **params: str) -> ToolSpec:
@@ -207,21 +205,6 @@ print(json.dumps([index.search(case.query, k=10).to_json() for case in cases()[:
 @pytest.mark.slow
 def test_every_process_gives_the_same_shortlists_byte_for_byte() -> None:
     # Another hash seed orders every set of strings differently: the scores must not move.
-    root = Path(__file__).resolve().parents[2]
-
-    def shortlists(seed: str) -> str:
-        environment = {**os.environ, "PYTHONHASHSEED": seed}
-        done = subprocess.run(
-            [sys.executable, "-c", _SHORTLISTS],
-            cwd=root,
-            env=environment,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=True,
-        )
-        return done.stdout
-
-    first = shortlists("1")
+    first = printed_under_hash_seed(_SHORTLISTS, "1")
     assert json.loads(first)
-    assert shortlists("2") == first
+    assert printed_under_hash_seed(_SHORTLISTS, "2") == first

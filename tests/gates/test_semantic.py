@@ -7,14 +7,10 @@ import hashlib
 import json
 import logging
 import math
-import os
 import random
-import subprocess
-import sys
 import threading
 from collections.abc import Sequence
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,6 +20,7 @@ from schemawire import ToolIndex, ToolSpec, UsageError
 from schemawire.gates import Embedder, Shortlist, _semantic, semantic_embedder
 from schemawire.gates._semantic import DenseIndex, fuse
 from schemawire.schema.validator import compile_schema
+from tests.helpers import printed_under_hash_seed
 
 SCHEMA = compile_schema(
     json.loads(resources.files("schemawire.gates").joinpath("shortlist.schema.json").read_text()),
@@ -418,24 +415,9 @@ print(json.dumps([index.search(c.query, k=5).to_json() for c in shortlist_user.c
 
 @pytest.mark.slow
 def test_two_hash_seeds_give_the_same_fused_shortlists_byte_for_byte() -> None:
-    root = Path(__file__).resolve().parents[2]
-
-    def shortlists(seed: str) -> str:
-        environment = {**os.environ, "PYTHONHASHSEED": seed}
-        done = subprocess.run(
-            [sys.executable, "-c", _SHORTLISTS],
-            cwd=root,
-            env=environment,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=True,
-        )
-        return done.stdout
-
-    first = shortlists("1")
+    first = printed_under_hash_seed(_SHORTLISTS, "1")
     assert len(json.loads(first)) == len(shortlist_user.cases())
-    assert shortlists("2") == first
+    assert printed_under_hash_seed(_SHORTLISTS, "2") == first
 
 
 def test_without_the_extra_the_embedder_says_how_to_install_it(
