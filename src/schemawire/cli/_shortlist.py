@@ -280,14 +280,20 @@ def _catalogue(
     if command or url:
         specs, label = _server_catalogue(command, url, header, token, timeout)
         sources = {spec.name: label for spec in specs}
+        advice = "the server lists none"
     elif tools:
         specs, sources = _files_catalogue(tools)
         label = ", ".join(str(path) for path in tools)
+        advice = "check that the file is the tools/list you meant"
     else:
         specs, label = _repository_catalogue(repo or Path("."), given=repo is not None)
         sources = {spec.name: label for spec in specs}
+        advice = (
+            "write a tool's input schema under schemas/tools/ (schemawire init example shows "
+            f"some), or give {_OTHER_CATALOGUES}"
+        )
     if not specs:
-        raise UsageError(f"{label} holds no tool to shortlist")
+        raise UsageError(f"{label} holds no tool to shortlist: {advice}")
     return specs, sources
 
 

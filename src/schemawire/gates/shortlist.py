@@ -326,7 +326,8 @@ def _hint(words: list[str], *, by_meaning: bool) -> str:
         )
     return (
         f"{missing}: try other words or synonyms, fewer words, "
-        "or the name of the server or the thing the tool acts on"
+        "or the name of the server or the thing the tool acts on (a schema's x-keywords can "
+        "hold the words users say for its tool)"
     )
 
 
