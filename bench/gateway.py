@@ -23,7 +23,6 @@ import argparse
 import statistics
 import sys
 import tempfile
-import time
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from pathlib import Path
@@ -33,16 +32,16 @@ import anyio
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from bench.mcp_calls import Call, p99, timed
+
 ROOT = Path(__file__).parents[1]
 PEERS = ROOT / "tests" / "peers" / "node_modules" / ".bin"
 SCHEMAWIRE = Path(sys.executable).with_name("schemawire")
-WARMUP = 50
 MESSAGE = {"message": "hello from the bench"}
 PROXY = "schemawire proxy, one upstream: echo"
 GATEWAY = "schemawire gateway, three upstreams: everything_echo"
 SHORTLISTED = "schemawire gateway --shortlist: call_tool(everything_echo)"
 
-Call = Callable[[], Awaitable[Any]]
 Connect = Callable[[AsyncExitStack, Path], Awaitable[Call]]
 
 
@@ -93,19 +92,7 @@ CONTENDERS: dict[str, Connect] = {PROXY: proxy, GATEWAY: gateway, SHORTLISTED: s
 
 async def _round(connect: Connect, calls: int, work: Path) -> list[float]:
     async with AsyncExitStack() as stack:
-        call = await connect(stack, work)
-        for _ in range(WARMUP):
-            await call()
-        times = []
-        for _ in range(calls):
-            start = time.perf_counter()
-            await call()
-            times.append(time.perf_counter() - start)
-        return times
-
-
-def _p99(times: list[float]) -> float:
-    return sorted(times)[int(len(times) * 0.99) - 1]
+        return await timed(await connect(stack, work), calls)
 
 
 def run(calls: int = 1000, rounds: int = 3) -> dict[str, tuple[float, float]]:
@@ -120,7 +107,7 @@ def run(calls: int = 1000, rounds: int = 3) -> dict[str, tuple[float, float]]:
             for label, connect in CONTENDERS.items():
                 times = anyio.run(_round, connect, calls, Path(work))
                 medians[label].append(statistics.median(times) * 1000)
-                p99s[label].append(_p99(times) * 1000)
+                p99s[label].append(p99(times) * 1000)
                 print(f"  round {number + 1}/{rounds}: {label}", file=sys.stderr)
     return {
         label: (statistics.median(medians[label]), statistics.median(p99s[label]))
@@ -135,8 +122,8 @@ def print_table(results: dict[str, tuple[float, float]], calls: int) -> None:
         "| median ms/call | p99 ms/call | x proxy (median) |"
     )
     print("|---|---:|---:|---:|")
-    for label, (median, p99) in results.items():
-        print(f"| {label} | {median:.3f} | {p99:.2f} | {median / anchor:.2f}x |")
+    for label, (median, tail) in results.items():
+        print(f"| {label} | {median:.3f} | {tail:.2f} | {median / anchor:.2f}x |")
     added = 1000 * (results[GATEWAY][0] - anchor)
     print()
     print(f"the gateway over three upstreams adds {added:+.0f} µs per call to the proxy's")

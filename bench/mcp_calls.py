@@ -94,18 +94,23 @@ CONTENDERS: dict[str, Callable[[AsyncExitStack], Awaitable[Call]]] = {
 
 async def _round(connect: Callable[[AsyncExitStack], Awaitable[Call]], calls: int) -> list[float]:
     async with AsyncExitStack() as stack:
-        call = await connect(stack)
-        for _ in range(WARMUP):
-            await call()
-        times = []
-        for _ in range(calls):
-            start = time.perf_counter()
-            await call()
-            times.append(time.perf_counter() - start)
-        return times
+        return await timed(await connect(stack), calls)
 
 
-def _p99(times: list[float]) -> float:
+async def timed(call: Call, calls: int) -> list[float]:
+    """Seconds each of ``calls`` sequential calls took, after `WARMUP` untimed ones."""
+    for _ in range(WARMUP):
+        await call()
+    times = []
+    for _ in range(calls):
+        start = time.perf_counter()
+        await call()
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def p99(times: list[float]) -> float:
+    """The 99th percentile of ``times`` (nearest rank)."""
     return sorted(times)[int(len(times) * 0.99) - 1]
 
 
@@ -119,7 +124,7 @@ def run(calls: int = 1000, rounds: int = 3) -> dict[str, tuple[float, float]]:
         for label, connect in CONTENDERS.items():
             times = anyio.run(_round, connect, calls)
             medians[label].append(statistics.median(times) * 1000)
-            p99s[label].append(_p99(times) * 1000)
+            p99s[label].append(p99(times) * 1000)
             print(f"  round {number + 1}/{rounds}: {label}", file=sys.stderr)
     return {
         label: (statistics.median(medians[label]), statistics.median(p99s[label]))
@@ -134,8 +139,8 @@ def print_table(results: dict[str, tuple[float, float]], calls: int) -> None:
         "| p99 ms/call | x bare SDK (median) |"
     )
     print("|---|---:|---:|---:|")
-    for label, (median, p99) in results.items():
-        print(f"| {label} | {median:.3f} | {p99:.2f} | {median / anchor:.2f}x |")
+    for label, (median, tail) in results.items():
+        print(f"| {label} | {median:.3f} | {tail:.2f} | {median / anchor:.2f}x |")
     traced = results["schemawire McpClient, gates + trace"][0]
     untraced = results["schemawire McpClient, gates, no trace"][0]
     print()

@@ -215,13 +215,8 @@ def scaled(specs: Sequence[ToolSpec], times: int) -> list[ToolSpec]:
     return [*specs, *copies]
 
 
-def print_table(rows: Sequence[Row], queries: int, definitions: int, names: int) -> None:
-    """The table of shortlist.md §A3: quality, then build and query times."""
-    print(
-        f"shortlist: BFCL set, {queries:,} queries over {definitions:,} definitions "
-        f"({names:,} names)"
-    )
-    print()
+def print_rows(rows: Sequence[Row]) -> None:
+    """The quality and time of each ranker, one row each, as a Markdown table."""
     print("| ranker | R@1 | R@3 | R@5 | R@10 | all@10 | MRR@10 | build ms | query ms mean / p95 |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for row in rows:
@@ -230,6 +225,16 @@ def print_table(rows: Sequence[Row], queries: int, definitions: int, names: int)
             f"| {row.label} | {figures} | {row.build_ms:,.0f} | "
             f"{row.mean_ms:.2f} / {row.p95_ms:.2f} |"
         )
+
+
+def print_table(rows: Sequence[Row], queries: int, definitions: int, names: int) -> None:
+    """The table of shortlist.md §A3: quality, then build and query times."""
+    print(
+        f"shortlist: BFCL set, {queries:,} queries over {definitions:,} definitions "
+        f"({names:,} names)"
+    )
+    print()
+    print_rows(rows)
     print()
     print(HALVES)
     print()

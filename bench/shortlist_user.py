@@ -28,7 +28,15 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from bench.shortlist import TOP, Ranker, Row, fastmcp_bm25, keyword_overlap, measure
+from bench.shortlist import (
+    TOP,
+    Ranker,
+    Row,
+    fastmcp_bm25,
+    keyword_overlap,
+    measure,
+    print_rows,
+)
 from bench.shortlist_sets import Case
 from bench.shortlist_sets import cases as bfcl_cases
 from bench.shortlist_sets import catalogue as bfcl_catalogue
@@ -149,14 +157,7 @@ def print_table(title: str, rows: Sequence[Row], goals: str) -> None:
     """One table in the form of ``bench/shortlist.py``'s."""
     print(title)
     print()
-    print("| ranker | R@1 | R@3 | R@5 | R@10 | all@10 | MRR@10 | build ms | query ms mean / p95 |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for row in rows:
-        figures = " | ".join(f"{row.scores[key]:.3f}" for key in _COLUMNS)
-        print(
-            f"| {row.label} | {figures} | {row.build_ms:,.0f} | "
-            f"{row.mean_ms:.2f} / {row.p95_ms:.2f} |"
-        )
+    print_rows(rows)
     print()
     print(goals)
     print()
@@ -179,9 +180,6 @@ def main() -> None:
         rows,
         "goals (issue 14): with the semantic extra R@10 >= 0.96, query p95 <= 30 ms",
     )
-
-
-_COLUMNS = ("R@1", "R@3", "R@5", "R@10", "all@10", "MRR@10")
 
 
 if __name__ == "__main__":
