@@ -4,11 +4,11 @@ user-style query set (``bench/data/shortlist-user.jsonl``), into ``more/``.
 A developer tool, run by hand from the repository root, never by the tests. The servers are not
 test peers: install them into a temporary directory outside the repository first::
 
-    mkdir /tmp/more && cd /tmp/more && npm init -y && npm install --no-audit --no-fund \
+    MORE=$(mktemp -d) && cd "$MORE" && npm init -y && npm install --no-audit --no-fund \
         @modelcontextprotocol/server-sequential-thinking @modelcontextprotocol/server-github \
         @modelcontextprotocol/server-slack @modelcontextprotocol/server-google-maps \
         @playwright/mcp chrome-devtools-mcp @notionhq/notion-mcp-server
-    cd - && .venv/bin/python tests/data/mcp-tools/capture_more.py /tmp/more
+    cd - && .venv/bin/python tests/data/mcp-tools/capture_more.py "$MORE"
 
 Each server is started over stdio from that directory's ``node_modules/.bin`` and captured the
 way ``capture.py`` captures the reference servers (its session, tap and checks are reused): the
