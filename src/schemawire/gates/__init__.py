@@ -22,7 +22,13 @@ from schemawire.gates.arguments import ArgumentGate, ArgumentOptions
 from schemawire.gates.handoff import HandoffDecision, HandoffGate, Route
 from schemawire.gates.redact import Redactor, default_redactor
 from schemawire.gates.results import McpResult, ResultGate, ResultOptions
-from schemawire.gates.shortlist import Shortlist, ShortlistedTool, ToolIndex, catalogue_fingerprint
+from schemawire.gates.shortlist import (
+    Shortlist,
+    ShortlistedTool,
+    ToolIndex,
+    catalogue_fingerprint,
+    shortlist_schema,
+)
 from schemawire.gates.verdict import CODES, Change, Verdict
 
 __all__ = [
@@ -48,4 +54,5 @@ __all__ = [
     "default_redactor",
     "rejection_meta",
     "semantic_embedder",
+    "shortlist_schema",
 ]

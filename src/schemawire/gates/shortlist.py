@@ -14,11 +14,14 @@ score.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import heapq
+import json
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib import resources
 from typing import Any
 
 from schemawire._json import canonical, quoted
@@ -28,7 +31,13 @@ from schemawire.gates._semantic import DenseIndex, Embedder, fuse
 from schemawire.gates._tool_text import FIELDS
 from schemawire.types import ToolSpec
 
-__all__ = ["Shortlist", "ShortlistedTool", "ToolIndex", "catalogue_fingerprint"]
+__all__ = [
+    "Shortlist",
+    "ShortlistedTool",
+    "ToolIndex",
+    "catalogue_fingerprint",
+    "shortlist_schema",
+]
 
 _DIGITS = 6  # scores are rounded so the JSON is the same on every platform
 
@@ -288,6 +297,18 @@ class ToolIndex:
                 mask |= self._ranker.fields(document, words)
         matched = tuple(field for bit, field in enumerate(FIELDS) if mask & 1 << bit)
         return ShortlistedTool(name, round(fused_score, _DIGITS), matched, pinned)
+
+
+def shortlist_schema() -> dict[str, Any]:
+    """The JSON Schema every shortlist's JSON (`Shortlist.to_json`) is valid against, as shipped
+    in ``shortlist.schema.json``: a copy of its own for each caller."""
+    schema: dict[str, Any] = json.loads(_schema_text())
+    return schema
+
+
+@functools.cache
+def _schema_text() -> str:
+    return resources.files("schemawire.gates").joinpath("shortlist.schema.json").read_text("utf-8")
 
 
 def catalogue_fingerprint(

@@ -25,15 +25,20 @@ rebuilt only then (`ToolIndex.refreshed`).
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from functools import cache
-from importlib import resources
 from typing import Any
 
 from schemawire._json import quoted
 from schemawire.errors import ServerError, UsageError
-from schemawire.gates import Embedder, ResultGate, Shortlist, ToolIndex, Verdict
+from schemawire.gates import (
+    Embedder,
+    ResultGate,
+    Shortlist,
+    ToolIndex,
+    Verdict,
+    shortlist_schema,
+)
 from schemawire.host._toolset import Toolset
 from schemawire.host.tools import McpTool, ToolRunner, mcp_tools
 from schemawire.schema.repository import Repository
@@ -98,13 +103,7 @@ def search_tool_spec() -> ToolSpec:
         "additionalProperties": False,
         "description": _SEARCH_DESCRIPTION,
     }
-    return ToolSpec(SEARCH_TOOL, schema, output_schema=_shortlist_schema())
-
-
-def _shortlist_schema() -> dict[str, Any]:
-    text = resources.files("schemawire.gates").joinpath("shortlist.schema.json").read_text("utf-8")
-    schema: dict[str, Any] = json.loads(text)
-    return schema
+    return ToolSpec(SEARCH_TOOL, schema, output_schema=shortlist_schema())
 
 
 class SearchTool:
@@ -175,7 +174,6 @@ class ToolCatalogue:
         embedder: Embedder | None = None,
     ) -> None:
         self._offer = offer
-        self._embedder = embedder
         self._pinned = tuple(pinned)
         self._runners = list(runners)
         self._listed = _listings(self._runners)

@@ -12,7 +12,13 @@ from schemawire.gates import Verdict
 from schemawire.mcp._tools import RemoteTool
 from schemawire.types import Rejection, ToolResult
 
-__all__ = ["McpCall", "call_request", "refused_unknown", "refused_unreachable"]
+__all__ = [
+    "McpCall",
+    "call_request",
+    "refused_unchecked",
+    "refused_unknown",
+    "refused_unreachable",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +95,7 @@ def refused_unreachable(name: str, call_id: str, reason: str) -> McpCall:
     rejection = Rejection.for_tool(
         name, gate="arguments", code="tool_unavailable", line=reason, hint=hint
     )
-    return McpCall(name, call_id, _refused(rejection))
+    return McpCall(name, call_id, refused_unchecked(rejection))
 
 
 def refused_unknown(
@@ -107,9 +113,9 @@ def refused_unknown(
         line = f"the server has no tool {quoted(name)} (its tools: {known})"
         hint = "Call one of the server's tools."
     rejection = Rejection.for_tool(name, gate="arguments", code=code, line=line, hint=hint)
-    return McpCall(name, call_id, _refused(rejection))
+    return McpCall(name, call_id, refused_unchecked(rejection))
 
 
-def _refused(rejection: Rejection) -> Verdict:
+def refused_unchecked(rejection: Rejection) -> Verdict:
     """A call refused before its arguments were checked (no schema to say they conform)."""
     return Verdict.reject(rejection, gate="arguments", tool=rejection.tool, conforms=None)

@@ -27,6 +27,7 @@ __all__ = [
     "last_line",
     "server_error",
     "startup_problem",
+    "unknown_tool_error",
 ]
 
 ServerProblem = Literal[
@@ -204,3 +205,13 @@ def last_line(text: str) -> str:
     """The last line of ``text`` with anything on it, cut to a quotable length."""
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     return lines[-1][:_LINE] if lines else ""
+
+
+def unknown_tool_error(name: str) -> MCPError:
+    """The spec's answer to a call of a tool the server does not have: this JSON-RPC error,
+    its data naming our code."""
+    return MCPError(
+        code=mcp_types.INVALID_PARAMS,
+        message=f"Unknown tool: {name}",
+        data={"code": "tool_unknown"},
+    )

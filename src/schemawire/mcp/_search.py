@@ -10,11 +10,9 @@ Neither description lists the catalogue: a client with 300 tools behind the gate
 
 from __future__ import annotations
 
-import json
-from importlib import resources
 from typing import Any
 
-from schemawire.gates import ArgumentGate
+from schemawire.gates import ArgumentGate, shortlist_schema
 from schemawire.types import ToolSpec
 
 __all__ = ["CALL_TOOL", "MAX_TOP", "SEARCH_OUTPUT", "SEARCH_TOOLS", "argument_gates", "listed"]
@@ -52,8 +50,7 @@ SEARCH_TOOLS = ToolSpec(
 
 def _shortlist_schema() -> dict[str, Any]:
     """The shipped shortlist schema, to stand inside another (without its own ``$id``)."""
-    text = resources.files("schemawire.gates").joinpath("shortlist.schema.json").read_text()
-    schema: dict[str, Any] = json.loads(text)
+    schema = shortlist_schema()
     return {key: value for key, value in schema.items() if key not in {"$schema", "$id"}}
 
 

@@ -29,14 +29,15 @@ from typing import Any
 
 import anyio
 import anyio.abc
-import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
 from schemawire._json import dumps, quoted
 from schemawire.errors import ServerError, UsageError
-from schemawire.gates import Embedder, ToolIndex, Verdict
+from schemawire.gates import Embedder, ToolIndex
 from schemawire.mcp._addresses import ServerAddress, StdioServer
+from schemawire.mcp._calls import refused_unchecked
 from schemawire.mcp._namespaces import RESERVED, SEPARATOR, check_upstream_name, namespaced
+from schemawire.mcp._problems import unknown_tool_error
 from schemawire.mcp._search import SEARCH_TOOLS, argument_gates, listed
 from schemawire.mcp._tools import RemoteTool
 from schemawire.mcp.client import McpClient
@@ -250,7 +251,7 @@ class Gateway:
         tool = await self._route(upstream, name)
         try:
             if tool is None:
-                raise _unknown_error(name)
+                raise unknown_tool_error(name)
             tools = self.upstreams[upstream]
             answer = await tools.call_tool(
                 tool, arguments, version=version, trace=trace, label=label, shown_as=name
@@ -550,13 +551,6 @@ def _same_listings(
     return now.keys() == before.keys() and all(_same_tools(now[name], before[name]) for name in now)
 
 
-def _unknown_error(name: str) -> MCPError:
-    """The spec's answer to a call of an unknown tool; its data names our code."""
-    return MCPError(
-        code=types.INVALID_PARAMS, message=f"Unknown tool: {name}", data={"code": "tool_unknown"}
-    )
-
-
 def _is_unknown(error: MCPError) -> bool:
     data = error.error.data
     return isinstance(data, dict) and data.get("code") == "tool_unknown"
@@ -581,8 +575,4 @@ def _refused_call(name: str, line: str, hint: str) -> dict[str, Any]:
     """A call through ``call_tool`` refused before any upstream sees it: ``tool_unknown``."""
     code = "tool_unknown"
     rejection = Rejection.for_tool(name, gate="arguments", code=code, line=line, hint=hint)
-    return verdict_result(_refusal(rejection))
-
-
-def _refusal(rejection: Rejection) -> Verdict:
-    return Verdict.reject(rejection, gate="arguments", tool=rejection.tool, conforms=None)
+    return verdict_result(refused_unchecked(rejection))

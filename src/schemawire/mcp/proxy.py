@@ -18,11 +18,11 @@ from dataclasses import replace
 from typing import Any
 
 import anyio
-import mcp_types as types
-from mcp.shared.exceptions import MCPError
 
 from schemawire.errors import ServerError
 from schemawire.gates import Verdict
+from schemawire.mcp._calls import refused_unchecked
+from schemawire.mcp._problems import unknown_tool_error
 from schemawire.mcp._tools import (
     OBJECT_OUTPUT_ONLY,
     RemoteTool,
@@ -123,14 +123,9 @@ class UpstreamTools:
             tools = {tool.name: tool for tool in await self.client.list_tools()}
         except ServerError as error:
             rejection = _unreachable(shown_as or name, error)
-            return verdict_result(_refused(rejection))
+            return verdict_result(refused_unchecked(rejection))
         if name not in tools:
-            # The spec's answer to an unknown tool is this JSON-RPC error; its data names our code.
-            raise MCPError(
-                code=types.INVALID_PARAMS,
-                message=f"Unknown tool: {name}",
-                data={"code": "tool_unknown"},
-            )
+            raise unknown_tool_error(name)
         call = await self.client.call(name, arguments if arguments is not None else {})
         _, wrapped = self._listed(tools[name], version)
         # The client put both verdicts in the trace; the refusing one is what the client reads.
@@ -185,7 +180,3 @@ def _renamed(verdict: Verdict, rejection: Rejection, name: str) -> Verdict:
     if isinstance(value, ToolResult) and value.content == rejection.to_json():
         value = replace(value, content=renamed.to_json())  # a refused result: the refusal
     return verdict.replace(tool=name, rejection=renamed, value=value)
-
-
-def _refused(rejection: Rejection) -> Verdict:
-    return Verdict.reject(rejection, gate="arguments", tool=rejection.tool, conforms=None)

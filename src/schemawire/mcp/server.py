@@ -40,6 +40,7 @@ from schemawire.gates import (
     rejection_meta,
 )
 from schemawire.mcp._offload import off_loop
+from schemawire.mcp._problems import unknown_tool_error
 from schemawire.mcp._sent import SentLines, arguments_as_sent
 from schemawire.project.mcp import VERSIONS, project_mcp
 from schemawire.schema.implementations import implemented_specs
@@ -326,12 +327,7 @@ class LocalTools:
     ) -> dict[str, Any]:
         listed = self._listing(version).get(name)
         if listed is None:
-            # The spec's answer to an unknown tool is this JSON-RPC error; its data names our code.
-            raise MCPError(
-                code=types.INVALID_PARAMS,
-                message=f"Unknown tool: {name}",
-                data={"code": "tool_unknown"},
-            )
+            raise unknown_tool_error(name)
         canonical, _, wrapped = listed
         argument_gate, result_gate = self._gates[canonical]
         sent = arguments if arguments is not None else {}
