@@ -25,41 +25,23 @@ from dataclasses import dataclass
 from typing import Any
 
 from bench.shortlist_sets import Case, cases, catalogue
+from schemawire.application._shortlist_eval import (
+    KS,
+    MRR_DEPTH,
+    all_gold_at,
+    recall_at,
+    reciprocal_rank,
+)
 from schemawire.types import ToolSpec
 
 Ranker = Callable[[str], list[str]]
 """A query's tool names, best first (at least the top 10)."""
 
 TOKEN = re.compile(r"[a-z0-9]+")
-KS = (1, 3, 5, 10)
-TOP = 10
+TOP = MRR_DEPTH
 
 
-# --- metrics: pure functions of one ranking and its gold names ----------------------------------
-
-
-def distinct_names(ranking: Sequence[str]) -> list[str]:
-    """The ranking with each name once, at its first (best) place."""
-    return list(dict.fromkeys(ranking))
-
-
-def recall_at(ranking: Sequence[str], gold: Sequence[str], k: int) -> float:
-    """The share of the gold names among the first ``k`` distinct names."""
-    top = set(distinct_names(ranking)[:k])
-    return sum(name in top for name in set(gold)) / len(set(gold))
-
-
-def all_gold_at(ranking: Sequence[str], gold: Sequence[str], k: int) -> bool:
-    """Whether every gold name is among the first ``k`` distinct names."""
-    return recall_at(ranking, gold, k) == 1.0
-
-
-def reciprocal_rank(ranking: Sequence[str], gold: Sequence[str], k: int = TOP) -> float:
-    """1 / the place of the first gold name among the first ``k`` distinct names, else 0."""
-    for place, name in enumerate(distinct_names(ranking)[:k], start=1):
-        if name in gold:
-            return 1.0 / place
-    return 0.0
+# --- metrics: the library's (`schemawire shortlist --eval` reports the same) -----------------
 
 
 def quality(rankings: Sequence[Sequence[str]], golds: Sequence[Sequence[str]]) -> dict[str, float]:

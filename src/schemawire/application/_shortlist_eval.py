@@ -13,8 +13,8 @@ names several times). `evaluate` runs each query once and scores the rankings:
 - MRR@10: the mean of 1 / the place of the first gold name among the first 10 (0 past it).
 
 A ranking counts each name once, at its best place (`schemawire.gates.shortlist` already lists a
-name once). The metric functions are pure, for any ranker (``bench/shortlist.py`` defines the
-same ones).
+name once). The metric functions are pure, for any ranker (``bench/shortlist.py`` scores its
+anchors with them too).
 """
 
 from __future__ import annotations
