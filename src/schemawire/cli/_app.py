@@ -214,6 +214,16 @@ COMMANDS = (
             "evals/recorded.json",
         ),
     ),
+    Command(
+        "ui",
+        "schemawire.cli._ui:ui_command",
+        "Open the local page: runs, hops, diffs, JSON toolbox, tools.",
+        (
+            "schemawire ui                                  # .schemawire/traces of this folder",
+            "schemawire ui --repo examples/support-desk --open",
+            "schemawire ui --traces ci-traces --port 8737",
+        ),
+    ),
 )
 
 _BY_NAME = {command.name: command for command in COMMANDS}

@@ -1,0 +1,62 @@
+"""``schemawire ui``: the local page, on 127.0.0.1 only, until Ctrl-C."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from schemawire.cli._output import guarded, stdout
+
+__all__ = ["ui_command"]
+
+
+@guarded
+def ui_command(
+    repo: Annotated[
+        Path | None,
+        typer.Option(
+            "--repo",
+            help="The schema repository the Toolbox and Tools pages use "
+            "[default: this folder, when it is one].",
+        ),
+    ] = None,
+    traces: Annotated[
+        Path | None,
+        typer.Option(
+            "--traces",
+            help="The folder of trace files to list [default: .schemawire/traces].",
+        ),
+    ] = None,
+    port: Annotated[
+        int, typer.Option("--port", help="The port on 127.0.0.1; 0 picks a free one.")
+    ] = 0,
+    open_browser: Annotated[
+        bool, typer.Option("--open", help="Open the page in the default browser.")
+    ] = False,
+) -> None:
+    """Serve the local page on 127.0.0.1: every run under the traces folder, newest first;
+    one run's hops as a waterfall; two runs side by side; the JSON toolbox; the repository's
+    tools. The URL it prints carries this launch's token; nothing is uploaded.
+    """
+    import webbrowser
+
+    from schemawire.trace import TRACES
+    from schemawire.ui import UiConfig
+    from schemawire.ui.server import LocalServer
+
+    chosen_repo = repo if repo is not None else _this_folder_if_repository()
+    config = UiConfig(traces=traces or TRACES, repo=chosen_repo, token="")
+    server = LocalServer(config, port)
+    stdout.print(f"[bold]schemawire ui[/] at {server.url}", soft_wrap=True, highlight=False)
+    stdout.print(f"traces: {config.traces}   repository: {chosen_repo or '(none)'}", markup=False)
+    stdout.print("Ctrl-C stops it.", style="dim")
+    if open_browser:
+        webbrowser.open(server.url)
+    server.run()
+
+
+def _this_folder_if_repository() -> Path | None:
+    here = Path.cwd()
+    return here if (here / "schemawire.toml").is_file() else None

@@ -1,0 +1,80 @@
+"""The local page's Starlette app: the pages (static HTML, CSS and JS shipped in the wheel),
+their JSON API, and `LocalOnly` around both.
+
+Each page owns a module that gives its API routes (`_runs`, `_diff`, `_toolbox`, `_tools`);
+this module only puts them together. Every answer of the API is JSON; an error is
+``{"error": {"code", "message", ...}}`` with a 4xx status, as `schemawire.errors` words it.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from schemawire.errors import InputError, SchemawireError, one_line
+from schemawire.ui._config import UiConfig
+from schemawire.ui._security import LocalOnly
+
+__all__ = ["create_app"]
+
+PAGES = {
+    "/": "runs.html",
+    "/run/{run_id}": "run.html",
+    "/diff": "diff.html",
+    "/toolbox": "toolbox.html",
+    "/tools": "tools.html",
+}
+"""Each page's path and its HTML file under ``static/``; the page's script loads its data."""
+
+
+def create_app(config: UiConfig) -> LocalOnly:
+    """The page for ``config``, as an ASGI app (uvicorn serves it on 127.0.0.1)."""
+    from schemawire.ui import _diff, _runs, _toolbox, _tools
+
+    routes: list[BaseRoute] = [
+        *(_page_route(path, file) for path, file in PAGES.items()),
+        *_runs.routes(config),
+        *_diff.routes(config),
+        *_toolbox.routes(config),
+        *_tools.routes(config),
+        Mount("/static", StaticFiles(directory=_static_folder()), name="static"),
+    ]
+    app = Starlette(
+        routes=routes,
+        exception_handlers={SchemawireError: _schemawire_error, 404: _not_found},
+    )
+    app.state.config = config
+    return LocalOnly(app, token=config.token)
+
+
+def _static_folder() -> Path:
+    folder = resources.files("schemawire.ui") / "static"
+    return Path(str(folder))  # the wheel installs the package as files, never zipped
+
+
+def _page_route(path: str, file: str) -> Route:
+    page = _static_folder() / file
+
+    async def endpoint(request: Request) -> Response:
+        return FileResponse(page, media_type="text/html", headers={"cache-control": "no-store"})
+
+    return Route(path, endpoint, methods=["GET"], name=file.removesuffix(".html"))
+
+
+async def _schemawire_error(request: Request, error: Exception) -> Response:
+    status = 400 if isinstance(error, InputError) else 500
+    body = error.to_json() if isinstance(error, InputError) else {"message": one_line(error)}
+    return JSONResponse({"error": body}, status_code=status)
+
+
+async def _not_found(request: Request, error: Exception) -> Response:
+    return JSONResponse(
+        {"error": {"code": "not_found", "message": f"nothing at {request.url.path}"}},
+        status_code=404,
+    )

@@ -1,0 +1,3 @@
+"use strict";
+// The Run page (owned by its page's work): fills #main.
+

@@ -1,0 +1,148 @@
+"""The local page in a real browser: Debian's chromium (``/usr/bin/chromium``, which .ci/run
+installs with apt) driven by Playwright, never a downloaded browser.
+
+Fixtures:
+    ui_server: factory, ``ui_server(traces=..., repo=...)`` serves the page on 127.0.0.1 for
+        the test (stopped by it) and gives the `LocalServer`.
+    page: a fresh browser page that has opened that URL's token; every request it makes is
+        counted, and the test fails if one went to a host other than 127.0.0.1 or if the page
+        logged an error.
+    shoot: ``shoot(page, name)`` saves a screenshot under ``artifacts/screenshots/`` (CI keeps
+        the ``artifacts`` folder).
+
+Every test here is marked ``slow`` (a browser process): ``make test`` runs them, ``make
+test-fast`` does not.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+
+from schemawire.ui import UiConfig
+from schemawire.ui.server import LocalServer
+
+CHROMIUM = Path(os.environ.get("SCHEMAWIRE_CHROMIUM", "/usr/bin/chromium"))
+SCREENSHOTS = Path(__file__).parents[2] / "artifacts" / "screenshots"
+# As toolbox-page.md (C3) and the machine notes say: without the background-networking flags,
+# chromium keeps trying hosts this machine cannot reach.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+WAIT_MS = 10_000  # every wait in these tests is bounded by this
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    assert CHROMIUM.exists(), f"{CHROMIUM} is missing: apt-get install chromium (.ci/run does)"
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
+        )
+        yield launched
+        launched.close()
+
+
+ServerFactory = Callable[..., LocalServer]
+
+
+@pytest.fixture
+def ui_server(tmp_path: Path) -> Iterator[ServerFactory]:
+    with ExitStack() as stack:
+
+        def start(*, traces: Path | None = None, repo: Path | None = None) -> LocalServer:
+            folder = traces if traces is not None else tmp_path / "traces"
+            folder.mkdir(parents=True, exist_ok=True)
+            server = LocalServer(UiConfig(traces=folder, repo=repo, token=""))
+            return stack.enter_context(server.running())
+
+        yield start
+
+
+class Requests:
+    """Every request a page made, by host."""
+
+    def __init__(self) -> None:
+        self.urls: list[str] = []
+
+    @property
+    def elsewhere(self) -> list[str]:
+        return [url for url in self.urls if urlsplit(url).hostname not in {"127.0.0.1", None}]
+
+
+@pytest.fixture
+def requests_seen() -> Requests:
+    return Requests()
+
+
+@pytest.fixture
+def open_page(browser: Any, requests_seen: Requests) -> Iterator[Callable[..., Any]]:
+    """``open_page(server, path="/")``: a new page at ``path`` of ``server``, token given."""
+    contexts: list[Any] = []
+    errors: list[str] = []
+
+    def open_(server: LocalServer, path: str = "/", *, offline: bool = False) -> Any:
+        context = browser.new_context(viewport={"width": 1360, "height": 860})
+        contexts.append(context)
+        context.set_default_timeout(WAIT_MS)
+        context.route("**/*", _counting(requests_seen))
+        page = context.new_page()
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(f"{server.base}/?token={server.config.token}")  # sets the cookie
+        if offline:
+            context.set_offline(True)
+        if path != "/":
+            page.goto(server.base + path)
+        page.wait_for_load_state("domcontentloaded")
+        return page
+
+    yield open_
+    for context in contexts:
+        context.close()
+    assert requests_seen.elsewhere == [], "the page asked another host"
+    assert errors == [], f"the page logged errors: {errors}"
+
+
+def _counting(requests: Requests) -> Callable[[Any], None]:
+    def route(route: Any) -> None:
+        url = route.request.url
+        requests.urls.append(url)
+        if urlsplit(url).hostname == "127.0.0.1":
+            route.continue_()
+        else:
+            route.abort()
+
+    return route
+
+
+@pytest.fixture
+def shoot() -> Callable[[Any, str], Path]:
+    def save(page: Any, name: str) -> Path:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        path = SCREENSHOTS / f"{name}.png"
+        page.screenshot(path=str(path), full_page=False)
+        return path
+
+    return save
