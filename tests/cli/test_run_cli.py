@@ -68,6 +68,10 @@ def test_demo_walks_through_the_articles_example(tmp_path: Path) -> None:
     assert len(rejected) == 1
     calls = [h for h in hops if h.protocol == "mcp" and h.payload.get("method") == "tools/call"]
     assert len(calls) == 2  # the refused call never reached the server
+    # It ends by saying how to see the trace it wrote on the local page, as it was typed.
+    assert out.rstrip().splitlines()[-1] == (
+        f"see every hop: {SCHEMAWIRE} ui --traces {trace.parent} --open"
+    )
 
 
 def script_file(tmp_path: Path, responses: list[dict[str, Any]]) -> Path:

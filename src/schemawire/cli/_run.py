@@ -297,6 +297,18 @@ def demo_command(model: Model = None, trace: TracePath = None) -> None:
     stdout.print(
         f"\n[bold]trace:[/] {escape(str(path))}  ({len(path.read_text().splitlines())} hops)"
     )
+    stdout.print(
+        "[bold]see every hop:[/] "
+        f"{escape(_this_command())} ui --traces {escape(str(path.parent))} --open",
+        soft_wrap=True,
+    )
+
+
+def _this_command() -> str:
+    """How this command was typed (``.venv/bin/schemawire`` under ``make demo``), so that the
+    next command it suggests runs as typed."""
+    typed = sys.argv[0] if sys.argv else ""
+    return typed if Path(typed).name == "schemawire" else "schemawire"
 
 
 # --- run ----------------------------------------------------------------------------------------
