@@ -54,7 +54,10 @@ def ui_command(
     stdout.print("Ctrl-C stops it.", style="dim")
     if open_browser:
         webbrowser.open(server.url)
-    server.run()
+    try:
+        server.run()
+    except KeyboardInterrupt:  # uvicorn stops gracefully, then lets the Ctrl-C through
+        stdout.print("stopped.", style="dim")
 
 
 def _this_folder_if_repository() -> Path | None:
