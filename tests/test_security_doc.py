@@ -78,3 +78,16 @@ def test_the_corpus_figures_are_the_corpus() -> None:
     assert f"{len(corpus['secrets'])} secrets of {len(kinds)} kinds" in PAGE
     assert f"none of the {len(corpus['look_alikes'])}" in PAGE
     assert f"one of the {len(default_redactor().detectors)} detectors" in PAGE
+
+
+def test_the_local_page_headers_are_the_ones_it_sends() -> None:
+    from schemawire.ui._security import SECURITY_HEADERS
+
+    table = rows("The local page: `schemawire ui`")
+    policy = dict(SECURITY_HEADERS)[b"content-security-policy"].decode()
+    assert f"`Content-Security-Policy: {policy}`" in table["what the page loads"][0]
+    others = table["other headers"][0]
+    for name, value in SECURITY_HEADERS:
+        if name != b"content-security-policy":
+            assert name.decode().lower() in others.lower(), name
+            assert value.decode().lower() in others.lower(), value
