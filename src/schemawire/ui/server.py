@@ -34,7 +34,7 @@ class LocalServer:
         self.config = config if config.token else replace(config, token=new_token())
         self._socket = _bound(port)
         self.port: int = self._socket.getsockname()[1]
-        self._server = uvicorn.Server(
+        self._server = _Server(
             uvicorn.Config(
                 create_app(self.config),
                 log_level="warning",
@@ -65,31 +65,29 @@ class LocalServer:
         Raises:
             RuntimeError: the server did not start within `STARTUP_SECONDS`.
         """
-        started = threading.Event()
-        thread = threading.Thread(target=self._serve_then_signal, args=(started,), daemon=True)
+        thread = threading.Thread(target=self.run, daemon=True)
         thread.start()
         try:
-            if not started.wait(STARTUP_SECONDS) or not self._server.started:
+            if not self._server.ready.wait(STARTUP_SECONDS) or not self._server.started:
                 raise RuntimeError("the page's server did not start")
             yield self
         finally:
             self._server.should_exit = True
             thread.join(STARTUP_SECONDS)
 
-    def _serve_then_signal(self, started: threading.Event) -> None:
-        original = self._server.startup
 
-        async def startup(sockets: list[socket.socket] | None = None) -> None:
-            try:
-                await original(sockets=sockets)
-            finally:
-                started.set()
+class _Server(uvicorn.Server):
+    """uvicorn's server, which says when its startup is over (started, or failed to)."""
 
-        self._server.startup = startup  # type: ignore[method-assign]
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self.ready = threading.Event()
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         try:
-            self.run()
+            await super().startup(sockets=sockets)
         finally:
-            started.set()
+            self.ready.set()
 
 
 def _bound(port: int) -> socket.socket:
