@@ -180,6 +180,7 @@ def _hop_or_none(line: bytes) -> Hop | None:
             record["direction"],
             record["payload"],
             record.get("verdict"),
+            record.get("span"),
         )
     except (orjson.JSONDecodeError, JSONError, KeyError, TypeError):
         return None
