@@ -32,6 +32,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from schemawire.gates.redact import Redactor, default_redactor
 from schemawire.trace._lines import CutLine, hop_line, hops_of
+from schemawire.trace.bodies import Wholes
 from schemawire.trace.spans import CURRENT, Current, Span, span_end, span_start
 from schemawire.types import Hop, Violation
 
@@ -375,12 +376,26 @@ def _ends_cut(file: IO[bytes]) -> bool:
         return False
 
 
-def read_trace(path: str | Path, *, on_cut: CutLine | None = None) -> Iterator[Hop]:
+def read_trace(
+    path: str | Path, *, on_cut: CutLine | None = None, whole: bool = True
+) -> Iterator[Hop]:
     """The hops of a trace file, in order. A line a crash cut short is skipped (``on_cut``
     is told its line number), and reading goes on with the lines after it.
+
+    Args:
+        path: the trace file.
+        on_cut: told the number of each line a crash cut short.
+        whole: each request to a model as the whole body it was sent (`whole_body`: the loop
+            writes what a request adds to the one before); False: the lines as written.
 
     Raises:
         JSONError: a line is not a hop (and not one a crash cut short).
     """
     with Path(path).open("rb") as file:
-        yield from hops_of(file, str(path), on_cut)
+        hops = hops_of(file, str(path), on_cut)
+        if not whole:
+            yield from hops
+            return
+        wholes = Wholes()
+        for hop in hops:
+            yield wholes.whole(hop)
