@@ -23,7 +23,7 @@ from typing import Any, Self
 import anyio
 from mcp.shared._stream_protocols import ReadStream, WriteStream
 from mcp.shared.message import SessionMessage
-from mcp.types import JSONRPCError, JSONRPCRequest, JSONRPCResponse
+from mcp.types import JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
 from pydantic import ValidationError
 
 from schemawire._json import quoted
@@ -78,9 +78,23 @@ class WireTap:
 
     async def sent(self, message: SessionMessage) -> None:
         span: str | None | Current = CURRENT
-        if self.trace.keeps_anything and isinstance(message.message, JSONRPCRequest):
-            span = self._opened(message.message)
+        inner = message.message
+        if self.trace.keeps_anything and isinstance(inner, JSONRPCRequest):
+            span = self._opened(inner)
         await self._record(self.local, self.remote, "send", message, span)
+        if self._pending and isinstance(inner, JSONRPCNotification):
+            self._cancelled(inner)
+
+    def _cancelled(self, notification: JSONRPCNotification) -> None:
+        """A request the host gave up on (``notifications/cancelled``): its span ends, as an
+        error, since no response will end it."""
+        if notification.method != "notifications/cancelled":
+            return
+        request_id = (notification.params or {}).get("requestId")
+        span = self._pending.pop(request_id, None) if isinstance(request_id, str | int) else None
+        if span is not None:
+            cancelled = {"code": "cancelled", "message": "the host cancelled the request"}
+            self.trace.close_span(span, "mcp", "error", cancelled, label=self.local)
 
     async def received(self, message: SessionMessage | Exception) -> None:
         if isinstance(message, Exception):
