@@ -4,6 +4,7 @@ Helpers that tests import live in `tests.helpers`, not here."""
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -65,18 +66,13 @@ def snapshot(request: pytest.FixtureRequest) -> Callable[[str, Any], None]:
 # and what breaks the schema fails the test at its end (not in the writer: recording must not
 # raise inside the code it records). A compiled validator, and a payload the schema leaves
 # open, keep it to a few microseconds a hop.
-_HOP_VALIDATOR: Any = None
-
-
+@functools.cache
 def _hop_validator() -> Any:
-    global _HOP_VALIDATOR
-    if _HOP_VALIDATOR is None:
-        import jsonschema
+    import jsonschema
 
-        from schemawire.trace import hop_schema
+    from schemawire.trace import hop_schema
 
-        _HOP_VALIDATOR = jsonschema.Draft202012Validator(hop_schema())
-    return _HOP_VALIDATOR
+    return jsonschema.Draft202012Validator(hop_schema())
 
 
 @pytest.fixture(autouse=True)

@@ -5,6 +5,7 @@ before spans still reads; and the rebuild inverts the loop's deltas for any run 
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +43,9 @@ async def test_read_trace_rebuilds_every_request_byte_equal_to_what_the_model_wa
         await host.run("go")
     assert isinstance(host.model, ScriptedModel)
     sent = [orjson.dumps(body) for body in host.model.requests]
-    requests = [h for h in read_trace(path) if h.direction == "send" and h.protocol == "openai.chat"]
+    requests = [
+        h for h in read_trace(path) if h.direction == "send" and h.protocol == "openai.chat"
+    ]
     assert [orjson.dumps(h.payload) for h in requests] == sent
     as_written = [h for h in read_trace(path, whole=False) if h.direction == "send"]
     written = [h.payload for h in as_written if h.protocol == "openai.chat"]
@@ -85,8 +88,9 @@ def test_a_trace_written_before_spans_still_reads() -> None:
     assert (tree.roots, tree.hops) == ([], hops)  # no spans: every hop at the root, in order
     requests = [h.payload for h in hops if h.direction == "send" and h.target.startswith("model:")]
     assert len(requests) == 5
-    for before, body in zip(requests, requests[1:], strict=False):
-        assert "history" not in body and isinstance(body["tools"], list)
+    for before, body in itertools.pairwise(requests):
+        assert "history" not in body
+        assert isinstance(body["tools"], list)
         if body["messages"][: len(before["messages"])] == before["messages"]:
             assert len(body["messages"]) > len(before["messages"])  # grown, not cut
     deltas = [h.payload for h in written if h.direction == "send" and h.target.startswith("model:")]
@@ -103,7 +107,8 @@ def test_hop_schema_is_a_valid_2020_12_schema_that_pins_span_hops() -> None:
     with trace.span("tool", "t", call="c1"):
         pass
     start, end = (h.to_json() for h in trace.hops)
-    assert validator.is_valid(start) and validator.is_valid(end)
+    assert validator.is_valid(start)
+    assert validator.is_valid(end)
     assert not validator.is_valid({**end, "payload": {"kind": "tool", "status": "fine"}})
     assert not validator.is_valid({**start, "payload": {"kind": "tool", "name": "t"}})  # parent
     assert not validator.is_valid({**start, "span": "ABC"})

@@ -104,8 +104,10 @@ async def test_two_traces_in_one_task_keep_their_own_current_span() -> None:
         hop = second.record("host", "x", "text", "send", {})
         with second.span("run", "two"):
             inner = first.record("host", "x", "text", "send", {})
-    assert hop is not None and hop.span is None
-    assert inner is not None and inner.span == first.hops[0].span
+    assert hop is not None
+    assert hop.span is None
+    assert inner is not None
+    assert inner.span == first.hops[0].span
 
 
 async def test_a_trace_that_keeps_nothing_records_no_span_and_numbers_only_hops() -> None:
@@ -116,7 +118,8 @@ async def test_a_trace_that_keeps_nothing_records_no_span_and_numbers_only_hops(
     loud = Trace("loud")
     with loud.span("run", "m"):
         hop = loud.record("host", "x", "text", "send", {})
-    assert hop is not None and hop.seq == 2  # after its span's start
+    assert hop is not None
+    assert hop.seq == 2  # after its span's start
     assert trace._last_seq == {"quiet": 1}  # the hop only
 
 
@@ -169,7 +172,8 @@ async def test_the_pairing_rule_places_a_response_that_names_no_span(tmp_path: P
         for h in written
         if h.protocol == "mcp" and h.direction == "receive" and "method" not in h.payload
     ]
-    assert responses and all(h.span is not None for h in responses)  # the tap paired them
+    assert responses
+    assert all(h.span is not None for h in responses)  # the tap paired them
     # A reader meets responses that name no span (a writer on a task with none): it pairs them.
     unnamed = [dataclasses.replace(h, span=None) if h in responses else h for h in written]
     paired, named = span_tree(unnamed), span_tree(written)
@@ -221,3 +225,17 @@ async def test_a_span_that_raises_ends_as_an_error_with_the_errors_json() -> Non
     end = trace.hops[-1].payload
     assert (end["kind"], end["status"]) == ("model", "error")
     assert end["error"] == ModelError("the model is gone").to_json()
+
+
+async def test_run_prints_no_line_for_a_span_hop(write_repo: WriteRepo) -> None:
+    from rich.console import Console
+
+    from schemawire.cli._hops import HopPrinter
+
+    console = Console(record=True, width=200)
+    trace = Trace("r6", on_hop=HopPrinter(console))
+    await desk_host(write_repo, [calls(("c1", "fast", {"city": "b"})), says(".")], trace).run("go")
+    lines = console.export_text().splitlines()
+    shown = [h for h in trace.hops if h.protocol != "span"]
+    assert len(lines) == len(shown) < len(trace.hops)
+    assert [line.split()[0] for line in lines] == [str(h.seq) for h in shown]

@@ -13,6 +13,7 @@ belong to no span.
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import AsyncIterator
@@ -77,7 +78,7 @@ class WireTap:
         self._pending: dict[Any, str] = {}  # request id -> its span, until its response
 
     async def sent(self, message: SessionMessage) -> None:
-        span: str | None | Current = CURRENT
+        span: str | Current | None = CURRENT
         inner = message.message
         if self.trace.keeps_anything and isinstance(inner, JSONRPCRequest):
             span = self._opened(inner)
@@ -131,7 +132,7 @@ class WireTap:
         target: str,
         direction: str,
         message: Any,
-        span: str | None | Current = None,
+        span: str | Current | None = None,
     ) -> None:
         """Record one message: off the event loop when it is large (redacting and writing a
         large hop takes long enough to stall every other client), and without building its JSON
@@ -142,12 +143,11 @@ class WireTap:
         if not trace.keeps_anything:
             trace.record(source, target, PROTOCOL, direction, None)  # numbered, not built
             return
-        if span is CURRENT:  # read here: a worker thread may not see the sender's span
+        if isinstance(span, Current):  # read here: a worker thread may not see the sender's
             span = trace.current_span
         with anyio.CancelScope(shield=True):
-            await off_loop(
-                _record, trace, source, target, direction, message, span, weight=message
-            )
+            record = functools.partial(_record, span=span)
+            await off_loop(record, trace, source, target, direction, message, weight=message)
 
 
 def _record(
@@ -156,6 +156,7 @@ def _record(
     target: str,
     direction: str,
     message: SessionMessage | Exception,
+    *,
     span: str | None,
 ) -> None:
     trace.record(source, target, PROTOCOL, direction, message_json(message), span=span)

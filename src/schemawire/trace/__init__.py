@@ -18,11 +18,13 @@ from schemawire.trace.recorder import (
     trace_path,
 )
 from schemawire.trace.schema import hop_schema
-from schemawire.trace.spans import KINDS, Span
+from schemawire.trace.spans import CURRENT, KINDS, STATUSES, Span
 from schemawire.trace.tree import SpanNode, SpanTree, span_tree
 
 __all__ = [
+    "CURRENT",
     "KINDS",
+    "STATUSES",
     "TRACES",
     "Span",
     "SpanNode",

@@ -19,7 +19,7 @@ from typing import Any
 
 from schemawire.types import Hop
 
-__all__ = ["Wholes", "is_model_request", "whole_body"]
+__all__ = ["whole_body"]
 
 
 def is_model_request(hop: Hop) -> bool:
@@ -107,4 +107,3 @@ class Wholes:
         else:
             parent = payload.get("parent")
             self._run_of[hop.span] = self._run_of.get(parent) if isinstance(parent, str) else None
-

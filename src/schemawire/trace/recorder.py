@@ -135,7 +135,7 @@ class Trace:
         payload: Any,
         *,
         verdict: dict[str, Any] | None = None,
-        span: str | None | Current = CURRENT,
+        span: str | Current | None = CURRENT,
     ) -> Hop | None:
         """Keep one hop, every field of it redacted, and append it to the file, if any.
 
@@ -156,7 +156,7 @@ class Trace:
         source, target = self._label(source), self._label(target)
         protocol, direction = self._label(protocol), self._label(direction)
         payload, verdict = self._redacted(payload), self._redacted_verdict(verdict)
-        span_id = self._span.get() if span is CURRENT else span
+        span_id = self._span.get() if isinstance(span, Current) else span
         with self._lock:
             hop = Hop(
                 self.run_id,
@@ -190,7 +190,7 @@ class Trace:
             >>> [(h.direction, h.span == trace.hops[0].span) for h in trace.hops]
             [('start', True), ('send', True), ('end', True)]
         """
-        return Span(self, self._span, kind, name, label, attributes)
+        return Span(self, self._span, kind, name, label=label, attributes=attributes)
 
     @property
     def current_span(self) -> str | None:
@@ -203,7 +203,7 @@ class Trace:
         name: str,
         *,
         label: str = "host",
-        parent: str | None | Current = CURRENT,
+        parent: str | Current | None = CURRENT,
         **attributes: Any,
     ) -> str | None:
         """Record a span's start hop and return its id (None when the trace keeps nothing);
@@ -213,7 +213,7 @@ class Trace:
         if not self.keeps_anything:
             return None
         span_id = f"{random.getrandbits(64):016x}"
-        parent_id = self._span.get() if parent is CURRENT else parent
+        parent_id = self._span.get() if isinstance(parent, Current) else parent
         start = span_start(kind, name, parent_id, attributes)
         self.record(label, label, "span", "start", start, span=span_id)
         return span_id

@@ -16,17 +16,7 @@ from typing import Any, Final, Literal, Protocol
 
 from schemawire.errors import one_line
 
-__all__ = [
-    "CURRENT",
-    "KINDS",
-    "STATUSES",
-    "Current",
-    "Span",
-    "SpanRecorder",
-    "error_json",
-    "span_end",
-    "span_start",
-]
+__all__ = ["CURRENT", "KINDS", "STATUSES", "Span"]
 
 KINDS: Final = ("run", "turn", "model", "tool", "mcp", "flow", "agent")
 """The kinds of span schemawire records (a reader must accept others)."""
@@ -70,7 +60,7 @@ def error_json(error: BaseException) -> dict[str, Any]:
             shown = to_json()
             if isinstance(shown, dict):
                 return shown
-        except Exception:  # noqa: S110 - a span's end never fails the block it ends
+        except Exception:
             pass
     return {"type": type(error).__name__, "message": one_line(error)}
 
@@ -82,7 +72,13 @@ class SpanRecorder(Protocol):
         """Record a span's start hop; its id."""
 
     def close_span(
-        self, span_id: str | None, kind: str, status: str, error: dict[str, Any] | None, *, label: str
+        self,
+        span_id: str | None,
+        kind: str,
+        status: str,
+        error: dict[str, Any] | None,
+        *,
+        label: str,
     ) -> None:
         """Record a span's end hop."""
 
@@ -118,6 +114,7 @@ class Span:
         current: ContextVar[str | None],
         kind: str,
         name: str,
+        *,
         label: str,
         attributes: dict[str, Any],
     ) -> None:
