@@ -239,3 +239,52 @@ async def test_run_prints_no_line_for_a_span_hop(write_repo: WriteRepo) -> None:
     shown = [h for h in trace.hops if h.protocol != "span"]
     assert len(lines) == len(shown) < len(trace.hops)
     assert [line.split()[0] for line in lines] == [str(h.seq) for h in shown]
+
+
+def weather(city: str, unit: str = "celsius") -> dict[str, Any]:
+    return {"city": city, "temp_c": 11.5, "condition": "cloudy"}
+
+
+@pytest.mark.slow
+async def test_a_server_and_a_proxy_in_front_of_it_each_hold_a_span_per_request_served(
+    tmp_path: Path,
+) -> None:
+    from schemawire.mcp import HttpServer, McpClient
+    from schemawire.mcp.launch import ServeOptions, gated_server
+    from schemawire.mcp.server import LocalTools, build_server
+    from tests.mcp.helpers import serving
+
+    served, proxied = Trace("server"), Trace("proxy")
+    tools = LocalTools(Repository.load(SUPPORT_DESK), {"get_weather": weather})
+    with anyio.fail_after(60):
+        async with serving(build_server(tools, name="desk", version="1", trace=served)) as url:
+            options = ServeOptions(upstream=HttpServer(url), timeout=10)
+            async with (
+                gated_server(Repository.load(SUPPORT_DESK), options, proxied) as proxy,
+                serving(proxy) as at,
+                McpClient(HttpServer(at)) as client,
+            ):
+                call = await client.call("get_weather", {"city": "Paris"})
+    assert call.result is not None
+    assert call.result.accepted
+
+    def served_calls(trace: Trace) -> list[SpanNode]:
+        roots = span_tree(trace.hops).roots
+        return [s for s in roots if s.name == "tools/call" and s.attributes.get("served")]
+
+    (at_server,) = served_calls(served)
+    assert at_server.status == "ok"
+    assert [(h.protocol, h.direction) for h in at_server.hops] == [
+        ("mcp", "receive"),
+        ("gate", "check"),  # arguments
+        ("gate", "check"),  # result
+        ("mcp", "send"),
+    ]
+    (at_proxy,) = served_calls(proxied)
+    (upstream,) = at_proxy.children  # the proxy's own request upstream, in the span it serves
+    assert (upstream.kind, upstream.name, upstream.status) == ("mcp", "tools/call", "ok")
+    assert [h.direction for h in upstream.hops] == ["send", "receive"]
+    assert [h.verdict["gate"] for h in at_proxy.hops if h.protocol == "gate"] == [
+        "arguments",
+        "results",
+    ]
