@@ -33,7 +33,7 @@ from typing import IO, TYPE_CHECKING, Any
 from schemawire.gates.redact import Redactor, default_redactor
 from schemawire.trace._lines import CutLine, hop_line, hops_of
 from schemawire.trace.bodies import Wholes
-from schemawire.trace.spans import CURRENT, Current, Span, span_end, span_start
+from schemawire.trace.spans import CURRENT, QUIET_SPAN, Current, Span, span_end, span_start
 from schemawire.types import Hop, Violation
 
 if TYPE_CHECKING:
@@ -190,6 +190,8 @@ class Trace:
             >>> [(h.direction, h.span == trace.hops[0].span) for h in trace.hops]
             [('start', True), ('send', True), ('end', True)]
         """
+        if not self.keeps_anything:  # a server without --trace: nothing built, nothing set
+            return QUIET_SPAN
         return Span(self, self._span, kind, name, label=label, attributes=attributes)
 
     @property
