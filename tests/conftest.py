@@ -4,6 +4,7 @@ Helpers that tests import live in `tests.helpers`, not here."""
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -58,3 +59,40 @@ def snapshot(request: pytest.FixtureRequest) -> Callable[[str, Any], None]:
         assert text == path.read_text(encoding="utf-8"), f"{name} differs from its snapshot"
 
     return check
+
+
+# Every hop a test writes to a trace file is checked against the shipped schema of the format
+# (src/schemawire/trace/hop.schema.json): the writer is wrapped, each line it writes validated,
+# and what breaks the schema fails the test at its end (not in the writer: recording must not
+# raise inside the code it records). A compiled validator, and a payload the schema leaves
+# open, keep it to a few microseconds a hop.
+@functools.cache
+def _hop_validator() -> Any:
+    import jsonschema
+
+    from schemawire.trace import hop_schema
+
+    return jsonschema.Draft202012Validator(hop_schema())
+
+
+@pytest.fixture(autouse=True)
+def written_hops_follow_the_schema(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Each hop line written while the test runs is valid against `hop_schema()`."""
+    import orjson
+
+    from schemawire.trace import recorder
+
+    broken: list[str] = []
+    write_line = recorder.hop_line
+
+    def checked(hop: Any) -> bytes:
+        line = write_line(hop)
+        errors = list(_hop_validator().iter_errors(orjson.loads(line)))
+        if errors:
+            where = "/".join(str(part) for part in errors[0].absolute_path)
+            broken.append(f"hop {hop.seq} at /{where}: {errors[0].message}")
+        return line
+
+    monkeypatch.setattr(recorder, "hop_line", checked)
+    yield
+    assert not broken, "hops written against the trace schema:\n" + "\n".join(broken)

@@ -40,6 +40,7 @@ PAGES = (
     "docs/diff.md",
     "docs/flows.md",
     "docs/evals.md",
+    "docs/traces.md",
 )
 
 

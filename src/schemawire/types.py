@@ -336,6 +336,8 @@ class Hop:
         direction: ``"send"`` (the host sent it) or ``"receive"`` (the host received it).
         payload: the message as JSON, with secrets already redacted.
         verdict: what a gate decided about it (`Verdict.to_json`), when a gate looked.
+        span: the id of the span it belongs to (16 lowercase hexadecimal characters), when it
+            was recorded inside one (`schemawire.trace.Trace.span`); a line holds it only then.
     """
 
     run_id: str
@@ -347,10 +349,12 @@ class Hop:
     direction: str
     payload: Any
     verdict: dict[str, Any] | None = None
+    span: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """The hop as one JSON object (one line of a trace file)."""
-        return {
+        """The hop as one JSON object (one line of a trace file); ``span`` only when it has one,
+        so a hop outside every span is written as it was before spans."""
+        line = {
             "run": self.run_id,
             "seq": self.seq,
             "time": self.time,
@@ -361,3 +365,6 @@ class Hop:
             "payload": self.payload,
             "verdict": self.verdict,
         }
+        if self.span is not None:
+            line["span"] = self.span
+        return line

@@ -277,7 +277,8 @@ async def test_a_resumed_run_appends_to_its_own_trace_numbered_on(
     hops = list(read_trace(path))
     assert {hop.run_id for hop in hops} == {"r9"}
     assert [hop.seq for hop in hops] == list(range(1, len(hops) + 1))
-    resumed = hops[first]
+    assert (hops[first].protocol, hops[first].payload["kind"]) == ("span", "flow")
+    resumed = hops[first + 1]  # the first hop in the resumed flow's span
     assert (resumed.source, resumed.protocol, resumed.direction) == (
         "store",
         "checkpoint",

@@ -62,7 +62,8 @@ async def test_recording_a_large_message_does_not_stall_the_event_loop(tmp_path:
     stall = await longest_stall(tap.sent(call(arguments)))
     trace.close()
     assert stall < 1.5
-    [hop] = read_trace(tmp_path / "trace.jsonl")
+    [start, hop] = read_trace(tmp_path / "trace.jsonl")  # the request's span opens first
+    assert (start.payload["name"], hop.span) == ("tools/call", start.span)
     assert hop.payload["params"]["name"] == "lookup"  # recorded all the same
 
 

@@ -44,6 +44,8 @@ class HopPrinter:
         self.width = width
 
     def __call__(self, hop: Hop) -> None:
+        if hop.protocol == "span":  # structure for readers of the file; each hop shows its own
+            return
         # a decision taken in one place (a shortlist) is a hop from there to there: named once
         where = hop.source if hop.source == hop.target else f"{hop.source} → {hop.target}"
         arrow = f"[dim]{hop.seq:>3}[/] {escape(where)}"

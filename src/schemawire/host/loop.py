@@ -428,6 +428,16 @@ class _Run:
         return self._catalogue.toolset if self._catalogue is not None else self._toolset
 
     async def to_answer(self, user_input: str, history: Sequence[Entry]) -> RunResult:
+        """The run, in its ``run`` span (each model turn in a ``turn`` span of its own)."""
+        model = self.host.model
+        with self.trace.span("run", model.name, model=model.name, api=model.api) as span:
+            result = await self._to_answer(user_input, history)
+            if result.stopped != "answer":  # the page counts it as a failed run
+                span.status = "error"
+                span.error = {"code": result.stopped, "message": _STOPPED[result.stopped]}
+            return result
+
+    async def _to_answer(self, user_input: str, history: Sequence[Entry]) -> RunResult:
         conversation: list[Entry] = [*history, UserText(user_input)]
         self.trace.record("user", "host", "text", "receive", {"text": user_input})
         if self._catalogue is not None:
@@ -437,10 +447,12 @@ class _Run:
         refusals: Counter[str] = Counter()
         output_retries = self.options.retries_per_tool
         for turn_number in range(1, self.options.max_turns + 1):
-            turn = await self._ask(conversation)
-            conversation.append(turn)
+            with self.trace.span("turn", f"turn {turn_number}", number=turn_number):
+                turn = await self._ask(conversation)
+                conversation.append(turn)
+                if turn.tool_calls:
+                    records = await self._run_calls(turn.tool_calls, refusals)
             if turn.tool_calls:
-                records = await self._run_calls(turn.tool_calls, refusals)
                 calls.extend(records)
                 conversation.append(ToolOutputs(tuple(r.output for r in records)))
                 continue
@@ -476,13 +488,14 @@ class _Run:
         if streams:
             body = host.wire.stream_body(body)
         label = f"model:{model.api}"
-        self.trace.record("host", label, model.api, "send", self._sent.delta(body))
-        try:
-            response = await self._response(body, streams)
-        except (ModelError, InputError) as error:
-            self.trace.record(label, "host", model.api, "error", _failure(error))
-            raise
-        self.trace.record(label, "host", model.api, "receive", response)
+        with self.trace.span("model", model.name):
+            self.trace.record("host", label, model.api, "send", self._sent.delta(body))
+            try:
+                response = await self._response(body, streams)
+            except (ModelError, InputError) as error:
+                self.trace.record(label, "host", model.api, "error", _failure(error))
+                raise
+            self.trace.record(label, "host", model.api, "receive", response)
         # Names are read back against every tool: a model may call one it was not shown.
         return host.wire.turn(response, self.toolset.refs)
 
@@ -514,13 +527,17 @@ class _Run:
             if verdict.accepted and tool is not None:
                 accepted.append((index, call, tool, verdict))
             else:  # the runner traces an accepted call with its verdicts; a refused one, here
-                record_verdicts(self.trace, "host", verdict)
+                with self.trace.span("tool", call.name, call=call.call_id) as span:
+                    span.status = "refused"
+                    record_verdicts(self.trace, "host", verdict)
                 records[index] = CallRecord(call, verdict, None)
         limiter = anyio.CapacityLimiter(self.options.max_concurrency)
 
         async def run(index: int, call: ToolCall, tool: OfferedTool, verdict: Verdict) -> None:
             async with limiter:
-                result = await tool.runner.run(call.call_id, verdict, self.trace)
+                with self.trace.span("tool", call.name, call=call.call_id) as span:
+                    result = await tool.runner.run(call.call_id, verdict, self.trace)
+                    span.status = _call_status(result)
             records[index] = CallRecord(call, verdict, result)
 
         if len(accepted) == 1:  # the usual turn: no task group to set up
@@ -625,6 +642,11 @@ def _in_event_loop() -> bool:
 
 _CALL_ONE = "Call one of the tools."
 
+_STOPPED = {
+    "turn_limit": "the run reached its turn limit without an answer",
+    "output_invalid": "the final answer broke the output schema after every retry",
+}
+
 _CONVERSATION_KEYS = ("messages", "input", "contents")  # where each API keeps the conversation
 
 
@@ -671,6 +693,15 @@ def _common_prefix(before: list[Any], now: list[Any]) -> int:
             break
         count += 1
     return count
+
+
+def _call_status(result: Verdict) -> Literal["ok", "error", "refused"]:
+    """How a tool call's span ends: refused by the result gate (or not sent), failed (an error
+    result), or ok."""
+    if not result.accepted:
+        return "refused"
+    value = result.value
+    return "error" if isinstance(value, ToolResult) and value.is_error else "ok"
 
 
 def _failure(error: ModelError | InputError) -> dict[str, Any]:

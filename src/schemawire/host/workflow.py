@@ -193,13 +193,19 @@ class FlowRunner:
             raise StoreError(f"run {run_id} is being run by another worker")
         self.trace.begin(run_id)
         try:
-            checkpoint = await self._io.run(self.store.latest, run_id)
-            assert checkpoint is not None
-            if resumed:
-                self.trace.record("store", "host", "checkpoint", "receive", checkpoint.to_json())
-            if run.status == "failed":  # driven again: running until it ends
-                await self._io.run(self.store.finish, run_id, "running")
-            return await self._drive(checkpoint)
+            with self.trace.span("flow", self.flow.name, resumed=resumed) as span:
+                checkpoint = await self._io.run(self.store.latest, run_id)
+                assert checkpoint is not None
+                if resumed:
+                    received = checkpoint.to_json()
+                    self.trace.record("store", "host", "checkpoint", "receive", received)
+                if run.status == "failed":  # driven again: running until it ends
+                    await self._io.run(self.store.finish, run_id, "running")
+                result = await self._drive(checkpoint)
+                if result.status == "failed":
+                    span.status = "error"
+                    span.error = {"code": "flow_failed", "message": result.error}
+                return result
         finally:
             with anyio.CancelScope(shield=True):  # a cancelled run still gives up its claim
                 await self._io.run(self.store.release, run_id, self.worker)
@@ -241,6 +247,10 @@ class FlowRunner:
         """Run the agent ``checkpoint`` points at; the next checkpoint, and the agent's answer."""
         assert checkpoint.node is not None
         agent = self.flow.agents[checkpoint.node]
+        with self.trace.span("agent", agent.name, step=checkpoint.step + 1):
+            return await self._agent_step(checkpoint, agent)
+
+    async def _agent_step(self, checkpoint: Checkpoint, agent: AgentSpec) -> tuple[Checkpoint, Any]:
         step = checkpoint.step + 1
         journaled = [
             JournaledTool(self.tools[name], self.store, checkpoint.run_id, step, off_loop=self._io)

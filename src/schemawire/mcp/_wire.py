@@ -3,10 +3,17 @@
 The SDK's sessions have no hook that sees every message (``message_handler`` gets only
 notifications), so the trace sits one layer lower, on the pair of streams a transport yields:
 what crosses them is exactly what the transport writes and reads.
+
+Each request the host sends opens an ``mcp`` span (named by its method, under the span open in
+the task that sends it: a tool call's); its response arrives on the SDK's reader task, which
+has no span of its own, so the tap pairs it by id: the response hop names the request's span,
+and the span ends with it. Other messages read (notifications, the server's own requests)
+belong to no span.
 """
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import AsyncIterator
@@ -17,6 +24,7 @@ from typing import Any, Self
 import anyio
 from mcp.shared._stream_protocols import ReadStream, WriteStream
 from mcp.shared.message import SessionMessage
+from mcp.types import JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
 from pydantic import ValidationError
 
 from schemawire._json import quoted
@@ -24,6 +32,7 @@ from schemawire.errors import one_line
 from schemawire.gates.redact import default_redactor
 from schemawire.mcp._offload import off_loop
 from schemawire.trace import Trace
+from schemawire.trace.spans import CURRENT, Current
 
 __all__ = ["WireTap", "message_json", "traced"]
 
@@ -31,6 +40,7 @@ __all__ = ["WireTap", "message_json", "traced"]
 PROTOCOL = "mcp"
 _UNREADABLE_KEPT = 8  # lines that are not JSON-RPC kept for an error to quote (the last is quoted)
 _SEEN = 4000  # characters of an unreadable line redacted: a secret begun in the 500 quoted ends
+_PENDING = 1024  # requests awaiting their response, whose spans are remembered (oldest dropped)
 
 
 def message_json(message: SessionMessage | Exception) -> dict[str, Any]:
@@ -65,32 +75,91 @@ class WireTap:
         # The last few lines the peer wrote that are not JSON-RPC, for errors: a peer that
         # writes them for days leaves no more than these.
         self.unreadable: deque[str] = deque(maxlen=_UNREADABLE_KEPT)
+        self._pending: dict[Any, str] = {}  # request id -> its span, until its response
 
     async def sent(self, message: SessionMessage) -> None:
-        await self._record(self.local, self.remote, "send", message)
+        span: str | Current | None = CURRENT
+        inner = message.message
+        if self.trace.keeps_anything and isinstance(inner, JSONRPCRequest):
+            span = self._opened(inner)
+        await self._record(self.local, self.remote, "send", message, span)
+        if self._pending and isinstance(inner, JSONRPCNotification):
+            self._cancelled(inner)
+
+    def _cancelled(self, notification: JSONRPCNotification) -> None:
+        """A request the host gave up on (``notifications/cancelled``): its span ends, as an
+        error, since no response will end it."""
+        if notification.method != "notifications/cancelled":
+            return
+        request_id = (notification.params or {}).get("requestId")
+        span = self._pending.pop(request_id, None) if isinstance(request_id, str | int) else None
+        if span is not None:
+            cancelled = {"code": "cancelled", "message": "the host cancelled the request"}
+            self.trace.close_span(span, "mcp", "error", cancelled, label=self.local)
 
     async def received(self, message: SessionMessage | Exception) -> None:
         if isinstance(message, Exception):
             self.unreadable.append(_unreadable(message))
-        await self._record(self.remote, self.local, "receive", message)
+        span = self._answered(message)
+        await self._record(self.remote, self.local, "receive", message, span)
+        if span is not None:
+            failed = isinstance(message, SessionMessage) and isinstance(
+                message.message, JSONRPCError
+            )
+            self.trace.close_span(span, "mcp", "error" if failed else "ok", label=self.local)
 
-    async def _record(self, source: str, target: str, direction: str, message: Any) -> None:
+    def _opened(self, request: JSONRPCRequest) -> str | None:
+        """The span of a request about to be sent, opened in the sender's span."""
+        span = self.trace.open_span("mcp", request.method, label=self.local)
+        if span is not None:
+            if len(self._pending) >= _PENDING:  # a request never answered: forget the oldest
+                del self._pending[next(iter(self._pending))]
+            self._pending[request.id] = span
+        return span
+
+    def _answered(self, message: SessionMessage | Exception) -> str | None:
+        """The span of the request ``message`` answers (None: it answers none we sent)."""
+        if not self._pending or not isinstance(message, SessionMessage):
+            return None
+        inner = message.message
+        if not isinstance(inner, JSONRPCResponse | JSONRPCError):
+            return None
+        return self._pending.pop(inner.id, None)
+
+    async def _record(
+        self,
+        source: str,
+        target: str,
+        direction: str,
+        message: Any,
+        span: str | Current | None = None,
+    ) -> None:
         """Record one message: off the event loop when it is large (redacting and writing a
         large hop takes long enough to stall every other client), and without building its JSON
         when the trace keeps nothing. Shielded: the message has crossed the wire, and a
-        cancelled recording would lose it for the stream it came from."""
+        cancelled recording would lose it for the stream it came from. ``span``: the span it
+        belongs to (`CURRENT`: the sender's)."""
         trace = self.trace
         if not trace.keeps_anything:
             trace.record(source, target, PROTOCOL, direction, None)  # numbered, not built
             return
+        if isinstance(span, Current):  # read here: a worker thread may not see the sender's
+            span = trace.current_span
         with anyio.CancelScope(shield=True):
-            await off_loop(_record, trace, source, target, direction, message, weight=message)
+            record = functools.partial(_record, span=span)
+            await off_loop(record, trace, source, target, direction, message, weight=message)
 
 
 def _record(
-    trace: Trace, source: str, target: str, direction: str, message: SessionMessage | Exception
+    trace: Trace,
+    source: str,
+    target: str,
+    direction: str,
+    message: SessionMessage | Exception,
+    *,
+    span: str | None,
 ) -> None:
-    trace.record(source, target, PROTOCOL, direction, message_json(message))
+    trace.record(source, target, PROTOCOL, direction, message_json(message), span=span)
 
 
 class _ClosedOnExit(ABC):

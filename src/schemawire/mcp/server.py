@@ -186,6 +186,15 @@ class _TraceMiddleware:
     async def __call__(
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
     ) -> HandlerResult:
+        if ctx.request_id is None:  # a notification: one hop, no span
+            return await self._served(ctx, call_next)
+        # A span per request served: the gates' verdicts and an upstream's hops go inside.
+        with self.trace.span("mcp", ctx.method, label=self.label, served=True):
+            return await self._served(ctx, call_next)
+
+    async def _served(
+        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
         message: dict[str, Any] = {"jsonrpc": "2.0", "method": ctx.method}
         if ctx.request_id is not None:
             message["id"] = ctx.request_id

@@ -180,13 +180,15 @@ def _hop_or_none(line: bytes) -> Hop | None:
             record["direction"],
             record["payload"],
             record.get("verdict"),
+            record.get("span"),
         )
     except (orjson.JSONDecodeError, JSONError, KeyError, TypeError):
         return None
 
 
-# 20 digits in a row may be an integer beyond 64 bits, which orjson would turn into a float.
-_LONG_DIGITS = re.compile(rb"[0-9]{20}")
+# 19 digits in a row may be an integer beyond 64 bits, which orjson would turn into a float
+# (-9223372036854775809, one below the least signed 64-bit integer, has 19).
+_LONG_DIGITS = re.compile(rb"[0-9]{19}")
 _EXACT = ParseLimits(max_bytes=2**31 - 1, max_depth=250, allow_duplicate_keys=True)
 
 

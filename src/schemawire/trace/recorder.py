@@ -21,15 +21,19 @@ that never starts leaves no empty trace behind.
 from __future__ import annotations
 
 import os
+import random
 import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from schemawire.gates.redact import Redactor, default_redactor
 from schemawire.trace._lines import CutLine, hop_line, hops_of
+from schemawire.trace.bodies import Wholes
+from schemawire.trace.spans import CURRENT, QUIET_SPAN, Current, Span, span_end, span_start
 from schemawire.types import Hop, Violation
 
 if TYPE_CHECKING:
@@ -112,6 +116,9 @@ class Trace:
         if self.path is not None and self.path.is_file():  # not a pipe or a terminal
             self._file = _reopen(self.path, self._last_seq)
         self._holds_hops = bool(self._last_seq)
+        # The span open in this task (or thread), for this trace alone: a contextvar, so the
+        # tasks of parallel tool calls each see their own, and two traces never share one.
+        self._span: ContextVar[str | None] = ContextVar("schemawire_span", default=None)
 
     def begin(self, run_id: str) -> None:
         """Record the hops that follow under ``run_id`` (a run resumed with this trace),
@@ -128,8 +135,12 @@ class Trace:
         payload: Any,
         *,
         verdict: dict[str, Any] | None = None,
+        span: str | Current | None = CURRENT,
     ) -> Hop | None:
         """Keep one hop, every field of it redacted, and append it to the file, if any.
+
+        The hop belongs to ``span``: by default the span open where it is recorded (`span`),
+        else the id given (a response read on another task names its request's span), or none.
 
         Returns:
             the hop as kept; None when nothing keeps it (``keep=False``, no open file, no
@@ -145,6 +156,7 @@ class Trace:
         source, target = self._label(source), self._label(target)
         protocol, direction = self._label(protocol), self._label(direction)
         payload, verdict = self._redacted(payload), self._redacted_verdict(verdict)
+        span_id = self._span.get() if isinstance(span, Current) else span
         with self._lock:
             hop = Hop(
                 self.run_id,
@@ -156,6 +168,7 @@ class Trace:
                 direction,
                 payload,
                 verdict,
+                span_id,
             )
             if self.keep:
                 self.hops.append(hop)
@@ -163,6 +176,62 @@ class Trace:
         if self._on_hop is not None:
             self._on_hop(hop)
         return hop
+
+    def span(self, kind: str, name: str, *, label: str = "host", **attributes: Any) -> Span:
+        """A span of this trace, for ``with`` or ``async with``: its start hop on entry, every
+        hop recorded inside (in this task, and the tasks and threads it starts) in it, its end
+        hop on exit (status ``"error"`` when the block raised; set `Span.status` to say
+        ``"refused"``). When the trace keeps nothing, a span records nothing and costs a check.
+
+        Example:
+            >>> trace = Trace(run_id="demo", clock=lambda: 1.0)
+            >>> with trace.span("tool", "get_weather"):
+            ...     _ = trace.record("host", "python:get_weather", "python", "send", {})
+            >>> [(h.direction, h.span == trace.hops[0].span) for h in trace.hops]
+            [('start', True), ('send', True), ('end', True)]
+        """
+        if not self.keeps_anything:  # a server without --trace: nothing built, nothing set
+            return QUIET_SPAN
+        return Span(self, self._span, kind, name, label=label, attributes=attributes)
+
+    @property
+    def current_span(self) -> str | None:
+        """The id of the span open here, if any."""
+        return self._span.get()
+
+    def open_span(
+        self,
+        kind: str,
+        name: str,
+        *,
+        label: str = "host",
+        parent: str | Current | None = CURRENT,
+        **attributes: Any,
+    ) -> str | None:
+        """Record a span's start hop and return its id (None when the trace keeps nothing);
+        the span is not made current: for a span that ends on another task (an MCP request,
+        answered on the reader's), closed by `close_span`. ``parent``: the span open here by
+        default."""
+        if not self.keeps_anything:
+            return None
+        span_id = f"{random.getrandbits(64):016x}"
+        parent_id = self._span.get() if isinstance(parent, Current) else parent
+        start = span_start(kind, name, parent_id, attributes)
+        self.record(label, label, "span", "start", start, span=span_id)
+        return span_id
+
+    def close_span(
+        self,
+        span_id: str | None,
+        kind: str,
+        status: str = "ok",
+        error: dict[str, Any] | None = None,
+        *,
+        label: str = "host",
+    ) -> None:
+        """Record the end hop of the span ``span_id`` (nothing when it is None)."""
+        if span_id is not None:
+            self.record(label, label, "span", "end", span_end(kind, status, error), span=span_id)
 
     @property
     def keeps_anything(self) -> bool:
@@ -309,12 +378,26 @@ def _ends_cut(file: IO[bytes]) -> bool:
         return False
 
 
-def read_trace(path: str | Path, *, on_cut: CutLine | None = None) -> Iterator[Hop]:
+def read_trace(
+    path: str | Path, *, on_cut: CutLine | None = None, whole: bool = True
+) -> Iterator[Hop]:
     """The hops of a trace file, in order. A line a crash cut short is skipped (``on_cut``
     is told its line number), and reading goes on with the lines after it.
+
+    Args:
+        path: the trace file.
+        on_cut: told the number of each line a crash cut short.
+        whole: each request to a model as the whole body it was sent (`whole_body`: the loop
+            writes what a request adds to the one before); False: the lines as written.
 
     Raises:
         JSONError: a line is not a hop (and not one a crash cut short).
     """
     with Path(path).open("rb") as file:
-        yield from hops_of(file, str(path), on_cut)
+        hops = hops_of(file, str(path), on_cut)
+        if not whole:
+            yield from hops
+            return
+        wholes = Wholes()
+        for hop in hops:
+            yield wholes.whole(hop)

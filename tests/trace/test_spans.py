@@ -1,0 +1,290 @@
+"""Spans: a real host run (Python tools, then an MCP server over stdio) traced to a file reads
+back as the tree run → turn → model and tool → mcp; parallel calls get a span each; the pairing
+rule places MCP responses; a process killed inside a span leaves it open, and the file reads."""
+
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from schemawire import Host, Repository, ScriptedModel, StdioServer, python_tools
+from schemawire.trace import SpanNode, Trace, read_trace, span_tree
+from tests.helpers import EXAMPLES, WriteRepo
+from tests.host.chat_script import calls, says
+from tests.host.test_loop import Desk, desk_repository
+
+pytestmark = pytest.mark.anyio
+
+SUPPORT_DESK = EXAMPLES / "support-desk"
+
+
+def shape(node: SpanNode) -> Any:
+    """A span as (kind, name, status, [its entries: a hop's protocol/direction, or a span])."""
+    entries = [
+        shape(entry) if isinstance(entry, SpanNode) else f"{entry.protocol}:{entry.direction}"
+        for entry in node.entries
+    ]
+    return (node.kind, node.name, node.status, entries)
+
+
+def desk_host(write_repo: WriteRepo, script: list[dict[str, Any]], trace: Trace) -> Host:
+    desk = Desk()
+    functions = {"weather": desk.weather, "fast": desk.fast, "slow": desk.slow}
+    model = ScriptedModel("openai.chat", script, name="m")
+    return Host(model, python_tools(desk_repository(write_repo), functions), trace=trace)
+
+
+async def test_a_run_of_python_tools_reads_back_as_its_tree(
+    write_repo: WriteRepo, tmp_path: Path
+) -> None:
+    script = [
+        calls(("c1", "weather", {"city": "a", "unit": "kelvin"}), ("c2", "fast", {"city": "b"})),
+        says("done"),
+    ]
+    path = tmp_path / "run.jsonl"
+    with Trace("r1", path=path) as trace:
+        await desk_host(write_repo, script, trace).run("go")
+    tree = span_tree(read_trace(path))
+    assert tree.hops == []  # every hop of a run is in its span
+    (run,) = tree.roots
+    model_span = ("model", "m", "ok", ["openai.chat:send", "openai.chat:receive"])
+    assert shape(run) == (
+        "run",
+        "m",
+        "ok",
+        [
+            "text:receive",
+            (
+                "turn",
+                "turn 1",
+                "ok",
+                [
+                    model_span,
+                    ("tool", "weather", "refused", ["gate:check"]),  # kelvin is no unit
+                    ("tool", "fast", "ok", ["python:send", "python:receive"]),
+                ],
+            ),
+            ("turn", "turn 2", "ok", [model_span]),
+        ],
+    )
+    assert run.attributes == {"model": "m", "api": "openai.chat"}
+    assert all(span.duration is not None and span.duration >= 0 for span in tree.spans.values())
+    assert [span.attributes.get("call") for span in run.children[0].children[1:]] == ["c1", "c2"]
+
+
+async def test_parallel_tool_calls_each_get_their_own_span(write_repo: WriteRepo) -> None:
+    # slow waits for fast: their hops interleave, and only the contextvar tells them apart.
+    script = [calls(("c1", "slow", {"city": "a"}), ("c2", "fast", {"city": "b"})), says(".")]
+    trace = Trace("r2")
+    await desk_host(write_repo, script, trace).run("go")
+    order = [h.target for h in trace.hops if h.protocol == "python" and h.direction == "send"]
+    assert order == ["python:slow", "python:fast"]
+    received = [h.source for h in trace.hops if h.protocol == "python" and h.direction == "receive"]
+    assert received == ["python:fast", "python:slow"]  # interleaved: fast ended first
+    turn = span_tree(trace.hops).roots[0].children[0]
+    tools = {span.name: span for span in turn.children if span.kind == "tool"}
+    for name in ("slow", "fast"):
+        assert [h.source for h in tools[name].hops if h.direction == "receive"] == [
+            f"python:{name}"
+        ]
+        assert tools[name].parent == turn.id
+    assert tools["slow"].id != tools["fast"].id
+
+
+async def test_two_traces_in_one_task_keep_their_own_current_span() -> None:
+    first, second = Trace("a"), Trace("b")
+    with first.span("run", "one"):
+        assert second.current_span is None
+        hop = second.record("host", "x", "text", "send", {})
+        with second.span("run", "two"):
+            inner = first.record("host", "x", "text", "send", {})
+    assert hop is not None
+    assert hop.span is None
+    assert inner is not None
+    assert inner.span == first.hops[0].span
+
+
+async def test_a_trace_that_keeps_nothing_records_no_span_and_numbers_only_hops() -> None:
+    trace = Trace("quiet", keep=False)
+    with trace.span("run", "m") as span:
+        assert (span.id, trace.current_span) == (None, None)
+        assert trace.record("host", "x", "text", "send", {}) is None
+    loud = Trace("loud")
+    with loud.span("run", "m"):
+        hop = loud.record("host", "x", "text", "send", {})
+    assert hop is not None
+    assert hop.seq == 2  # after its span's start
+    assert trace._last_seq == {"quiet": 1}  # the hop only
+
+
+def mcp_host(trace: Trace) -> Host:
+    model = ScriptedModel(
+        "openai.chat", [calls(("c1", "get_weather", {"city": "Paris"})), says("11.5")], name="m"
+    )
+    server = StdioServer(sys.executable, ("-m", "schemawire", "serve", str(SUPPORT_DESK)))
+    return Host(model, mcp=[server], repository=Repository.load(SUPPORT_DESK), trace=trace)
+
+
+@pytest.mark.slow
+async def test_a_run_with_an_mcp_server_puts_each_request_in_an_mcp_span(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.jsonl"
+    with Trace("r3", path=path) as trace:
+        with anyio.fail_after(60):
+            result = await mcp_host(trace).run("Weather in Paris?")
+    assert result.stopped == "answer"
+    tree = span_tree(read_trace(path))
+    # The connection is made before the run: its handshake and listing are spans at the root.
+    handshake = [span.name for span in tree.roots if span.kind == "mcp"]
+    assert "initialize" in handshake or "server/discover" in handshake
+    (run,) = [span for span in tree.roots if span.kind == "run"]
+    (tool,) = [span for turn in run.children for span in turn.children if span.kind == "tool"]
+    assert (tool.name, tool.status) == ("get_weather", "ok")
+    (call,) = tool.children
+    assert (call.kind, call.name, call.status) == ("mcp", "tools/call", "ok")
+    assert [(h.direction, "result" in h.payload) for h in call.hops] == [
+        ("send", False),
+        ("receive", True),
+    ]
+    # The argument gate's verdict, then the request, then the result gate's verdict.
+    assert [e.kind if isinstance(e, SpanNode) else e.protocol for e in tool.entries] == [
+        "gate",
+        "mcp",
+        "gate",
+    ]
+    assert [h.verdict["gate"] for h in tool.hops] == ["arguments", "results"]
+
+
+@pytest.mark.slow
+async def test_the_pairing_rule_places_a_response_that_names_no_span(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.jsonl"
+    with Trace("r4", path=path) as trace:
+        with anyio.fail_after(60):
+            await mcp_host(trace).run("Weather in Paris?")
+    written = list(read_trace(path))
+    responses = [
+        h
+        for h in written
+        if h.protocol == "mcp" and h.direction == "receive" and "method" not in h.payload
+    ]
+    assert responses
+    assert all(h.span is not None for h in responses)  # the tap paired them
+    # A reader meets responses that name no span (a writer on a task with none): it pairs them.
+    unnamed = [dataclasses.replace(h, span=None) if h in responses else h for h in written]
+    paired, named = span_tree(unnamed), span_tree(written)
+    assert paired.hops == named.hops  # only notifications are in no span
+    assert all("method" in h.payload and "id" not in h.payload for h in named.hops)
+    listen = [s for s in named.spans.values() if s.name == "subscriptions/listen"]
+    assert [(s.status, s.error["code"]) for s in listen] == [("error", "cancelled")]
+    for span_id, node in named.spans.items():
+        assert [h.seq for h in paired.spans[span_id].hops] == [h.seq for h in node.hops]
+
+
+# Opens a run span and a tool span, records a hop in it, and kills itself: no end hop is written.
+CRASH = """
+import os, signal, sys
+from schemawire.trace import Trace
+trace = Trace("crashed", path=sys.argv[1])
+with trace.span("run", "m"):
+    with trace.span("tool", "get_weather"):
+        trace.record("host", "python:get_weather", "python", "send", {"arguments": {}})
+        os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_a_process_killed_inside_a_span_leaves_it_open_and_the_file_reads(tmp_path: Path) -> None:
+    path = tmp_path / "crashed.jsonl"
+    done = subprocess.run([sys.executable, "-c", CRASH, str(path)], timeout=60, check=False)
+    assert done.returncode == -9
+    tree = span_tree(read_trace(path))
+    (run,) = tree.roots
+    (tool,) = run.children
+    assert [(s.kind, s.status, s.end, s.duration) for s in (run, tool)] == [
+        ("run", "open", None, None),
+        ("tool", "open", None, None),
+    ]
+    assert [h.protocol for h in tool.hops] == ["python"]
+    # A later run appends to the same file: its spans close, the open ones stay open.
+    with Trace("crashed", path=path) as trace, trace.span("run", "again"):
+        pass
+    again = span_tree(read_trace(path))
+    assert [(s.name, s.status) for s in again.roots] == [("m", "open"), ("again", "ok")]
+
+
+async def test_a_span_that_raises_ends_as_an_error_with_the_errors_json() -> None:
+    from schemawire.errors import ModelError
+
+    trace = Trace("r5")
+    with pytest.raises(ModelError), trace.span("model", "m"):
+        raise ModelError("the model is gone")
+    end = trace.hops[-1].payload
+    assert (end["kind"], end["status"]) == ("model", "error")
+    assert end["error"] == ModelError("the model is gone").to_json()
+
+
+async def test_run_prints_no_line_for_a_span_hop(write_repo: WriteRepo) -> None:
+    from rich.console import Console
+
+    from schemawire.cli._hops import HopPrinter
+
+    console = Console(record=True, width=200)
+    trace = Trace("r6", on_hop=HopPrinter(console))
+    await desk_host(write_repo, [calls(("c1", "fast", {"city": "b"})), says(".")], trace).run("go")
+    lines = console.export_text().splitlines()
+    shown = [h for h in trace.hops if h.protocol != "span"]
+    assert len(lines) == len(shown) < len(trace.hops)
+    assert [line.split()[0] for line in lines] == [str(h.seq) for h in shown]
+
+
+def weather(city: str, unit: str = "celsius") -> dict[str, Any]:
+    return {"city": city, "temp_c": 11.5, "condition": "cloudy"}
+
+
+@pytest.mark.slow
+async def test_a_server_and_a_proxy_in_front_of_it_each_hold_a_span_per_request_served(
+    tmp_path: Path,
+) -> None:
+    from schemawire.mcp import HttpServer, McpClient
+    from schemawire.mcp.launch import ServeOptions, gated_server
+    from schemawire.mcp.server import LocalTools, build_server
+    from tests.mcp.helpers import serving
+
+    served, proxied = Trace("server"), Trace("proxy")
+    tools = LocalTools(Repository.load(SUPPORT_DESK), {"get_weather": weather})
+    with anyio.fail_after(60):
+        async with serving(build_server(tools, name="desk", version="1", trace=served)) as url:
+            options = ServeOptions(upstream=HttpServer(url), timeout=10)
+            async with (
+                gated_server(Repository.load(SUPPORT_DESK), options, proxied) as proxy,
+                serving(proxy) as at,
+                McpClient(HttpServer(at)) as client,
+            ):
+                call = await client.call("get_weather", {"city": "Paris"})
+    assert call.result is not None
+    assert call.result.accepted
+
+    def served_calls(trace: Trace) -> list[SpanNode]:
+        roots = span_tree(trace.hops).roots
+        return [s for s in roots if s.name == "tools/call" and s.attributes.get("served")]
+
+    (at_server,) = served_calls(served)
+    assert at_server.status == "ok"
+    assert [(h.protocol, h.direction) for h in at_server.hops] == [
+        ("mcp", "receive"),
+        ("gate", "check"),  # arguments
+        ("gate", "check"),  # result
+        ("mcp", "send"),
+    ]
+    (at_proxy,) = served_calls(proxied)
+    (upstream,) = at_proxy.children  # the proxy's own request upstream, in the span it serves
+    assert (upstream.kind, upstream.name, upstream.status) == ("mcp", "tools/call", "ok")
+    assert [h.direction for h in upstream.hops] == ["send", "receive"]
+    assert [h.verdict["gate"] for h in at_proxy.hops if h.protocol == "gate"] == [
+        "arguments",
+        "results",
+    ]
