@@ -1,17 +1,231 @@
-"""(owned by the tools page) its API routes."""
+"""The Tools page's API: the repository's tools, each with its canonical schema, what every
+projection sends and loses, and a gated call from a form.
+
+- ``GET /api/tools``: the tools (name, title, description, version, file), whether each has a
+  Python implementation, and the MCP server the page may call on, if it was given one.
+- ``GET /api/tools/tool/{name}``: one tool: its schemas (as JSON text, exact), the schema the
+  form is built from (references inlined, `schemawire.ui._tools_form`), and each projection as
+  `schemawire export` computes it (`schemawire.project.export.export`, the same call): the
+  payload the target is sent and its losses.
+- ``POST /api/tools/call`` ``{"tool", "arguments": TEXT, "where": "local" | "mcp"}``: the call
+  through the gates, streamed as JSON Lines (`schemawire.ui._tools_call.CallStream`): the run,
+  each hop as it is recorded, the outcome. What is wrong before anything runs (no such tool, no
+  implementation, no server) is a 400 with what to do next.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
-from starlette.routing import BaseRoute
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import BaseRoute, Route
 
-if TYPE_CHECKING:
-    from schemawire.ui._config import UiConfig
+from schemawire._json import dumps, quoted
+from schemawire.project.export import export
+from schemawire.schema.repository import Repository
+from schemawire.schema.schema_file import SchemaFile
+from schemawire.types import Projection
+from schemawire.ui._config import UiConfig
+from schemawire.ui._tools_call import CallAsked, CallStream, mcp_address
+from schemawire.ui._tools_form import form_schema
 
-__all__ = ["routes"]
+__all__ = ["PROJECTIONS", "View", "routes"]
+
+_NO_REPO = (
+    "No schema repository was given: start the page with `schemawire ui --repo DIR` "
+    "(a folder with a schemawire.toml), or from inside one."
+)
+_NO_SERVER = (
+    "No MCP server was given: start the page with `schemawire ui --mcp-url URL` or "
+    "`schemawire ui -- CMD ...` (a stdio server)."
+)
+_MAX_ARGUMENTS = 1 << 20  # bytes of arguments text one call takes (the gate has its own limits)
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """One projection the page shows: a target with options, as `schemawire export` takes
+    them."""
+
+    label: str
+    target: str
+    options: dict[str, Any]
+
+
+PROJECTIONS: tuple[View, ...] = (
+    View("OpenAI Chat (strict)", "openai.chat", {"strict": True}),
+    View("OpenAI Chat", "openai.chat", {"strict": False}),
+    View("OpenAI Responses (strict)", "openai.responses", {"strict": True}),
+    View("OpenAI Responses", "openai.responses", {"strict": False}),
+    View("Anthropic", "anthropic", {}),
+    View("Anthropic (strict)", "anthropic", {"strict": True}),
+    View("Gemini", "gemini", {}),
+    View("Gemini (OpenAPI)", "gemini", {"openapi": True}),
+    View("MCP 2026-07-28", "mcp", {"version": "2026-07-28"}),
+    View("MCP 2025-06-18", "mcp", {"version": "2025-06-18"}),
+    View("A2A skill", "a2a", {}),
+)
+"""Every target `schemawire export` knows for tools, strict and not where it has both."""
 
 
 def routes(config: UiConfig) -> list[BaseRoute]:
     """The tools page's API routes."""
-    return []
+    api = _ToolsApi(config)
+    return [
+        Route("/api/tools", api.tools, methods=["GET"]),
+        Route("/api/tools/tool/{name}", api.tool, methods=["GET"]),
+        Route("/api/tools/call", api.call, methods=["POST"]),
+    ]
+
+
+class _ToolsApi:
+    def __init__(self, config: UiConfig) -> None:
+        self.config = config
+
+    async def tools(self, request: Request) -> Response:
+        server = mcp_address(self.config)
+        mcp = {"label": server.label} if server is not None else None
+        if self.config.repo is None:
+            return JSONResponse({"repo": None, "hint": _NO_REPO, "mcp": mcp, "tools": []})
+        listed = await run_in_threadpool(_tool_list, self.config)
+        return JSONResponse({"repo": str(self.config.repo), "mcp": mcp, "tools": listed})
+
+    async def tool(self, request: Request) -> Response:
+        if self.config.repo is None:
+            return _refused("no_repository", _NO_REPO, 404)
+        name = request.path_params["name"]
+        found = await run_in_threadpool(_tool_detail, self.config, name)
+        if found is None:
+            return _refused("tool_unknown", f"the repository has no tool {quoted(name)}", 404)
+        return JSONResponse(found)
+
+    async def call(self, request: Request) -> Response:
+        body = await request.body()
+        if len(body) > _MAX_ARGUMENTS:
+            return _refused("too_large", f"a call takes at most {_MAX_ARGUMENTS} bytes", 413)
+        try:
+            asked = CallAsked.read(await request.json())
+        except ValueError as error:
+            return _refused("bad_request", str(error))
+        prepared = await run_in_threadpool(self._prepare, asked)
+        if isinstance(prepared, Response):
+            return prepared
+        prepared.start()
+        return StreamingResponse(
+            prepared.lines(),
+            media_type="application/x-ndjson",
+            headers={"cache-control": "no-store"},
+        )
+
+    def _prepare(self, asked: CallAsked) -> CallStream | Response:
+        """The call, ready to start; or why it cannot be made (nothing has run)."""
+        repository = Repository.load(self.config.repo) if self.config.repo is not None else None
+        if asked.where == "mcp":
+            if mcp_address(self.config) is None:
+                return _refused("no_server", _NO_SERVER)
+            return CallStream(self.config, repository, asked)
+        if repository is None:
+            return _refused("no_repository", _NO_REPO)
+        function = _implementation(repository, asked.tool)
+        if isinstance(function, Response):
+            return function
+        return CallStream(self.config, repository, asked, function=function)
+
+
+def _implementation(repository: Repository, tool: str) -> Callable[..., Any] | Response:
+    """``tool``'s Python function, as `schemawire serve` finds it; or why there is none."""
+    from schemawire.errors import SchemawireError
+    from schemawire.schema.implementations import load_implementations
+
+    if not any(spec.name == tool for spec in repository.tools()):
+        return _refused("tool_unknown", f"the repository has no tool {quoted(tool)}")
+    try:
+        functions = load_implementations(repository)
+    except SchemawireError as error:
+        return _refused("implementation_unusable", str(error))
+    function = functions.get(tool)
+    if function is None:
+        return _refused(
+            "no_implementation",
+            f"{tool} has no Python implementation: name it under [serve.tools] in "
+            f'schemawire.toml ({tool} = "module:function"), or call it on an MCP server.',
+        )
+    return function
+
+
+def _tool_list(config: UiConfig) -> list[dict[str, Any]]:
+    assert config.repo is not None
+    repository = Repository.load(config.repo)
+    implemented = set(repository.config.serve.tools)
+    return [
+        {**_summary(file), "implemented": file.name in implemented}
+        for file in _tool_files(repository)
+    ]
+
+
+def _tool_files(repository: Repository) -> list[SchemaFile]:
+    names = {spec.name for spec in repository.tools()}
+    files = [f for f in repository.files if f.is_tool_input and f.name in names]
+    return sorted(files, key=lambda f: f.name)
+
+
+def _summary(file: SchemaFile) -> dict[str, Any]:
+    document = file.document if isinstance(file.document, dict) else {}
+    return {
+        "name": file.name,
+        "title": document.get("title") if isinstance(document.get("title"), str) else None,
+        "description": str(document.get("description") or ""),
+        "version": file.version,
+        "file": file.relpath,
+        "id": file.schema_id,
+    }
+
+
+def _tool_detail(config: UiConfig, name: str) -> dict[str, Any] | None:
+    assert config.repo is not None
+    repository = Repository.load(config.repo)
+    spec = next((s for s in repository.tools() if s.name == name), None)
+    file = next((f for f in _tool_files(repository) if f.name == name), None)
+    if spec is None or file is None:
+        return None
+    output = repository.find(f"tools/{name}.output")
+    return {
+        **_summary(file),
+        "implemented": name in repository.config.serve.tools,
+        "schema": dumps(spec.input_schema),
+        "output_schema": dumps(spec.output_schema) if spec.output_schema is not None else None,
+        "output_file": output.relpath if output is not None else None,
+        "form_schema": dumps(form_schema(spec.input_schema, repository.documents)),
+        "projections": [_projection(repository, view, name) for view in PROJECTIONS],
+    }
+
+
+def _projection(repository: Repository, view: View, name: str) -> dict[str, Any]:
+    """``name``'s projection for ``view``, from the same export `schemawire export` writes."""
+    made = export(repository, view.target, **view.options)
+    found: Projection | None = next((p for p in made.catalogue.projections if p.name == name), None)
+    shown = {
+        "label": view.label,
+        "target": view.target,
+        "options": view.options,
+        "command": made.command,
+        "file": made.file_name,
+    }
+    if found is None:
+        return {**shown, "payload": None, "losses": [], "lossless": True, "blocked": False}
+    return {
+        **shown,
+        "projected_name": found.projected_name,
+        "payload": dumps(found.payload),
+        "losses": [loss.to_json() for loss in found.losses],
+        "lossless": found.lossless,
+        "blocked": found.blocked,
+    }
+
+
+def _refused(code: str, message: str, status: int = 400) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)

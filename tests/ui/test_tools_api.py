@@ -1,0 +1,157 @@
+"""The Tools page's API over HTTP (no browser): the tool list, one tool's projections as
+`schemawire export` computes them, and gated calls streamed as JSON Lines into a trace file."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx2 as httpx
+
+from schemawire.project import TARGETS
+from schemawire.project.export import DEFAULT_OPTIONS, export
+from schemawire.schema.repository import Repository
+from schemawire.trace import read_trace
+from schemawire.ui import UiConfig
+from schemawire.ui._security import TOKEN_HEADER
+from schemawire.ui._tools import PROJECTIONS
+from schemawire.ui.server import LocalServer
+from tests.ui.tools_repo import calls_made, tools_repo
+
+
+@contextmanager
+def serving(tmp_path: Path, repo: Path | None, **options: Any) -> Iterator[LocalServer]:
+    config = UiConfig(traces=tmp_path / "traces", repo=repo, token="", **options)
+    with LocalServer(config).running() as server:
+        yield server
+
+
+def get(server: LocalServer, path: str) -> Any:
+    answer = httpx.get(server.base + path, headers={TOKEN_HEADER: server.config.token}, timeout=10)
+    return answer.status_code, answer.json()
+
+
+def call(server: LocalServer, tool: str, arguments: str, where: str = "local") -> list[Any]:
+    """The call's stream, one JSON object a line."""
+    answer = httpx.post(
+        server.base + "/api/tools/call",
+        headers={TOKEN_HEADER: server.config.token, "content-type": "application/json"},
+        content=json.dumps({"tool": tool, "arguments": arguments, "where": where}),
+        timeout=60,
+    )
+    assert answer.status_code == 200, answer.text
+    assert answer.headers["content-type"].startswith("application/x-ndjson")
+    return [json.loads(line) for line in answer.text.splitlines()]
+
+
+def test_the_list_has_every_tool_with_its_file_and_version(tmp_path: Path) -> None:
+    repo = tools_repo(tmp_path)
+    with serving(tmp_path, repo) as server:
+        status, body = get(server, "/api/tools")
+    assert status == 200
+    assert [t["name"] for t in body["tools"]] == ["create_refund", "get_weather", "ship_order"]
+    ship = body["tools"][2]
+    assert ship["version"] == "2.1.0"
+    assert ship["file"] == "schemas/tools/ship_order.json"
+    assert ship["implemented"] is True
+    assert body["mcp"] is None
+
+
+def test_without_a_repository_the_answer_says_how_to_give_one(tmp_path: Path) -> None:
+    with serving(tmp_path, None) as server:
+        status, body = get(server, "/api/tools")
+        missing, error = get(server, "/api/tools/tool/get_weather")
+    assert status == 200
+    assert body["tools"] == []
+    assert "schemawire ui --repo DIR" in body["hint"]
+    assert missing == 404
+    assert "--repo" in error["error"]["message"]
+
+
+def test_each_projection_is_the_one_schemawire_export_computes(tmp_path: Path) -> None:
+    repo = tools_repo(tmp_path)
+    with serving(tmp_path, repo) as server:
+        _, tool = get(server, "/api/tools/tool/create_refund")
+    repository = Repository.load(repo)
+    shown = {
+        (p["target"], json.dumps(p["options"], sort_keys=True)): p for p in tool["projections"]
+    }
+    assert len(shown) == len(PROJECTIONS)
+    for view in PROJECTIONS:
+        made = export(repository, view.target, **view.options)
+        [expected] = [p for p in made.catalogue.projections if p.name == "create_refund"]
+        got = shown[(view.target, json.dumps(view.options, sort_keys=True))]
+        assert json.loads(got["payload"]) == expected.payload, view.label
+        assert got["losses"] == [loss.to_json() for loss in expected.losses], view.label
+        assert got["command"] == made.command
+    # every target `schemawire export --target all` writes for tools is among them
+    tool_targets = {t for t in DEFAULT_OPTIONS if TARGETS[t].kinds == ("tools",)}
+    assert tool_targets == {v.target for v in PROJECTIONS}
+    form = json.loads(tool["form_schema"])
+    assert form["properties"]["order_id"]["pattern"] == "^A-[0-9]{4,}$"  # the $ref inlined
+
+
+def test_a_valid_local_call_streams_its_hops_and_writes_the_trace(tmp_path: Path) -> None:
+    repo = tools_repo(tmp_path)
+    arguments = '{"order_id": "A-1042", "address": {"street": "1 Rue", "city": "Paris"}, '
+    arguments += '"items": [{"sku": "X1", "quantity": 2}]}'
+    with serving(tmp_path, repo) as server:
+        lines = call(server, "ship_order", arguments)
+    start, *hops, end = lines
+    assert [(h["hop"]["protocol"], h["hop"]["direction"]) for h in hops] == [
+        ("gate", "check"),
+        ("python", "send"),
+        ("python", "receive"),
+    ]
+    assert hops[0]["hop"]["outcome"] == "accepted"
+    done = end["done"]
+    assert done["accepted"] is True
+    assert done["sent"] is True
+    assert [c["kind"] for c in done["changes"]] == ["redacted"]
+    assert "ghp_" not in done["output"]
+    assert calls_made(repo) == [
+        {
+            "tool": "ship_order",
+            "arguments": {
+                "order_id": "A-1042",
+                "address": {"street": "1 Rue", "city": "Paris"},
+                "items": [{"sku": "X1", "quantity": 2}],
+            },
+        }
+    ]
+    trace = Path(start["trace"])
+    assert trace == tmp_path / "traces" / f"{start['run']}.jsonl"
+    written = list(read_trace(trace))
+    assert [h.seq for h in written] == [h["hop"]["seq"] for h in hops]
+    assert all(h.run_id == start["run"] for h in written)
+
+
+def test_a_refused_call_never_runs_the_function(tmp_path: Path) -> None:
+    repo = tools_repo(tmp_path)
+    with serving(tmp_path, repo) as server:
+        lines = call(server, "create_refund", '{"order_id": "42", "amount": -1, "reason": "late"}')
+    hops = [line["hop"] for line in lines[1:-1]]
+    assert [(h["protocol"], h["outcome"]) for h in hops] == [("gate", "rejected")]
+    done = lines[-1]["done"]
+    assert done["accepted"] is False
+    assert done["sent"] is False
+    assert done["refused_by"] == "arguments"
+    assert {v["pointer"] for v in done["violations"]} == {"/order_id", "/amount"}
+    assert calls_made(repo) == []
+
+
+def test_what_cannot_be_called_is_a_400_that_says_what_to_do(tmp_path: Path) -> None:
+    repo = tools_repo(tmp_path)
+    with serving(tmp_path, repo) as server:
+        headers = {TOKEN_HEADER: server.config.token, "content-type": "application/json"}
+        asked = {"tool": "get_weather", "arguments": "{}", "where": "mcp"}
+        answer = httpx.post(server.base + "/api/tools/call", headers=headers, json=asked)
+        unknown = {"tool": "nope", "arguments": "{}", "where": "local"}
+        missing = httpx.post(server.base + "/api/tools/call", headers=headers, json=unknown)
+    assert answer.status_code == 400
+    assert "--mcp-url" in answer.json()["error"]["message"]
+    assert missing.status_code == 400
+    assert missing.json()["error"]["code"] == "tool_unknown"
