@@ -223,6 +223,8 @@ def _outcome(arguments: Any, result: Any, *, sent: bool) -> dict[str, Any]:
 def _hop_json(hop: Hop) -> dict[str, Any]:
     """A hop as the page lists it: its fields, and the whole hop as JSON text (exact)."""
     verdict = hop.verdict if isinstance(hop.verdict, dict) else None
+    payload = hop.payload if isinstance(hop.payload, dict) else {}
+    method = payload.get("method")
     return {
         "seq": hop.seq,
         "time": hop.time,
@@ -230,6 +232,7 @@ def _hop_json(hop: Hop) -> dict[str, Any]:
         "to": hop.target,
         "protocol": hop.protocol,
         "direction": hop.direction,
+        "method": method if isinstance(method, str) else None,
         "gate": verdict.get("gate") if verdict else None,
         "outcome": verdict.get("outcome") if verdict else None,
         "json": dumps(hop.to_json()),
