@@ -155,3 +155,33 @@ def test_what_cannot_be_called_is_a_400_that_says_what_to_do(tmp_path: Path) -> 
     assert "--mcp-url" in answer.json()["error"]["message"]
     assert missing.status_code == 400
     assert missing.json()["error"]["code"] == "tool_unknown"
+
+
+def test_schemawire_ui_takes_an_mcp_server_by_url_or_by_command(
+    monkeypatch: Any, tmp_path: Path
+) -> None:
+    from typer.testing import CliRunner
+
+    from schemawire.cli._app import app
+
+    launched: list[UiConfig] = []
+
+    def run(self: LocalServer) -> None:  # what would be served, not served
+        launched.append(self.config)
+        self._socket.close()
+
+    monkeypatch.setattr(LocalServer, "run", run)
+    runner = CliRunner()
+    traces = str(tmp_path / "traces")
+    stdio = runner.invoke(app, ["ui", "--traces", traces, "--", "python", "-m", "server", "-v"])
+    assert stdio.exit_code == 0, stdio.output
+    assert "MCP server (Tools page): python -m server -v" in stdio.output
+    http = runner.invoke(app, ["ui", "--traces", traces, "--mcp-url", "http://127.0.0.1:9/mcp"])
+    assert http.exit_code == 0, http.output
+    assert [(c.mcp_command, c.mcp_url) for c in launched] == [
+        (("python", "-m", "server", "-v"), None),
+        ((), "http://127.0.0.1:9/mcp"),
+    ]
+    both = runner.invoke(app, ["ui", "--mcp-url", "http://127.0.0.1:9/mcp", "--", "python"])
+    assert both.exit_code == 2
+    assert "one of them" in both.output
