@@ -21,6 +21,7 @@ from schemawire.trace import read_trace
 from schemawire.ui import UiConfig
 from schemawire.ui._tools import PROJECTIONS
 from schemawire.ui.server import LocalServer
+from tests.mcp.helpers import peer
 from tests.ui.conftest import WAIT_MS
 from tests.ui.tools_repo import EXAMPLE, calls_made, tools_repo
 
@@ -339,3 +340,35 @@ def test_without_a_repository_the_page_says_how_to_give_one(
     page = open_page(ui_server(), "/tools")
     page.wait_for_selector(".tl-empty")
     assert "schemawire ui --repo DIR" in page.locator(".tl-empty").inner_text()
+
+
+def test_without_a_repository_the_tools_are_the_mcp_servers(
+    tmp_path: Path, open_page: Open, shoot: Callable[[Page, str], Path]
+) -> None:
+    """The npm reference server ``everything``: its tools listed, each projected from its own
+    schema, and a call through the gates on it (its own schema gates the arguments)."""
+    server = peer("everything", "stdio")
+    command = (server.command, *server.args)
+    config = UiConfig(traces=tmp_path / "traces", repo=None, token="", mcp_command=command)
+    with LocalServer(config).running() as ui:
+        page = open_page(ui, "/tools?tool=echo&tab=call")
+        page.wait_for_selector("#tl-tab-call[aria-selected=true]", timeout=WAIT_MS * 3)
+        assert "echo" in page.locator(".tl-item-name").all_text_contents()
+        assert "the MCP server" in page.locator("#tl-count").inner_text()
+        assert page.locator(".tl-head").inner_text().count("MCP server") >= 1
+        assert page.locator("#tl-where").input_value() == "mcp"
+        page.fill("[data-pointer='/message'] input", "hello from the page")
+        page.click("#tl-call")
+        page.wait_for_selector("#tl-verdict", timeout=WAIT_MS * 3)
+        assert page.locator("#tl-verdict").inner_text() == "accepted by both gates"
+        assert "hello from the page" in page.locator("#tl-output").inner_text()
+        methods = page.locator("#tl-hops > li").evaluate_all(
+            "(rows) => rows.map((row) => row.dataset.method)"
+        )
+        assert "tools/call" in methods
+        page.evaluate("window.scrollTo(0, 0)")
+        shoot(page, "tools-mcp")
+        page.click("#tl-tab-projections")
+        page.wait_for_selector(".tl-view-item[aria-selected=true]", timeout=WAIT_MS * 3)
+        assert page.locator(".tl-view-item").count() == len(PROJECTIONS)
+        assert "projected from the server's schema" in page.locator("#tl-view").inner_text()

@@ -11,13 +11,16 @@ projection sends and loses, and a gated call from a form.
   through the gates, streamed as JSON Lines (`schemawire.ui._tools_call.CallStream`): the run,
   each hop as it is recorded, the outcome. What is wrong before anything runs (no such tool, no
   implementation, no server) is a 400 with what to do next.
+
+Without a repository but with an MCP server (``schemawire ui -- CMD``), the list and the tools
+are the server's (`schemawire.ui._tools_server`), each projected from the server's schema.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -32,6 +35,7 @@ from schemawire.types import Projection
 from schemawire.ui._config import UiConfig
 from schemawire.ui._tools_call import CallAsked, CallStream, mcp_address
 from schemawire.ui._tools_form import form_schema
+from schemawire.ui._tools_server import server_tool, server_tools
 
 __all__ = ["PROJECTIONS", "View", "routes"]
 
@@ -43,6 +47,7 @@ _NO_SERVER = (
     "No MCP server was given: start the page with `schemawire ui --mcp-url URL` or "
     "`schemawire ui -- CMD ...` (a stdio server)."
 )
+_T = TypeVar("_T")
 _MAX_ARGUMENTS = 1 << 20  # bytes of arguments text one call takes (the gate has its own limits)
 
 
@@ -89,16 +94,26 @@ class _ToolsApi:
     async def tools(self, request: Request) -> Response:
         server = mcp_address(self.config)
         mcp = {"label": server.label} if server is not None else None
+        if self.config.repo is None and server is not None:
+            listed = await _on_server(server_tools(self.config))
+            if isinstance(listed, Response):
+                return listed
+            return JSONResponse({"repo": None, "mcp": mcp, "tools": listed})
         if self.config.repo is None:
             return JSONResponse({"repo": None, "hint": _NO_REPO, "mcp": mcp, "tools": []})
         listed = await run_in_threadpool(_tool_list, self.config)
         return JSONResponse({"repo": str(self.config.repo), "mcp": mcp, "tools": listed})
 
     async def tool(self, request: Request) -> Response:
-        if self.config.repo is None:
-            return _refused("no_repository", _NO_REPO, 404)
         name = request.path_params["name"]
-        found = await run_in_threadpool(_tool_detail, self.config, name)
+        if self.config.repo is None and mcp_address(self.config) is not None:
+            found = await _on_server(server_tool(self.config, name, PROJECTIONS))
+            if isinstance(found, Response):
+                return found
+        elif self.config.repo is None:
+            return _refused("no_repository", _NO_REPO, 404)
+        else:
+            found = await run_in_threadpool(_tool_detail, self.config, name)
         if found is None:
             return _refused("tool_unknown", f"the repository has no tool {quoted(name)}", 404)
         return JSONResponse(found)
@@ -155,6 +170,17 @@ def _implementation(repository: Repository, tool: str) -> Callable[..., Any] | R
             f'schemawire.toml ({tool} = "module:function"), or call it on an MCP server.',
         )
     return function
+
+
+async def _on_server(asked: Awaitable[_T]) -> _T | Response:
+    """What the MCP server answers; or, when it cannot be reached, a 502 saying so."""
+    from schemawire.errors import ServerError
+
+    try:
+        return await asked
+    except ServerError as error:
+        message = f"MCP server {error.server}: {error.reason}"
+        return _refused("server_unavailable", message, 502)
 
 
 def _tool_list(config: UiConfig) -> list[dict[str, Any]]:

@@ -19,7 +19,7 @@
     }
     state.tools = listed.tools;
     state.mcp = listed.mcp;
-    if (!listed.repo) {
+    if (!listed.repo && !listed.mcp) {
       main.replaceChildren(noRepository(listed.hint));
       return;
     }
@@ -53,7 +53,8 @@
         item.classList.toggle("hidden", !hit);
         shown += hit;
       }
-      count.textContent = `${shown} of ${state.tools.length} tools · ${listed.repo}`;
+      const from = listed.repo || `the MCP server ${listed.mcp.label}`;
+      count.textContent = `${shown} of ${state.tools.length} tools · ${from}`;
     };
     filter.addEventListener("input", apply);
     apply();
@@ -103,19 +104,25 @@
   }
 
   function header(tool) {
-    const implemented = tool.implemented
-      ? el("span", { class: "badge ok", title: "a Python implementation is named under [serve.tools]" }, "implemented")
-      : el("span", { class: "badge muted", title: "no Python implementation: call it on an MCP server" }, "no implementation");
+    const fromServer = tool.source === "mcp";
+    const implemented = fromServer
+      ? el("span", { class: "badge", title: "listed by the MCP server; its own schema gates the calls" }, "MCP server")
+      : tool.implemented
+        ? el("span", { class: "badge ok", title: "a Python implementation is named under [serve.tools]" }, "implemented")
+        : el("span", { class: "badge muted", title: "no Python implementation: call it on an MCP server" }, "no implementation");
+    const version = tool.version
+      ? el("span", { class: "badge tl-version" }, `x-version ${tool.version}`)
+      : fromServer ? null : el("span", { class: "badge warn" }, "no x-version");
     return el("div", { class: "tl-head" },
       el("div", { class: "tl-title" },
         el("h1", { class: "mono" }, tool.name),
-        tool.version ? el("span", { class: "badge tl-version" }, `x-version ${tool.version}`) : el("span", { class: "badge warn" }, "no x-version"),
+        version,
         implemented,
       ),
       tool.title && tool.title !== tool.name ? el("div", { class: "tl-subtitle" }, tool.title) : null,
       el("p", { class: "tl-desc" }, tool.description),
       el("div", { class: "tl-files mono muted" },
-        el("span", { id: "tl-file" }, tool.file),
+        el("span", { id: "tl-file" }, fromServer ? `listed by the MCP server ${state.mcp.label}` : tool.file),
         tool.output_file ? el("span", {}, ` · ${tool.output_file}`) : null,
         tool.id ? el("span", {}, ` · ${tool.id}`) : null,
       ),
@@ -149,7 +156,7 @@
   function schemaTab(tool) {
     const panes = [
       el("div", { class: "panel tl-pane" },
-        el("h2", {}, "Input schema ", el("span", { class: "muted mono" }, tool.file)),
+        el("h2", {}, "Input schema ", el("span", { class: "muted mono" }, tool.file || "as the server lists it")),
         jsonTree.render(tool.schema, { open: 4 })),
     ];
     if (tool.output_schema) {
@@ -195,7 +202,7 @@
         lossTable(view.losses)),
       el("div", { class: "panel" },
         el("h2", {}, `What ${view.label} is sent`),
-        el("div", { class: "tl-command mono muted" }, `${view.command}  →  adapters/${view.file}`),
+        el("div", { class: "tl-command mono muted" }, view.command ? `${view.command}  →  adapters/${view.file}` : "projected from the server's schema (no repository)"),
         renamed, payload),
     );
   }
@@ -325,7 +332,7 @@
       el("span", { class: "tl-hop-seq mono muted" }, `#${hop.seq}`),
       el("span", { class: `tl-proto tl-proto-${hop.protocol}` }, hop.protocol),
       el("span", { class: "tl-hop-dir" }, hop.direction),
-      hop.method ? el("span", { class: "mono tl-hop-method" }, hop.method) : null,
+      el("span", { class: "mono tl-hop-method", title: hop.method || "" }, hop.method || ""),
       el("span", { class: "mono tl-hop-route" }, `${hop.from} → ${hop.to}`),
       outcome);
     const details = el("details", { class: "tl-hop" }, summary);
