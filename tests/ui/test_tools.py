@@ -253,8 +253,15 @@ def test_a_refused_call_highlights_the_fields_and_never_runs_the_tool(
     assert calls_made(repo) == []  # the function never ran
     page.evaluate("window.scrollTo(0, 0)")
     shoot(page, "tools-refused")
-    # the raw editor: duplicate keys reach the gate as written, and are refused there
+    # the raw editor: the violations marked in the text that was sent
     page.click("#tl-mode-raw")
+    page.fill("#tl-raw", '{"order_id": "A-1042", "amount": 0, "reason": "late"}')
+    page.click("#tl-call")
+    page.wait_for_selector("#tl-raw-marks .jt")
+    marked = page.locator("#tl-raw-marks .jt-hl")
+    assert marked.evaluate_all("(rows) => rows.map((row) => row.dataset.pointer)") == ["/amount"]
+    assert calls_made(repo) == []
+    # duplicate keys reach the gate as written, and are refused there
     page.fill("#tl-raw", '{"order_id": "A-1042", "amount": 5, "amount": 6, "reason": "late"}')
     page.click("#tl-call")
     page.wait_for_selector("#tl-verdict")

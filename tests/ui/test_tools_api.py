@@ -185,3 +185,18 @@ def test_schemawire_ui_takes_an_mcp_server_by_url_or_by_command(
     both = runner.invoke(app, ["ui", "--mcp-url", "http://127.0.0.1:9/mcp", "--", "python"])
     assert both.exit_code == 2
     assert "one of them" in both.output
+
+
+def test_the_stream_leaves_span_hops_to_the_trace_file(tmp_path: Path) -> None:
+    from schemawire.types import Hop
+    from schemawire.ui._tools_call import CallAsked, CallStream
+
+    config = UiConfig(traces=tmp_path, repo=None, token="")
+    stream = CallStream(config, None, CallAsked("echo", "{}", "mcp"))
+    start = {"kind": "tool", "name": "echo", "parent": None}
+    stream._on_hop(Hop("r", 1, 1.0, "host", "host", "span", "start", start, None))
+    stream._on_hop(Hop("r", 2, 1.0, "host", "mcp:x", "mcp", "send", {"method": "ping"}, None))
+    assert stream._queue.qsize() == 1
+    item = stream._next()
+    assert isinstance(item, dict)
+    assert item["seq"] == 2

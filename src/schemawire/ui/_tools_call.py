@@ -153,6 +153,8 @@ class CallStream:
         self._queue.put(_Done(body))
 
     def _on_hop(self, hop: Hop) -> None:
+        if hop.protocol == "span":  # a span's start and end: structure, kept in the file
+            return
         self._hops += 1
         if self._hops <= MAX_HOPS:
             self._queue.put(_hop_json(hop))
