@@ -137,6 +137,16 @@ def test_each_projection_and_its_losses_are_what_schemawire_export_computes(
         assert made.command in page.locator("#tl-view .tl-command").inner_text()
     buttons.nth(6).click()  # Gemini: the most losses, worth a look
     page.wait_for_selector(".tl-view-item[data-index='6'][aria-selected=true]")
+    # the loss table wraps inside its panel: every column is seen, nothing scrolls sideways
+    fits = page.locator("#tl-view .tl-losses").evaluate(
+        """(table) => {
+          const panel = table.closest('.panel');
+          const last = table.querySelector('tbody tr td:last-child').getBoundingClientRect();
+          return {scrolls: panel.scrollWidth > panel.clientWidth,
+                  cut: last.right > panel.getBoundingClientRect().right};
+        }"""
+    )
+    assert fits == {"scrolls": False, "cut": False}
     shoot(page, "tools-projections")
 
 
@@ -339,6 +349,60 @@ def test_each_call_is_a_run_with_its_own_trace_file(
         ("python", "send", "accepted"),
         ("python", "receive", "accepted"),
     ]
+
+
+def test_with_a_repository_the_servers_own_tools_are_listed_too(
+    tmp_path: Path, open_page: Open, repo: Path, shoot: Callable[[Page, str], Path]
+) -> None:
+    """The repository's tools and, marked server-only, those only the MCP server has."""
+    everything = peer("everything", "stdio")
+    command = (everything.command, *everything.args)
+    with serving(tmp_path, repo, mcp_command=command) as server:
+        page = open_page(server, "/tools?tool=echo&tab=call")
+        page.wait_for_selector("#tl-tab-call[aria-selected=true]", timeout=WAIT_MS * 3)
+        names = page.locator(".tl-item-name").all_text_contents()
+        assert {"create_refund", "get_weather", "ship_order", "echo"} <= set(names)
+        assert names == sorted(names)
+        echo = page.locator(".tl-item[data-tool=echo]")
+        assert "server only" in echo.inner_text()
+        assert "server only" not in page.locator(".tl-item[data-tool=ship_order]").inner_text()
+        assert "MCP server only" in page.locator(".tl-head").inner_text()
+        assert page.locator("#tl-where").input_value() == "mcp"
+        page.fill("[data-pointer='/message'] input", "beside the repository")
+        page.click("#tl-call")
+        page.wait_for_selector("#tl-verdict", timeout=WAIT_MS * 3)
+        assert page.locator("#tl-verdict").inner_text() == "accepted by both gates"
+        page.fill("#tl-filter", "server only")
+        shown = page.locator(".tl-list li:not(.hidden) .tl-item-name").all_text_contents()
+        assert "echo" in shown
+        assert "ship_order" not in shown
+        page.fill("#tl-filter", "")
+        page.evaluate("window.scrollTo(0, 0)")
+        shoot(page, "tools-server-only")
+
+
+def test_a_later_click_wins_whichever_answer_comes_first(
+    ui_server: Callable[..., LocalServer], open_page: Open, repo: Path
+) -> None:
+    page = open_tool(open_page, ui_server(repo=repo), "create_refund", "schema")
+    held: list[Any] = []
+    page.route("**/api/tools/tool/get_weather", lambda route: held.append(route))
+    page.click(".tl-item[data-tool=get_weather]")
+    page.click(".tl-item[data-tool=ship_order]")
+    page.wait_for_selector("#tl-file:has-text('ship_order.json')")
+    assert len(held) == 1
+    with page.expect_response("**/api/tools/tool/get_weather") as answered:
+        held[0].continue_()  # the earlier answer arrives last
+    answered.value.finished()
+    # the body is read (resource timing has it) and the page's script has had its turn
+    page.wait_for_function(
+        """() => performance.getEntriesByType('resource')
+          .some((e) => e.name.endsWith('/api/tools/tool/get_weather') && e.responseEnd > 0)""",
+        timeout=WAIT_MS,
+    )
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => done()))")
+    assert page.locator("#tl-file").inner_text() == "schemas/tools/ship_order.json"
+    assert page.locator(".tl-item[aria-selected=true]").get_attribute("data-tool") == "ship_order"
 
 
 def test_without_a_repository_the_page_says_how_to_give_one(

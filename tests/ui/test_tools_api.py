@@ -4,6 +4,9 @@
 from __future__ import annotations
 
 import json
+import os
+import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,7 +22,8 @@ from schemawire.ui import UiConfig
 from schemawire.ui._security import TOKEN_HEADER
 from schemawire.ui._tools import PROJECTIONS
 from schemawire.ui.server import LocalServer
-from tests.ui.tools_repo import calls_made, tools_repo
+from tests.mcp.helpers import peer
+from tests.ui.tools_repo import calls_made, processes, tools_repo
 
 
 @contextmanager
@@ -188,15 +192,136 @@ def test_schemawire_ui_takes_an_mcp_server_by_url_or_by_command(
 
 
 def test_the_stream_leaves_span_hops_to_the_trace_file(tmp_path: Path) -> None:
+    import anyio
+
     from schemawire.types import Hop
     from schemawire.ui._tools_call import CallAsked, CallStream
 
-    config = UiConfig(traces=tmp_path, repo=None, token="")
-    stream = CallStream(config, None, CallAsked("echo", "{}", "mcp"))
-    start = {"kind": "tool", "name": "echo", "parent": None}
-    stream._on_hop(Hop("r", 1, 1.0, "host", "host", "span", "start", start, None))
-    stream._on_hop(Hop("r", 2, 1.0, "host", "mcp:x", "mcp", "send", {"method": "ping"}, None))
-    assert stream._queue.qsize() == 1
-    item = stream._next()
-    assert isinstance(item, dict)
-    assert item["seq"] == 2
+    config = UiConfig(traces=tmp_path, repo=None, token="", call_timeout=1.0)
+
+    async def streamed() -> list[Any]:
+        stream = CallStream(config, None, CallAsked("echo", "{}", "mcp"))
+        start = {"kind": "tool", "name": "echo", "parent": None}
+        stream._on_hop(Hop("r", 1, 1.0, "host", "host", "span", "start", start, None))
+        stream._on_hop(Hop("r", 2, 1.0, "host", "mcp:x", "mcp", "send", {"method": "ping"}, None))
+        stream._send.close()  # the call's task ends without an outcome
+        return [json.loads(line) async for line in stream.lines()]
+
+    lines = anyio.run(streamed)
+    assert [line["hop"]["seq"] for line in lines if "hop" in line] == [2]
+    assert "no answer" in lines[-1]["done"]["error"]
+
+
+def mcp_methods(line: dict[str, Any]) -> str | None:
+    """A streamed hop's JSON-RPC method, for the MCP hops that are requests."""
+    hop = line.get("hop") or {}
+    return hop.get("method") if hop.get("protocol") == "mcp" else None
+
+
+def test_mcp_calls_share_one_server_session_and_reconnect_once_it_died(tmp_path: Path) -> None:
+    """One server process for every call (the handshake only in the first call's trace);
+    a server that dies is started again by the next call."""
+    repo = tools_repo(tmp_path)
+    command = (sys.executable, "-m", "schemawire", "serve", str(repo))
+    with serving(tmp_path, repo, mcp_command=command) as server:
+        first = call(server, "get_weather", '{"city": "Paris"}', "mcp")
+        listed = get(server, "/api/tools")[1]  # the list and the calls share the session
+        began = time.monotonic()
+        second = call(server, "get_weather", '{"city": "Taipei"}', "mcp")
+        second_took = time.monotonic() - began
+        crashed = call(server, "get_weather", '{"city": "EXIT"}', "mcp")
+        again = call(server, "get_weather", '{"city": "Lyon"}', "mcp")
+    assert first[-1]["done"]["accepted"] is True
+    first_methods = [m for m in map(mcp_methods, first) if m]
+    assert first_methods[-1] == "tools/call"
+    assert len(first_methods) > 1  # the handshake (and the tools' list) came first
+    assert [m for m in map(mcp_methods, second) if m] == ["tools/call"]
+    assert second[-1]["done"]["accepted"] is True
+    assert second_took < 1.5, second_took  # no server started: one round trip
+    assert [t["name"] for t in listed["tools"]] == ["create_refund", "get_weather", "ship_order"]
+    assert crashed[-1]["done"]["accepted"] is False  # the server went away mid-call
+    assert again[-1]["done"]["accepted"] is True
+    assert [m for m in map(mcp_methods, again) if m][-1] == "tools/call"
+    ran = processes(repo)
+    assert len(ran) == 3
+    assert ran[0] == ran[1] != ran[2]  # the same process twice; a new one after the crash
+    written = [h.protocol for h in read_trace(Path(second[0]["trace"]))]
+    assert written.count("mcp") == 2  # the call and its answer: no handshake in this trace
+
+
+def test_the_mcp_session_is_closed_when_the_page_stops(tmp_path: Path) -> None:
+    repo = tools_repo(tmp_path)
+    command = (sys.executable, "-m", "schemawire", "serve", str(repo))
+    with serving(tmp_path, repo, mcp_command=command) as server:
+        assert call(server, "get_weather", '{"city": "Paris"}', "mcp")[-1]["done"]["accepted"]
+        [pid] = processes(repo)
+        assert _alive(pid)
+    assert not _alive(pid)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return Path(f"/proc/{pid}/status").read_text().find("zombie") < 0
+
+
+def test_with_a_repository_the_servers_own_tools_are_listed_as_server_only(
+    tmp_path: Path,
+) -> None:
+    """The npm reference server ``everything`` beside the support desk: its tools, which the
+    repository does not have, are listed, shown and called, each marked server-only."""
+    repo = tools_repo(tmp_path)
+    everything = peer("everything", "stdio")
+    command = (everything.command, *everything.args)
+    with serving(tmp_path, repo, mcp_command=command) as server:
+        status, listed = get(server, "/api/tools")
+        shown_status, echo = get(server, "/api/tools/tool/echo")
+        lines = call(server, "echo", '{"message": "hi"}', "mcp")
+        local = httpx.post(
+            server.base + "/api/tools/call",
+            headers={TOKEN_HEADER: server.config.token, "content-type": "application/json"},
+            json={"tool": "echo", "arguments": "{}", "where": "local"},
+        )
+    assert status == 200
+    by_name = {t["name"]: t for t in listed["tools"]}
+    assert {"create_refund", "get_weather", "ship_order", "echo"} <= set(by_name)
+    assert by_name["echo"]["server_only"] is True
+    assert by_name["echo"]["source"] == "mcp"
+    assert "server_only" not in by_name["ship_order"]
+    assert [t["name"] for t in listed["tools"]] == sorted(by_name)
+    assert shown_status == 200
+    assert echo["server_only"] is True
+    assert len(echo["projections"]) == len(PROJECTIONS)
+    assert lines[-1]["done"]["accepted"] is True
+    assert local.status_code == 400
+    assert local.json()["error"]["code"] == "tool_unknown"
+
+
+def test_a_request_that_is_not_json_or_is_ambiguous_is_a_400(tmp_path: Path) -> None:
+    repo = tools_repo(tmp_path)
+    headers = {"content-type": "application/json"}
+    with serving(tmp_path, repo) as server:
+        headers[TOKEN_HEADER] = server.config.token
+        ambiguous = '{"tool": "get_weather", "tool": "create_refund", "arguments": "{}", '
+        ambiguous += '"where": "local"}'
+        answers = [
+            httpx.post(server.base + "/api/tools/call", headers=headers, content=body)
+            for body in ("{nope", ambiguous)
+        ]
+    assert [a.status_code for a in answers] == [400, 400]
+    assert all(a.json()["error"]["code"] == "bad_request" for a in answers)
+    assert "duplicate" in answers[1].json()["error"]["message"].lower()
+    assert calls_made(repo) == []
+
+
+def test_the_servers_label_reaches_the_page_redacted(tmp_path: Path) -> None:
+    secret = "sk-" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6"
+    command = ("env", f"OPENAI_API_KEY={secret}", sys.executable, "-m", "schemawire", "serve")
+    with serving(tmp_path, tools_repo(tmp_path), mcp_command=command) as server:
+        answer = httpx.get(
+            server.base + "/api/tools", headers={TOKEN_HEADER: server.config.token}, timeout=60
+        )
+    assert secret not in answer.text
+    assert "env" in answer.json()["mcp"]["label"]

@@ -76,17 +76,23 @@ SHIP_ORDER: dict[str, Any] = {
 IMPLEMENTATIONS = '''"""The support desk's tools, each call written down before it runs."""
 
 import json
+import os
 from pathlib import Path
 
 CALLS = Path(__file__).with_name("calls.jsonl")
+PROCESSES = Path(__file__).with_name("processes.txt")
 
 
 def _called(tool, arguments):
     with CALLS.open("a", encoding="utf-8") as file:
         file.write(json.dumps({"tool": tool, "arguments": arguments}) + "\\n")
+    with PROCESSES.open("a", encoding="utf-8") as file:
+        file.write(f"{os.getpid()}\\n")
 
 
 def get_weather(city, unit="celsius"):
+    if city == "EXIT":  # the process serving the call ends (a server that crashes mid-call)
+        os._exit(3)
     _called("get_weather", {"city": city, "unit": unit})
     return {"city": city, "temp_c": 11.5, "condition": "cloudy"}
 
@@ -131,3 +137,11 @@ def calls_made(root: Path) -> list[dict[str, Any]]:
     if not path.exists():
         return []
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def processes(root: Path) -> list[int]:
+    """The process that ran each call, in order (a server started again has a new one)."""
+    path = root / "processes.txt"
+    if not path.exists():
+        return []
+    return [int(line) for line in path.read_text(encoding="utf-8").split()]

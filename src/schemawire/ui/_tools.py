@@ -12,16 +12,22 @@ projection sends and loses, and a gated call from a form.
   each hop as it is recorded, the outcome. What is wrong before anything runs (no such tool, no
   implementation, no server) is a 400 with what to do next.
 
-Without a repository but with an MCP server (``schemawire ui -- CMD``), the list and the tools
-are the server's (`schemawire.ui._tools_server`), each projected from the server's schema.
+With an MCP server (``schemawire ui -- CMD`` or ``--mcp-url``), the list has the server's tools
+too (`schemawire.ui._tools_server`), each projected from the server's schema: all of them
+without a repository; with one, those it lacks, marked ``server_only``. The launch keeps one
+session with the server (`schemawire.ui._tools_session`), held by the page's lifespan
+(`ToolsApi.lifespan`), which also runs the calls.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+import anyio
+import anyio.abc
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
@@ -33,11 +39,12 @@ from schemawire.schema.repository import Repository
 from schemawire.schema.schema_file import SchemaFile
 from schemawire.types import Projection
 from schemawire.ui._config import UiConfig
-from schemawire.ui._tools_call import CallAsked, CallStream, mcp_address
+from schemawire.ui._tools_call import CallAsked, CallStream
 from schemawire.ui._tools_form import form_schema
 from schemawire.ui._tools_server import server_tool, server_tools
+from schemawire.ui._tools_session import ServerSession, mcp_address, server_label
 
-__all__ = ["PROJECTIONS", "View", "routes"]
+__all__ = ["PROJECTIONS", "ToolsApi", "View"]
 
 _NO_REPO = (
     "No schema repository was given: start the page with `schemawire ui --repo DIR` "
@@ -77,45 +84,82 @@ PROJECTIONS: tuple[View, ...] = (
 """Every target `schemawire export` knows for tools, strict and not where it has both."""
 
 
-def routes(config: UiConfig) -> list[BaseRoute]:
-    """The tools page's API routes."""
-    api = _ToolsApi(config)
-    return [
-        Route("/api/tools", api.tools, methods=["GET"]),
-        Route("/api/tools/tool/{name}", api.tool, methods=["GET"]),
-        Route("/api/tools/call", api.call, methods=["POST"]),
-    ]
+class ToolsApi:
+    """The tools page's API routes, and the lifespan that holds what outlives a request: the
+    session with the MCP server, and the calls (a page closed mid-call leaves a whole trace)."""
 
-
-class _ToolsApi:
     def __init__(self, config: UiConfig) -> None:
         self.config = config
+        self.session = ServerSession(config) if mcp_address(config) is not None else None
+        self._group: anyio.abc.TaskGroup | None = None
+
+    def routes(self) -> list[BaseRoute]:
+        """The routes under ``/api/tools``."""
+        return [
+            Route("/api/tools", self.tools, methods=["GET"]),
+            Route("/api/tools/tool/{name}", self.tool, methods=["GET"]),
+            Route("/api/tools/call", self.call, methods=["POST"]),
+        ]
+
+    @asynccontextmanager
+    async def lifespan(self, app: object = None) -> AsyncIterator[None]:
+        """While the page's server runs (Starlette's ``lifespan``): the task group of the
+        calls and the session; on the way out, the session closed, the calls still running
+        cancelled."""
+        async with anyio.create_task_group() as group:
+            self._group = group
+            try:
+                if self.session is None:
+                    yield
+                else:
+                    async with self.session.lifespan(group):
+                        yield
+            finally:
+                self._group = None
+                group.cancel_scope.cancel()
 
     async def tools(self, request: Request) -> Response:
-        server = mcp_address(self.config)
-        mcp = {"label": server.label} if server is not None else None
-        if self.config.repo is None and server is not None:
-            listed = await _on_server(server_tools(self.config))
+        label = server_label(self.config)
+        mcp = {"label": label} if label is not None else None
+        repo = str(self.config.repo) if self.config.repo is not None else None
+        if self.config.repo is None and self.session is None:
+            return JSONResponse({"repo": None, "hint": _NO_REPO, "mcp": None, "tools": []})
+        if self.config.repo is None:
+            assert self.session is not None
+            listed = await _on_server(server_tools(self.session))
             if isinstance(listed, Response):
                 return listed
             return JSONResponse({"repo": None, "mcp": mcp, "tools": listed})
-        if self.config.repo is None:
-            return JSONResponse({"repo": None, "hint": _NO_REPO, "mcp": mcp, "tools": []})
-        listed = await run_in_threadpool(_tool_list, self.config)
-        return JSONResponse({"repo": str(self.config.repo), "mcp": mcp, "tools": listed})
+        own = await run_in_threadpool(_tool_list, self.config)
+        answer: dict[str, Any] = {"repo": repo, "mcp": mcp, "tools": own}
+        if self.session is not None:
+            found = await _on_server(server_tools(self.session, server_only=True))
+            if isinstance(found, Response):  # the repository's tools are still worth a look
+                answer["mcp_problem"] = _error_message(found)
+            else:
+                names = {tool["name"] for tool in own}
+                extra = [tool for tool in found if tool["name"] not in names]
+                answer["tools"] = sorted([*own, *extra], key=lambda tool: tool["name"])
+        return JSONResponse(answer)
 
     async def tool(self, request: Request) -> Response:
         name = request.path_params["name"]
-        if self.config.repo is None and mcp_address(self.config) is not None:
-            found = await _on_server(server_tool(self.config, name, PROJECTIONS))
-            if isinstance(found, Response):
-                return found
-        elif self.config.repo is None:
+        found: dict[str, Any] | Response | None = None
+        if self.config.repo is None and self.session is None:
             return _refused("no_repository", _NO_REPO, 404)
-        else:
+        if self.config.repo is not None:
             found = await run_in_threadpool(_tool_detail, self.config, name)
+        if found is None and self.session is not None:
+            server_only = self.config.repo is not None
+            found = await _on_server(
+                server_tool(self.session, name, PROJECTIONS, server_only=server_only)
+            )
+        if isinstance(found, Response):
+            return found
         if found is None:
-            return _refused("tool_unknown", f"the repository has no tool {quoted(name)}", 404)
+            where = "the repository" if self.config.repo is not None else "the MCP server"
+            extra = " or the MCP server" if self.config.repo is not None and self.session else ""
+            return _refused("tool_unknown", f"{where}{extra} has no tool {quoted(name)}", 404)
         return JSONResponse(found)
 
     async def call(self, request: Request) -> Response:
@@ -123,13 +167,16 @@ class _ToolsApi:
         if len(body) > _MAX_ARGUMENTS:
             return _refused("too_large", f"a call takes at most {_MAX_ARGUMENTS} bytes", 413)
         try:
-            asked = CallAsked.read(await request.json())
+            asked = CallAsked.read(_json_body(body))
         except ValueError as error:
             return _refused("bad_request", str(error))
+        if self._group is None:
+            message = "the page's server runs without its lifespan: start it with LocalServer"
+            return _refused("not_running", message, 503)
         prepared = await run_in_threadpool(self._prepare, asked)
         if isinstance(prepared, Response):
             return prepared
-        prepared.start()
+        prepared.start(self._group)
         return StreamingResponse(
             prepared.lines(),
             media_type="application/x-ndjson",
@@ -140,9 +187,9 @@ class _ToolsApi:
         """The call, ready to start; or why it cannot be made (nothing has run)."""
         repository = Repository.load(self.config.repo) if self.config.repo is not None else None
         if asked.where == "mcp":
-            if mcp_address(self.config) is None:
+            if self.session is None:
                 return _refused("no_server", _NO_SERVER)
-            return CallStream(self.config, repository, asked)
+            return CallStream(self.config, repository, asked, session=self.session)
         if repository is None:
             return _refused("no_repository", _NO_REPO)
         function = _implementation(repository, asked.tool)
@@ -251,6 +298,28 @@ def _projection(repository: Repository, view: View, name: str) -> dict[str, Any]
         "lossless": found.lossless,
         "blocked": found.blocked,
     }
+
+
+def _json_body(body: bytes) -> Any:
+    """The request's JSON, read as the library reads JSON (duplicate keys, NaN and depth are
+    errors, not silently taken).
+
+    Raises:
+        ValueError: the body is not JSON.
+    """
+    from schemawire._json import loads
+    from schemawire.errors import JSONError, one_line
+
+    try:
+        return loads(body, source="<request>")
+    except JSONError as error:
+        raise ValueError(f"the request is not JSON: {one_line(error)}") from None
+
+
+def _error_message(answer: Response) -> str:
+    import json
+
+    return str(json.loads(bytes(answer.body))["error"]["message"])
 
 
 def _refused(code: str, message: str, status: int = 400) -> JSONResponse:

@@ -2,22 +2,21 @@
 recorded.
 
 A call is one run: a fresh run id, its trace file under the page's traces folder
-(`schemawire.trace.trace_path`), so the Runs page lists it beside the agents' runs. It runs in
-its own thread with its own event loop, so it outlives nothing and blocks nothing: the page's
-answer reads the hops off a queue as the call's `Trace` records them (``on_hop``), each wait
-bounded, and the whole stream bounded by the call's timeout.
+(`schemawire.trace.trace_path`), so the Runs page lists it beside the agents' runs. It runs as a
+task of the page's lifespan (not of the request), so a page closed mid-call leaves a whole trace:
+the answer reads the hops off a bounded stream as the call's `Trace` records them (``on_hop``),
+each wait bounded by the call's deadline.
 
 Locally, the call goes as the host makes it: the argument gate of the repository's schema (a
 refused call is recorded and never reaches the function), then the repository's own
 implementation (``[serve.tools]``, as `schemawire serve` finds it) through `PythonTool`, whose
 result gate checks, redacts and cuts what it returns. On an MCP server, the call goes as
 `schemawire call` makes it: `McpClient.call`, both gates, the repository's canonical schemas
-where it has them.
+where it has them, on the launch's one session (`schemawire.ui._tools_session`).
 """
 
 from __future__ import annotations
 
-import queue
 import threading
 import time
 import uuid
@@ -26,6 +25,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import anyio
+import anyio.abc
+import anyio.from_thread
 import anyio.to_thread
 
 from schemawire._json import dumps
@@ -33,11 +34,11 @@ from schemawire.schema.repository import Repository
 from schemawire.trace import Trace, new_run_id, record_verdicts, trace_path
 from schemawire.types import Hop
 from schemawire.ui._config import UiConfig
+from schemawire.ui._tools_session import ServerSession
 
-__all__ = ["MAX_HOPS", "CallAsked", "CallStream", "mcp_address"]
+__all__ = ["MAX_HOPS", "CallAsked", "CallStream"]
 
 MAX_HOPS = 200  # hops one call streams; a gated call makes a handful
-_WAIT = 1.0  # seconds one read of the queue waits before it checks the deadline
 _CONNECT = 15.0  # seconds added to the call's timeout for starting or reaching a server
 
 Where = Literal["local", "mcp"]
@@ -77,19 +78,9 @@ class _Done:
     body: dict[str, Any]
 
 
-def mcp_address(config: UiConfig) -> Any:
-    """The MCP server the page was given (``--mcp-url`` or ``-- CMD``), or None."""
-    from schemawire.mcp import HttpServer, StdioServer
-
-    if config.mcp_url:
-        return HttpServer(config.mcp_url)
-    if config.mcp_command:
-        return StdioServer.from_argv(config.mcp_command)
-    return None
-
-
 class CallStream:
-    """One gated call, run in a thread; `lines` gives its hops as JSON Lines as they come."""
+    """One gated call, run as a task of the page's lifespan; `lines` gives its hops as JSON
+    Lines as they come."""
 
     def __init__(
         self,
@@ -98,14 +89,16 @@ class CallStream:
         asked: CallAsked,
         *,
         function: Callable[..., Any] | None = None,
+        session: ServerSession | None = None,
     ) -> None:
         """
         Args:
-            config: the page's launch (the traces folder, the MCP server, the timeout).
+            config: the page's launch (the traces folder, the timeout).
             repository: the repository whose schemas gate the call (None: on an MCP server,
                 the server's own schemas).
             asked: the call.
             function: the tool's implementation, for a local call.
+            session: the launch's session with its MCP server, for a call there.
         """
         self.config = config
         self.repository = repository
@@ -113,51 +106,78 @@ class CallStream:
         self.arguments = asked.arguments
         self.where = asked.where
         self.function = function
+        self.session = session
         self.run_id = new_run_id()
         self.path = trace_path(self.run_id, config.traces)
-        self._queue: queue.Queue[dict[str, Any] | _Done] = queue.Queue()
+        # Room for every hop streamed and the outcome: sending never waits, even for a page
+        # that stopped reading.
+        self._send, self._receive = anyio.create_memory_object_stream[dict[str, Any] | _Done](
+            MAX_HOPS + 1
+        )
+        self._loop_thread = threading.get_ident()
         self._hops = 0
 
-    def start(self) -> None:
-        """Start the call in its own thread (a daemon: a page closed mid-call leaves nothing)."""
-        threading.Thread(target=self._run, name=f"tools-call-{self.run_id}", daemon=True).start()
+    def start(self, group: anyio.abc.TaskGroup) -> None:
+        """Start the call as a task of ``group`` (the page's lifespan: the call outlives a page
+        closed mid-call, and ends with the page's server)."""
+        self._loop_thread = threading.get_ident()
+        group.start_soon(self._run, name=f"tools-call-{self.run_id}")
 
     async def lines(self) -> AsyncIterator[bytes]:
         """The stream the page reads: the run's id and trace file, each hop as it is recorded,
         then the outcome; one JSON object a line."""
         yield _line({"run": self.run_id, "trace": str(self.path), "where": self.where})
         deadline = time.monotonic() + self.config.call_timeout + _CONNECT
-        while time.monotonic() < deadline:
-            item = await anyio.to_thread.run_sync(self._next)
-            if item is None:
-                continue
-            if isinstance(item, _Done):
-                yield _line({"done": item.body})
-                return
-            yield _line({"hop": item})
-        yield _line({"done": {"error": f"no answer within {self.config.call_timeout:g} s"}})
+        with self._receive:
+            while True:
+                item = await self._next(deadline)
+                if item is None:
+                    message = f"no answer within {self.config.call_timeout:g} s"
+                    yield _line({"done": {"error": message}})
+                    return
+                if isinstance(item, _Done):
+                    yield _line({"done": item.body})
+                    return
+                yield _line({"hop": item})
 
-    def _next(self) -> dict[str, Any] | _Done | None:
+    async def _next(self, deadline: float) -> dict[str, Any] | _Done | None:
+        """The next item, or None once ``deadline`` has passed (or the call's task is gone)."""
+        with anyio.move_on_after(max(0.0, deadline - time.monotonic())):
+            try:
+                return await self._receive.receive()
+            except anyio.EndOfStream:
+                return None
+        return None
+
+    # --- the call, in its task -----------------------------------------------------------------
+
+    async def _run(self) -> None:
+        from schemawire.errors import one_line
+
+        with self._send:
+            try:
+                body = await self._call()
+            except Exception as error:  # the page shows it; the call's own hops are in the trace
+                body = {"error": one_line(error)}
+            self._put(_Done(body))
+
+    def _put(self, item: dict[str, Any] | _Done) -> None:
+        """Hand ``item`` to the page's stream; a page that went away gets nothing (the trace
+        file has it all)."""
         try:
-            return self._queue.get(timeout=_WAIT)
-        except queue.Empty:
-            return None
-
-    # --- the call, in its thread ---------------------------------------------------------------
-
-    def _run(self) -> None:
-        try:
-            body = anyio.run(self._call)
-        except Exception as error:  # the page shows it; the call's own hops are in the trace
-            body = {"error": f"{type(error).__name__}: {error}"}
-        self._queue.put(_Done(body))
+            if threading.get_ident() == self._loop_thread:
+                self._send.send_nowait(item)
+            else:  # a hop recorded in a worker thread
+                anyio.from_thread.run_sync(self._send.send_nowait, item)
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError, anyio.WouldBlock):
+            pass
 
     def _on_hop(self, hop: Hop) -> None:
         if hop.protocol == "span":  # a span's start and end: structure, kept in the file
             return
         self._hops += 1
         if self._hops <= MAX_HOPS:
-            self._queue.put(_hop_json(hop))
+            self._put(_hop_json(hop))
 
     async def _call(self) -> dict[str, Any]:
         with Trace(self.run_id, path=self.path, keep=False, on_hop=self._on_hop) as trace:
@@ -184,13 +204,10 @@ class CallStream:
 
     async def _on_server(self, trace: Trace) -> dict[str, Any]:
         from schemawire.errors import ServerError
-        from schemawire.mcp import McpClient
 
-        timeout = self.config.call_timeout
+        assert self.session is not None  # the route checked it
         try:
-            async with McpClient(
-                mcp_address(self.config), repository=self.repository, trace=trace, timeout=timeout
-            ) as client:
+            async with self.session.using(trace) as client:
                 call = await client.call(self.tool, self.arguments)
         except ServerError as error:
             return {"error": f"MCP server {error.server}: {error.reason}"}

@@ -6,7 +6,7 @@
 (() => {
   const { el, api } = sw;
   const main = document.getElementById("main");
-  const state = { tools: [], mcp: null, detail: null, tab: "schema", view: 0, form: null, mode: "form" };
+  const state = { tools: [], mcp: null, detail: null, tab: "schema", view: 0, form: null, mode: "form", asked: 0 };
 
   async function start() {
     main.classList.add("tl-page");
@@ -58,18 +58,22 @@
     };
     filter.addEventListener("input", apply);
     apply();
+    const problem = listed.mcp_problem
+      ? el("div", { class: "tl-count bad", id: "tl-mcp-problem" }, `The MCP server's own tools are not listed: ${listed.mcp_problem}`)
+      : null;
     return el("div", { class: "tl-layout" },
-      el("aside", { class: "tl-side" }, filter, count, list),
+      el("aside", { class: "tl-side" }, filter, count, problem, list),
       el("section", { class: "tl-detail", id: "tl-detail", "aria-live": "polite" }),
     );
   }
 
   function listItem(tool) {
-    const text = [tool.name, tool.title, tool.description, tool.file, tool.version].filter(Boolean).join(" ").toLowerCase();
+    const text = [tool.name, tool.title, tool.description, tool.file, tool.version, tool.server_only ? "server only" : ""].filter(Boolean).join(" ").toLowerCase();
     const button = el("button", { type: "button", class: "tl-item", role: "option", dataset: { tool: tool.name }, onclick: () => select(tool.name) },
       el("span", { class: "tl-item-head" },
         el("span", { class: "tl-item-name mono" }, tool.name),
         tool.version ? el("span", { class: "badge tl-version" }, `v${tool.version}`) : null,
+        tool.server_only ? el("span", { class: "badge tl-server-only", title: "listed by the MCP server; the repository has no schema for it" }, "server only") : null,
       ),
       tool.title && tool.title !== tool.name ? el("span", { class: "tl-item-title" }, tool.title) : null,
       el("span", { class: "tl-item-desc" }, tool.description),
@@ -83,13 +87,15 @@
     for (const item of document.querySelectorAll(".tl-item")) {
       item.setAttribute("aria-selected", String(item.dataset.tool === name));
     }
+    const asked = ++state.asked;  // a later click wins, whichever answer comes first
     let tool;
     try {
       tool = await api(`/api/tools/tool/${encodeURIComponent(name)}`);
     } catch (error) {
-      detail.replaceChildren(sw.errorBox(error));
+      if (asked === state.asked) detail.replaceChildren(sw.errorBox(error));
       return;
     }
+    if (asked !== state.asked) return;
     state.detail = tool;
     state.view = 0;
     state.form = null;
@@ -106,7 +112,7 @@
   function header(tool) {
     const fromServer = tool.source === "mcp";
     const implemented = fromServer
-      ? el("span", { class: "badge", title: "listed by the MCP server; its own schema gates the calls" }, "MCP server")
+      ? el("span", { class: "badge", title: "listed by the MCP server; its own schema gates the calls" }, tool.server_only ? "MCP server only" : "MCP server")
       : tool.implemented
         ? el("span", { class: "badge ok", title: "a Python implementation is named under [serve.tools]" }, "implemented")
         : el("span", { class: "badge muted", title: "no Python implementation: call it on an MCP server" }, "no implementation");
