@@ -218,6 +218,14 @@ def test_a_valid_call_shows_its_hops_in_order_and_the_redacted_result(
         ("python", "send", "accepted"),  # the arguments as the function gets them
         ("python", "receive", "redacted"),  # the result gate's verdict
     ]
+    # each hop's route is read whole: a local call has no JSON-RPC method column to give room to
+    cut = page.locator("#tl-hops .tl-hop-route").evaluate_all(
+        "(spans) => spans.filter((s) => s.scrollWidth > s.clientWidth).map((s) => s.title)"
+    )
+    assert cut == []
+    assert page.locator("[data-pointer='/address/street'] .fld-help").first.inner_text() == (
+        "at least 1 character"
+    )
     assert "redacted" in page.locator("#tl-changes").inner_text()
     assert "/debug" in page.locator("#tl-changes").inner_text()
     output = page.locator("#tl-output").inner_text()

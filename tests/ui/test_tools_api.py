@@ -8,6 +8,7 @@ import os
 import sys
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -207,7 +208,8 @@ def test_the_stream_leaves_span_hops_to_the_trace_file(tmp_path: Path) -> None:
         stream._send.close()  # the call's task ends without an outcome
         return [json.loads(line) async for line in stream.lines()]
 
-    lines = anyio.run(streamed)
+    with ThreadPoolExecutor(1) as thread:  # a thread of its own: Playwright's loop may run here
+        lines = thread.submit(anyio.run, streamed).result(timeout=10)
     assert [line["hop"]["seq"] for line in lines if "hop" in line] == [2]
     assert "no answer" in lines[-1]["done"]["error"]
 

@@ -213,6 +213,17 @@
     );
   }
 
+  /** ``text`` as text nodes with a line-break opportunity after each ``after`` (a long code
+   * breaks at its underscores, a pointer at its slashes, not inside a word). */
+  function breakable(text, after) {
+    const parts = [];
+    for (const piece of text.split(after)) {
+      if (parts.length) parts.push(after, document.createElement("wbr"));
+      parts.push(piece);
+    }
+    return parts;
+  }
+
   function lossTable(losses) {
     if (!losses.length) return el("p", { class: "ok" }, "Nothing: the payload says everything the canonical schema says.");
     const table = el("table", { class: "tl-losses" },
@@ -220,8 +231,8 @@
     const body = el("tbody", {});
     for (const loss of losses) {
       body.append(el("tr", { class: loss.blocking ? "tl-blocking" : "" },
-        el("td", { class: "mono" }, loss.code),
-        el("td", { class: "mono" }, `${loss.document}:${loss.pointer || "/"}`),
+        el("td", { class: "mono" }, ...breakable(loss.code, "_")),
+        el("td", { class: "mono" }, ...breakable(`${loss.document}:${loss.pointer || "/"}`, "/")),
         el("td", { class: "mono" }, loss.keyword || "—"),
         el("td", {}, loss.detail, loss.blocking ? el("strong", { class: "bad" }, " (the target refuses it)") : null)));
     }
@@ -339,7 +350,7 @@
       el("span", { class: `tl-proto tl-proto-${hop.protocol}` }, hop.protocol),
       el("span", { class: "tl-hop-dir" }, hop.direction),
       el("span", { class: "mono tl-hop-method", title: hop.method || "" }, hop.method || ""),
-      el("span", { class: "mono tl-hop-route" }, `${hop.from} → ${hop.to}`),
+      el("span", { class: "mono tl-hop-route", title: `${hop.from} → ${hop.to}` }, `${hop.from} → ${hop.to}`),
       outcome);
     const details = el("details", { class: "tl-hop" }, summary);
     let rendered = false;

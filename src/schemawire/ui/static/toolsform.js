@@ -51,14 +51,19 @@ const toolsForm = (() => {
       ["minimum", "≥"], ["exclusiveMinimum", ">"], ["maximum", "≤"], ["exclusiveMaximum", "<"],
     ];
     for (const [key, sign] of pairs) if (typeof schema[key] === "number") words.push(`${sign} ${schema[key]}`);
-    if (schema.minLength !== undefined) words.push(`at least ${schema.minLength} characters`);
-    if (schema.maxLength !== undefined) words.push(`at most ${schema.maxLength} characters`);
+    if (schema.minLength !== undefined) words.push(`at least ${counted(schema.minLength, "character")}`);
+    if (schema.maxLength !== undefined) words.push(`at most ${counted(schema.maxLength, "character")}`);
     if (schema.pattern) words.push(`matches ${schema.pattern}`);
     if (schema.format) words.push(`format ${schema.format}`);
-    if (schema.minItems !== undefined) words.push(`at least ${schema.minItems} items`);
-    if (schema.maxItems !== undefined) words.push(`at most ${schema.maxItems} items`);
+    if (schema.minItems !== undefined) words.push(`at least ${counted(schema.minItems, "item")}`);
+    if (schema.maxItems !== undefined) words.push(`at most ${counted(schema.maxItems, "item")}`);
     if (schema.default !== undefined) words.push(`default ${quote(schema.default)}`);
     return words.join(" · ");
+  }
+
+  /** "1 item", "2 items". */
+  function counted(count, noun) {
+    return `${count} ${noun}${count === 1 ? "" : "s"}`;
   }
 
   function indent(depth) {
