@@ -313,16 +313,8 @@ def test_a_call_on_a_real_mcp_server(tmp_path: Path, open_page: Open, repo: Path
         page.fill("[data-pointer='/city'] input", "")
         page.click("#tl-call")
         page.wait_for_selector("#tl-verdict:has-text('refused')")
-        refused = page.locator("#tl-hops > li")
-        assert (
-            refused.evaluate_all("(rows) => rows.map((row) => row.dataset.method)").count(
-                "tools/call"
-            )
-            == 0
-        )  # the client connects (initialize, tools/list) but never sends the call
-        assert [hop for hop in hops_shown(page) if hop[0] == "gate"] == [
-            ("gate", "check", "rejected")
-        ]
+        # the session is open already: the refused call's one hop is the gate's, nothing sent
+        assert hops_shown(page) == [("gate", "check", "rejected")]
     assert calls_made(repo) == [
         {"tool": "get_weather", "arguments": {"city": "Paris", "unit": "celsius"}}
     ]
@@ -394,7 +386,7 @@ def test_a_later_click_wins_whichever_answer_comes_first(
 ) -> None:
     page = open_tool(open_page, ui_server(repo=repo), "create_refund", "schema")
     held: list[Any] = []
-    page.route("**/api/tools/tool/get_weather", lambda route: held.append(route))
+    page.route("**/api/tools/tool/get_weather", held.append)
     page.click(".tl-item[data-tool=get_weather]")
     page.click(".tl-item[data-tool=ship_order]")
     page.wait_for_selector("#tl-file:has-text('ship_order.json')")

@@ -327,3 +327,53 @@ def test_the_servers_label_reaches_the_page_redacted(tmp_path: Path) -> None:
         )
     assert secret not in answer.text
     assert "env" in answer.json()["mcp"]["label"]
+
+
+def test_concurrent_mcp_calls_each_keep_to_their_own_trace(tmp_path: Path) -> None:
+    """Two calls at once on the one session: both answered, each trace holding its own call
+    (the session is used by one call at a time)."""
+    repo = tools_repo(tmp_path)
+    command = (sys.executable, "-m", "schemawire", "serve", str(repo))
+    cities = ["Paris", "Taipei", "Lyon", "Quito"]
+    with (
+        serving(tmp_path, repo, mcp_command=command) as server,
+        ThreadPoolExecutor(len(cities)) as pool,
+    ):
+        asked = [
+            pool.submit(call, server, "get_weather", json.dumps({"city": c}), "mcp") for c in cities
+        ]
+        answers = [a.result(timeout=120) for a in asked]
+    for city, lines in zip(cities, answers, strict=True):
+        assert lines[-1]["done"]["accepted"] is True, lines[-1]
+        hops = list(read_trace(Path(lines[0]["trace"])))
+        sent = [h.payload for h in hops if h.protocol == "mcp" and h.direction == "send"]
+        calls = [p for p in sent if p.get("method") == "tools/call"]
+        assert [p["params"]["arguments"]["city"] for p in calls] == [city]
+        assert {h.run_id for h in hops} == {lines[0]["run"]}
+    assert len(set(processes(repo))) == 1
+
+
+def test_a_body_without_end_is_refused_after_the_limit() -> None:
+    """A call's body is read up to its limit, never further: a client that streams without
+    end costs the page about the limit, not all it sends (the old code read it all)."""
+    import anyio
+    from starlette.requests import Request
+
+    from schemawire.ui._tools import _MAX_ARGUMENTS, _bounded_body
+
+    pulled = 0
+
+    async def receive() -> dict[str, Any]:  # what uvicorn hands the app: chunk after chunk
+        nonlocal pulled
+        pulled += 1
+        return {"type": "http.request", "body": b" " * (1 << 16), "more_body": pulled < 4096}
+
+    scope = {"type": "http", "method": "POST", "headers": [], "path": "/api/tools/call"}
+
+    async def read() -> bytes | None:
+        return await _bounded_body(Request(scope, receive), _MAX_ARGUMENTS)
+
+    with ThreadPoolExecutor(1) as thread:  # a thread of its own: Playwright's loop may run here
+        body = thread.submit(anyio.run, read).result(timeout=10)
+    assert body is None
+    assert pulled * (1 << 16) <= _MAX_ARGUMENTS + (1 << 16)

@@ -163,8 +163,8 @@ class ToolsApi:
         return JSONResponse(found)
 
     async def call(self, request: Request) -> Response:
-        body = await request.body()
-        if len(body) > _MAX_ARGUMENTS:
+        body = await _bounded_body(request, _MAX_ARGUMENTS)
+        if body is None:
             return _refused("too_large", f"a call takes at most {_MAX_ARGUMENTS} bytes", 413)
         try:
             asked = CallAsked.read(_json_body(body))
@@ -185,13 +185,13 @@ class ToolsApi:
 
     def _prepare(self, asked: CallAsked) -> CallStream | Response:
         """The call, ready to start; or why it cannot be made (nothing has run)."""
-        repository = Repository.load(self.config.repo) if self.config.repo is not None else None
-        if asked.where == "mcp":
+        if asked.where == "mcp":  # the session reads the repository's schemas itself
             if self.session is None:
                 return _refused("no_server", _NO_SERVER)
-            return CallStream(self.config, repository, asked, session=self.session)
-        if repository is None:
+            return CallStream(self.config, None, asked, session=self.session)
+        if self.config.repo is None:
             return _refused("no_repository", _NO_REPO)
+        repository = Repository.load(self.config.repo)
         function = _implementation(repository, asked.tool)
         if isinstance(function, Response):
             return function
@@ -298,6 +298,22 @@ def _projection(repository: Repository, view: View, name: str) -> dict[str, Any]
         "lossless": found.lossless,
         "blocked": found.blocked,
     }
+
+
+async def _bounded_body(request: Request, limit: int) -> bytes | None:
+    """The request's body; None as soon as it is longer than ``limit`` bytes (the rest is
+    never read, so a body without end costs ``limit`` bytes, not all of memory)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        return None
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def _json_body(body: bytes) -> Any:

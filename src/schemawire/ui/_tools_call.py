@@ -94,8 +94,8 @@ class CallStream:
         """
         Args:
             config: the page's launch (the traces folder, the timeout).
-            repository: the repository whose schemas gate the call (None: on an MCP server,
-                the server's own schemas).
+            repository: the repository whose schemas gate a local call (on an MCP server, the
+                session reads the repository itself).
             asked: the call.
             function: the tool's implementation, for a local call.
             session: the launch's session with its MCP server, for a call there.
