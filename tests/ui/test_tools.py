@@ -386,7 +386,11 @@ def test_a_later_click_wins_whichever_answer_comes_first(
 ) -> None:
     page = open_tool(open_page, ui_server(repo=repo), "create_refund", "schema")
     held: list[Any] = []
-    page.route("**/api/tools/tool/get_weather", held.append)
+
+    def hold(route: Any) -> None:  # Playwright reads a handler's signature: a def, not a builtin
+        held.append(route)
+
+    page.route("**/api/tools/tool/get_weather", hold)
     page.click(".tl-item[data-tool=get_weather]")
     page.click(".tl-item[data-tool=ship_order]")
     page.wait_for_selector("#tl-file:has-text('ship_order.json')")
