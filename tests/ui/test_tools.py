@@ -288,6 +288,26 @@ def test_a_refused_call_highlights_the_fields_and_never_runs_the_tool(
     assert calls_made(repo) == []
 
 
+def test_a_result_the_output_schema_refuses_is_shown_as_the_result_gates(
+    ui_server: Callable[..., LocalServer], open_page: Open, repo: Path
+) -> None:
+    """The tool ran; its result breaks the output schema: the result gate's violations, whose
+    pointers name places in the output (no form field to jump to), and the form unmarked."""
+    page = open_tool(open_page, ui_server(repo=repo), "create_refund", "call")
+    page.fill("[data-pointer='/order_id'] input", "A-1042")
+    page.fill("[data-pointer='/amount'] input", "5")
+    page.locator("[data-pointer='/reason'] select").select_option(label='"other"')
+    page.click("#tl-call")
+    page.wait_for_selector("#tl-verdict")
+    verdict = page.locator("#tl-verdict").inner_text()
+    assert "refused by the results gate" in verdict
+    assert "the tool ran" in verdict
+    assert page.locator("#tl-violations .tl-pointer").all_text_contents() == ["/status"]
+    assert page.locator("#tl-violations button").count() == 0
+    assert page.locator(".tl-form .fld-bad").count() == 0
+    assert [c["tool"] for c in calls_made(repo)] == ["create_refund"]
+
+
 def test_a_call_on_a_real_mcp_server(tmp_path: Path, open_page: Open, repo: Path) -> None:
     command = (sys.executable, "-m", "schemawire", "serve", str(repo))
     with serving(tmp_path, repo, mcp_command=command) as server:

@@ -99,7 +99,8 @@ def get_weather(city, unit="celsius"):
 
 def create_refund(order_id, amount, reason):
     _called("create_refund", {"order_id": order_id, "amount": amount, "reason": reason})
-    return {"refund_id": "R-2001", "order_id": order_id, "amount": amount, "status": "pending",
+    status = "lost" if reason == "other" else "pending"  # "lost": the output schema refuses it
+    return {"refund_id": "R-2001", "order_id": order_id, "amount": amount, "status": status,
             "metadata": {"reason": reason}}
 
 

@@ -403,10 +403,11 @@
   function violationList(violations, inArguments) {
     return el("ul", { class: "tl-violations", id: "tl-violations" },
       violations.map((v) => el("li", {},
-        el("button", {
-          type: "button", class: "tl-pointer mono", title: inArguments ? "go to the field" : "",
-          onclick: () => focusPointer(v.pointer),
-        }, v.pointer || "/"),
+        // An argument's pointer names a field of the form; a result's names a place in the
+        // output, which has no field to go to.
+        inArguments
+          ? el("button", { type: "button", class: "tl-pointer mono", title: "go to the field", onclick: () => focusPointer(v.pointer) }, v.pointer || "/")
+          : el("span", { class: "tl-pointer mono" }, v.pointer || "/"),
         el("span", { class: "badge bad" }, v.keyword), ` ${v.message}`)));
   }
 
@@ -422,16 +423,21 @@
   /** The texts of an output's content blocks that are themselves JSON (an MCP tool's result). */
   function jsonInside(outputText) {
     const found = [];
+    let output;
     try {
-      const output = JSON.parse(outputText);
-      for (const block of Array.isArray(output.content) ? output.content : []) {
-        if (block && block.type === "text" && typeof block.text === "string" && /^\s*[[{]/.test(block.text)) {
+      output = JSON.parse(outputText);  // only to find the blocks: each is shown from its text
+    } catch {
+      return found;
+    }
+    for (const block of Array.isArray(output.content) ? output.content : []) {
+      if (block && block.type === "text" && typeof block.text === "string" && /^\s*[[{]/.test(block.text)) {
+        try {
           jsonTree.parse(block.text);
           found.push(block.text);
+        } catch {
+          // this block is not JSON inside: shown as the text it is; the next may be
         }
       }
-    } catch {
-      // not JSON inside: shown as the text it is
     }
     return found;
   }
