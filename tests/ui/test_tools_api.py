@@ -377,3 +377,21 @@ def test_a_body_without_end_is_refused_after_the_limit() -> None:
         body = thread.submit(anyio.run, read).result(timeout=10)
     assert body is None
     assert pulled * (1 << 16) <= _MAX_ARGUMENTS + (1 << 16)
+
+
+def test_the_form_of_a_schema_without_id_inlines_its_own_definitions() -> None:
+    """An MCP server's schema (no ``$id``, in no repository) that points into its own
+    ``$defs``: the form gets the definitions, not raw-JSON fields."""
+    from schemawire.ui._tools_form import form_schema
+
+    schema = {
+        "type": "object",
+        "$defs": {"unit": {"type": "string", "enum": ["c", "f"]}},
+        "properties": {"unit": {"$ref": "#/$defs/unit", "description": "Degrees."}},
+    }
+    form = form_schema(schema, {})
+    assert form["properties"]["unit"] == {
+        "type": "string",
+        "enum": ["c", "f"],
+        "description": "Degrees.",
+    }

@@ -21,8 +21,16 @@ _MAX_DEPTH = 32  # nested references followed before a field becomes raw JSON
 
 
 def form_schema(schema: dict[str, Any], documents: Mapping[str, Any]) -> dict[str, Any]:
-    """``schema`` with its references inlined, for the page's form generator."""
-    resolved = _Inliner(documents).walk(schema, str(schema.get("$id", "")), ())
+    """``schema`` with its references inlined, for the page's form generator.
+
+    A reference within ``schema`` itself (``#/$defs/...``) resolves in ``schema`` even when no
+    document holds it: an MCP server's schema often has no ``$id`` and is in no repository.
+    """
+    base = str(schema.get("$id", ""))
+    known = (
+        documents if urldefrag(base)[0] in documents else {**documents, urldefrag(base)[0]: schema}
+    )
+    resolved = _Inliner(known).walk(schema, base, ())
     return resolved if isinstance(resolved, dict) else {}
 
 
