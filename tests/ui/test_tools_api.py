@@ -395,3 +395,24 @@ def test_the_form_of_a_schema_without_id_inlines_its_own_definitions() -> None:
         "enum": ["c", "f"],
         "description": "Degrees.",
     }
+
+
+def test_a_server_that_cannot_start_leaves_the_page_working(tmp_path: Path) -> None:
+    """A server whose process exits at once: the list has the repository's tools and says why
+    the server's are missing, each try is answered (none hangs), and local calls still run."""
+    repo = tools_repo(tmp_path)
+    command = (sys.executable, "-c", "raise SystemExit(3)")
+    with serving(tmp_path, repo, mcp_command=command) as server:
+        answers = [get(server, "/api/tools") for _ in range(2)]
+        on_server = call(server, "get_weather", '{"city": "Paris"}', "mcp")
+        local = call(server, "get_weather", '{"city": "Paris"}')
+    for status, listed in answers:
+        assert status == 200
+        assert [t["name"] for t in listed["tools"]] == [
+            "create_refund",
+            "get_weather",
+            "ship_order",
+        ]
+        assert listed["mcp_problem"]
+    assert "MCP server" in on_server[-1]["done"]["error"]
+    assert local[-1]["done"]["accepted"] is True

@@ -138,13 +138,15 @@ class ServerSession:
         client = McpClient(
             self.address, repository=repository, trace=trace, timeout=self.config.call_timeout
         )
-        await self._group.start(self._hold, client)
+        self._stopped = anyio.Event()  # this holder's: one that failed to open set its own
+        await self._group.start(self._hold, client, self._stopped)
         self.opened += 1
         return client
 
     async def _hold(
         self,
         client: McpClient,
+        stopped: anyio.Event,
         *,
         task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
     ) -> None:
@@ -155,7 +157,7 @@ class ServerSession:
                 task_status.started()
                 await self._stop.wait()
         finally:
-            self._stopped.set()
+            stopped.set()
 
     async def _close(self) -> None:
         self._stop.set()
