@@ -269,6 +269,16 @@ def test_a_refused_call_highlights_the_fields_and_never_runs_the_tool(
         == "/amount"
     )
     assert calls_made(repo) == []  # the function never ran
+    # the rejection's hint (a sentence) wraps inside the panel: nothing is cut at its edge
+    page.locator("#tl-output .jt-row", has_text='"hint"').first.wait_for()
+    overflow = page.locator("#tl-output").evaluate(
+        """(box) => {
+          const edge = box.closest('.panel').getBoundingClientRect().right;
+          return [...box.querySelectorAll('.jt-str')].filter(
+            (s) => s.getBoundingClientRect().right > edge + 1).length;
+        }"""
+    )
+    assert overflow == 0
     page.evaluate("window.scrollTo(0, 0)")
     shoot(page, "tools-refused")
     # the raw editor: the violations marked in the text that was sent

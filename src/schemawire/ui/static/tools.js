@@ -382,9 +382,9 @@
       blocks.push(el("ul", { class: "tl-changes", id: "tl-changes" },
         done.changes.map((c) => el("li", {}, el("span", { class: "badge warn" }, c.kind), " ", el("span", { class: "mono" }, c.pointer || "/"), ` ${c.detail}`))));
     }
-    blocks.push(el("h2", {}, "What the caller reads"), el("div", { id: "tl-output" }, jsonTree.render(done.output, { open: 4 })));
+    blocks.push(el("h2", {}, "What the caller reads"), el("div", { id: "tl-output" }, wrapped(jsonTree.render(done.output, { open: 4 }))));
     for (const inner of jsonInside(done.output)) {
-      blocks.push(el("div", { class: "tl-inner" }, el("div", { class: "muted" }, "content text, itself JSON:"), jsonTree.render(inner, { open: 4 })));
+      blocks.push(el("div", { class: "tl-inner" }, el("div", { class: "muted" }, "content text, itself JSON:"), wrapped(jsonTree.render(inner, { open: 4 }))));
     }
     outcome.replaceChildren(...blocks);
     if (done.refused_by === "arguments" && done.violations.length) {
@@ -398,6 +398,12 @@
         }
       }
     }
+  }
+
+  /** A tree whose long strings wrap inside the panel (a hint is a sentence, not a column). */
+  function wrapped(tree) {
+    tree.classList.add("wrap");
+    return tree;
   }
 
   function violationList(violations, inArguments) {
