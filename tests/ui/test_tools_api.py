@@ -183,10 +183,15 @@ def test_schemawire_ui_takes_an_mcp_server_by_url_or_by_command(
     assert "MCP server (Tools page): python -m server -v" in stdio.output
     http = runner.invoke(app, ["ui", "--traces", traces, "--mcp-url", "http://127.0.0.1:9/mcp"])
     assert http.exit_code == 0, http.output
-    assert [(c.mcp_command, c.mcp_url) for c in launched] == [
+    assert [(c.mcp_command, c.mcp_url) for c in launched[:2]] == [
         (("python", "-m", "server", "-v"), None),
         ((), "http://127.0.0.1:9/mcp"),
     ]
+    secret = "sk-" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6"
+    keyed = runner.invoke(app, ["ui", "--traces", traces, "--", "env", f"KEY={secret}", "srv"])
+    assert keyed.exit_code == 0, keyed.output
+    assert secret not in keyed.output
+    assert launched[-1].mcp_command == ("env", f"KEY={secret}", "srv")  # the server gets it
     both = runner.invoke(app, ["ui", "--mcp-url", "http://127.0.0.1:9/mcp", "--", "python"])
     assert both.exit_code == 2
     assert "one of them" in both.output

@@ -74,7 +74,7 @@ def ui_command(
     server = LocalServer(config, port)
     stdout.print(f"[bold]schemawire ui[/] at {server.url}", soft_wrap=True, highlight=False)
     stdout.print(f"traces: {config.traces}   repository: {chosen_repo or '(none)'}", markup=False)
-    server_shown = mcp_url or " ".join(config.mcp_command)
+    server_shown = _redacted(mcp_url or " ".join(config.mcp_command))
     if server_shown:
         stdout.print(f"MCP server (Tools page): {server_shown}", markup=False)
     stdout.print("Ctrl-C stops it.", style="dim")
@@ -86,3 +86,10 @@ def ui_command(
 def _this_folder_if_repository() -> Path | None:
     here = Path.cwd()
     return here if (here / "schemawire.toml").is_file() else None
+
+
+def _redacted(text: str) -> str:
+    """``text`` as a trace would hold it: a command line can carry a key, a URL a password."""
+    from schemawire.gates.redact import default_redactor
+
+    return default_redactor().text(text)[0] if text else text
