@@ -72,7 +72,6 @@ class ServerSession:
         self._client: McpClient | None = None
         self._stop = anyio.Event()
         self._stopped = anyio.Event()
-        self.opened = 0  # sessions opened (the first, then one per reconnect): for the tests
 
     @asynccontextmanager
     async def lifespan(self, group: anyio.abc.TaskGroup) -> AsyncIterator[None]:
@@ -119,7 +118,6 @@ class ServerSession:
         client.record_to(trace)
         if not client.connected:  # the server went away since the last use: once more
             await client.reconnect()
-            self.opened += 1
         if _schemas_changed(client.repository, repository):
             client.repository = repository
             await client.list_tools(refresh=True)  # the gates come from the list
@@ -140,7 +138,6 @@ class ServerSession:
         )
         self._stopped = anyio.Event()  # this holder's: one that failed to open set its own
         await self._group.start(self._hold, client, self._stopped)
-        self.opened += 1
         return client
 
     async def _hold(
