@@ -17,8 +17,15 @@ class UiConfig:
             subfolders).
         repo: the schema repository the Toolbox and Tools pages use, if any.
         token: this launch's token (`schemawire.ui._security.new_token`).
+        mcp_url: a Streamable HTTP MCP server the Tools page calls tools on, if any.
+        mcp_command: a stdio MCP server's command line the Tools page calls tools on (empty:
+            none); at most one of ``mcp_url`` and ``mcp_command``.
+        call_timeout: seconds one call from the Tools page may take.
     """
 
     traces: Path
     repo: Path | None
     token: str
+    mcp_url: str | None = None
+    mcp_command: tuple[str, ...] = ()
+    call_timeout: float = 30.0

@@ -2,7 +2,8 @@
 their JSON API, and `LocalOnly` around both.
 
 Each page owns a module that gives its API routes (`_runs`, `_diff`, `_toolbox`, `_tools`);
-this module only puts them together. Every answer of the API is JSON; an error is
+this module only puts them together. The Tools page's API also has a lifespan (its MCP session
+and its calls outlive a request), which is the app's. Every answer of the API is JSON; an error is
 ``{"error": {"code", "message", ...}}`` with a 4xx status, as `schemawire.errors` words it.
 """
 
@@ -37,17 +38,19 @@ def create_app(config: UiConfig) -> LocalOnly:
     """The page for ``config``, as an ASGI app (uvicorn serves it on 127.0.0.1)."""
     from schemawire.ui import _diff, _runs, _toolbox, _tools
 
+    tools = _tools.ToolsApi(config)
     routes: list[BaseRoute] = [
         *(_page_route(path, file) for path, file in PAGES.items()),
         *_runs.routes(config),
         *_diff.routes(config),
         *_toolbox.routes(config),
-        *_tools.routes(config),
+        *tools.routes(),
         Mount("/static", StaticFiles(directory=_static_folder()), name="static"),
     ]
     app = Starlette(
         routes=routes,
         exception_handlers={SchemawireError: _schemawire_error, 404: _not_found},
+        lifespan=tools.lifespan,
     )
     app.state.config = config
     return LocalOnly(app, token=config.token)

@@ -39,7 +39,7 @@ class LocalServer:
                 create_app(self.config),
                 log_level="warning",
                 access_log=False,
-                lifespan="off",
+                lifespan="on",  # the Tools page's MCP session lives in it (app.py)
                 timeout_graceful_shutdown=2,
             )
         )
