@@ -368,11 +368,16 @@ def test_each_call_is_a_run_with_its_own_trace_file(
         assert path == traces / f"{run}.jsonl"
         hops = list(read_trace(path))
         assert [(h.protocol, h.direction) for h in hops] == [
+            ("span", "start"),  # the call's tool span, which the page does not list
             ("gate", "check"),
             ("python", "send"),
             ("python", "receive"),
+            ("span", "end"),
         ]
         assert {h.run_id for h in hops} == {run}
+        assert len({h.span for h in hops}) == 1  # every hop in the one span
+        assert hops[0].payload["kind"] == "tool"
+        assert hops[-1].payload["status"] == "ok"
     assert sorted(p.name for p in traces.iterdir()) == sorted(f"{run}.jsonl" for run, _ in runs)
     assert hops_shown(page) == [
         ("gate", "check", "accepted"),

@@ -130,7 +130,12 @@ def test_a_valid_local_call_streams_its_hops_and_writes_the_trace(tmp_path: Path
     trace = Path(start["trace"])
     assert trace == tmp_path / "traces" / f"{start['run']}.jsonl"
     written = list(read_trace(trace))
-    assert [h.seq for h in written] == [h["hop"]["seq"] for h in hops]
+    inside = [h for h in written if h.protocol != "span"]  # the stream leaves the span out
+    assert [h.seq for h in inside] == [h["hop"]["seq"] for h in hops]
+    assert [(h.direction, h.payload["kind"]) for h in written if h.protocol == "span"] == [
+        ("start", "tool"),
+        ("end", "tool"),
+    ]
     assert all(h.run_id == start["run"] for h in written)
 
 
@@ -146,6 +151,9 @@ def test_a_refused_call_never_runs_the_function(tmp_path: Path) -> None:
     assert done["refused_by"] == "arguments"
     assert {v["pointer"] for v in done["violations"]} == {"/order_id", "/amount"}
     assert calls_made(repo) == []
+    written = list(read_trace(Path(lines[0]["trace"])))
+    assert written[-1].protocol == "span"
+    assert written[-1].payload == {"kind": "tool", "status": "refused"}
 
 
 def test_what_cannot_be_called_is_a_400_that_says_what_to_do(tmp_path: Path) -> None:

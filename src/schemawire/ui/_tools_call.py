@@ -180,10 +180,19 @@ class CallStream:
             self._put(_hop_json(hop))
 
     async def _call(self) -> dict[str, Any]:
-        with Trace(self.run_id, path=self.path, keep=False, on_hop=self._on_hop) as trace:
-            if self.where == "mcp":
-                return await self._on_server(trace)
-            return await self._locally(trace)
+        """The call in a ``tool`` span of its trace (the Runs page shows it like a loop's)."""
+        with (
+            Trace(self.run_id, path=self.path, keep=False, on_hop=self._on_hop) as trace,
+            trace.span("tool", self.tool, where=self.where) as span,
+        ):
+            outcome = await (
+                self._on_server(trace) if self.where == "mcp" else self._locally(trace)
+            )
+            if "error" in outcome:
+                span.status = "error"
+            elif not outcome["accepted"]:
+                span.status = "refused"
+            return outcome
 
     async def _locally(self, trace: Trace) -> dict[str, Any]:
         from schemawire.gates import ArgumentGate
