@@ -12,7 +12,7 @@ import typer
 from rich.markup import escape
 
 from schemawire._json import DEFAULT_LIMITS, JSONValue, ParseLimits, dumps, load_file, loads
-from schemawire._patch import PatchEdit, diff_json, summarise_patch
+from schemawire._patch import PatchEdit, diff_json, edit_line, summarise_patch
 from schemawire.application.json_toolbox import (
     InstanceResult,
     format_json,
@@ -280,16 +280,13 @@ def _read_json(name: str) -> JSONValue:
         raise typer.BadParameter(f"{name}: cannot read: {error.strerror}") from None
 
 
+_EDIT_STYLES = {"add": "green", "remove": "red", "replace": "yellow"}
+
+
 def _render_edit(edit: PatchEdit) -> str:
-    where = escape(edit.path or "/")
-    old, new = escape(_short(edit.old)), escape(_short(edit.new))
-    if edit.op == "add":
-        return f"[green]+ {where}: {new}[/]"
-    if edit.op == "remove":
-        return f"[red]- {where}: {old}[/]"
-    if edit.op == "replace":
-        return f"[yellow]~ {where}: {old} → {new}[/]"
-    return f"[cyan]{edit.op} {escape(edit.source or '')} → {where}[/]"  # move, copy
+    """``edit`` as `edit_line` words it (the page shows the same line), in its colour."""
+    style = _EDIT_STYLES.get(edit.op, "cyan")  # move, copy: cyan
+    return f"[{style}]{escape(edit_line(edit))}[/]"
 
 
 def _short(value: Any, width: int = 100) -> str:

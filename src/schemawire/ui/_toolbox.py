@@ -1,17 +1,348 @@
-"""(owned by the toolbox page) its API routes."""
+"""The Toolbox page's API: format, check, validate and diff JSON (and JSON Lines) with the
+same functions as ``schemawire fmt``, ``validate`` and ``diff``, so the page and the command
+never disagree.
+
+Every action takes its document as ``{"text": ...}`` (pasted) or ``{"base64": ...}`` (a
+dropped file's bytes, so bad UTF-8 reaches the parser as it is), with an optional ``"name"``
+that errors name as their source. A document the parser refuses is an answer, not a failure:
+``{"ok": false, "error": {code, message, line, column, excerpt, shown}}``, where ``shown`` is
+the command's own words (``str(error)``). Work runs off the event loop.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import base64
+import binascii
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from starlette.routing import BaseRoute
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from schemawire._json import DEFAULT_LIMITS, JSONValue, ParseLimits, dumps, loads, loads_lines
+from schemawire._jsonpos import nearest_offset, pointer_offsets
+from schemawire._patch import diff_json, edit_line, summarise_patch
+from schemawire.application.json_toolbox import (
+    Indent,
+    InstanceResult,
+    format_json,
+    format_json_lines,
+    load_schema,
+    schema_from_text,
+    validate_text,
+)
+from schemawire.errors import InputError, JSONError, UsageError
 
 if TYPE_CHECKING:
     from schemawire.ui._config import UiConfig
 
 __all__ = ["routes"]
 
+_INDENTS: dict[str, Indent] = {"2": 2, "4": 4, "tab": "\t", "minify": None}
+_MAX_LISTED_FILES = 5000
+_SKIPPED_FOLDERS = frozenset({".git", ".venv", "node_modules", "__pycache__", ".schemawire"})
+
+
+class ToolboxInputError(Exception):
+    """A request the toolbox cannot act on (the request itself, not a verdict on its
+    document): answered 400 ``{"error": {"code": "bad_request", "message"}}``."""
+
 
 def routes(config: UiConfig) -> list[BaseRoute]:
-    """The toolbox page's API routes."""
-    return []
+    """The toolbox page's API routes, under ``/api/toolbox/``."""
+    api = _ToolboxApi(config)
+    return [
+        Route("/api/toolbox/format", api.format, methods=["POST"]),
+        Route("/api/toolbox/check", api.check, methods=["POST"]),
+        Route("/api/toolbox/validate", api.validate, methods=["POST"]),
+        Route("/api/toolbox/diff", api.diff, methods=["POST"]),
+        Route("/api/toolbox/schemas", api.schemas, methods=["GET"]),
+        Route("/api/toolbox/files", api.files, methods=["GET"]),
+        Route("/api/toolbox/file", api.file, methods=["GET"]),
+    ]
+
+
+class _ToolboxApi:
+    def __init__(self, config: UiConfig) -> None:
+        self.repo = config.repo.resolve() if config.repo is not None else None
+
+    async def format(self, request: Request) -> Response:
+        return await _answer(formatted, await request.body())
+
+    async def check(self, request: Request) -> Response:
+        return await _answer(checked, await request.body())
+
+    async def validate(self, request: Request) -> Response:
+        return await _answer(lambda body: validated(body, self.repo), await request.body())
+
+    async def diff(self, request: Request) -> Response:
+        return await _answer(differences, await request.body())
+
+    async def schemas(self, request: Request) -> Response:
+        return await _answer(lambda _: repository_schemas(self.repo), None)
+
+    async def files(self, request: Request) -> Response:
+        return await _answer(lambda _: repository_files(self.repo), None)
+
+    async def file(self, request: Request) -> Response:
+        path = request.query_params.get("path", "")
+        return await _answer(lambda _: repository_file(self.repo, path), None)
+
+
+async def _answer(
+    action: Callable[[dict[str, Any]], dict[str, Any]], raw: bytes | None
+) -> Response:
+    """``action`` of the request's JSON body, off the event loop; a bad request, or a schema
+    that cannot be used, is a 400 that says why (with the caret, for a schema's JSON)."""
+
+    def run() -> dict[str, Any]:
+        return action(_body(raw) if raw is not None else {})
+
+    try:
+        return JSONResponse(await run_in_threadpool(run))
+    except ToolboxInputError as error:
+        return JSONResponse({"error": {"code": "bad_request", "message": str(error)}}, 400)
+    except InputError as error:
+        return JSONResponse({"error": refusal(error)}, 400)
+
+
+def _body(raw: bytes) -> dict[str, Any]:
+    try:
+        body = loads(raw, source="<request>")
+    except JSONError as error:
+        raise ToolboxInputError(f"the request is not JSON: {error.message}") from None
+    if not isinstance(body, dict):
+        raise ToolboxInputError("the request must be a JSON object")
+    return body
+
+
+# The actions, plain functions of the request's JSON (the tests call them too).
+
+
+def formatted(body: dict[str, Any]) -> dict[str, Any]:
+    """``{"ok": true, "text"}``: the document formatted as ``style`` says (``"2"``, ``"4"``,
+    ``"tab"``, ``"minify"``, or ``"lines"`` for JSON Lines, one compact value per line), keys
+    sorted when ``sort_keys``; or the parser's refusal."""
+    raw, name = _document(body.get("input", body))
+    style = str(body.get("style", "2"))
+    sort_keys = bool(body.get("sort_keys", False))
+    limits = _limits(body)
+    try:
+        if style == "lines":
+            text = format_json_lines(raw, limits=limits, source=name, sort_keys=sort_keys)
+        elif style in _INDENTS:
+            text = format_json(
+                raw, limits=limits, source=name, indent=_INDENTS[style], sort_keys=sort_keys
+            )
+        else:
+            raise ToolboxInputError(f"style {style!r} is not one of 2, 4, tab, minify, lines")
+    except JSONError as error:
+        return {"ok": False, "error": refusal(error)}
+    return {"ok": True, "text": text}
+
+
+def checked(body: dict[str, Any]) -> dict[str, Any]:
+    """The syntax check: ``{"ok": true}``, or the parser's refusal; with ``"lines": true``,
+    one verdict per line of a JSON Lines text (``{"line", "ok", "error"?}``)."""
+    raw, name = _document(body.get("input", body))
+    limits = _limits(body)
+    if body.get("lines"):
+        verdicts = [
+            {"line": line.number, "ok": line.error is None}
+            | ({"error": refusal(line.error)} if line.error is not None else {})
+            for line in loads_lines(raw, limits=limits, source=name)
+        ]
+        return {"ok": all(v["ok"] for v in verdicts), "lines": verdicts}
+    try:
+        loads(raw, limits=limits, source=name)
+    except JSONError as error:
+        return {"ok": False, "error": refusal(error)}
+    return {"ok": True}
+
+
+def validated(body: dict[str, Any], repo: Path | None) -> dict[str, Any]:
+    """Every instance's verdict, as ``schemawire validate --json`` prints it (one result per
+    instance, or per line with ``"lines": true``), each violation with ``offset``: where its
+    pointer is in the input (UTF-16 units, as the page's text area counts), to jump to."""
+    raw, name = _document(body.get("input", body))
+    schema, label = _schema(body, repo)
+    lines = bool(body.get("lines"))
+    results = list(validate_text(schema, raw, source=name, lines=lines, limits=_limits(body)))
+    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+    shown = [_shown_result(result, text, lines) for result in results]
+    summary = {
+        "valid": sum(r.valid for r in results),
+        "invalid": sum(not r.valid and r.error is None for r in results),
+        "unreadable": sum(r.error is not None for r in results),
+    }
+    return {"schema": label, "results": shown, "summary": summary}
+
+
+def differences(body: dict[str, Any]) -> dict[str, Any]:
+    """The RFC 6902 patch from ``a`` to ``b`` (as JSON text, exact), and each edit as
+    ``schemawire diff`` prints it; or the refusal of the document that is not JSON."""
+    values: list[JSONValue] = []
+    for side in ("a", "b"):
+        raw, name = _document(body.get(side) or {}, default_name=f"<{side}>")
+        try:
+            values.append(loads(raw, limits=_limits(body), source=name))
+        except JSONError as error:
+            return {"ok": False, "side": side, "error": refusal(error)}
+    before, after = values
+    patch = diff_json(before, after)
+    edits = [
+        {"op": edit.op, "path": edit.path, "line": edit_line(edit)}
+        for edit in summarise_patch(before, patch)
+    ]
+    return {"ok": True, "equal": not patch, "patch": dumps(patch), "edits": edits}
+
+
+def refusal(error: InputError) -> dict[str, Any]:
+    """A parser's refusal for the page: its JSON, its caret excerpt, and the command's words."""
+    return error.to_json() | {"excerpt": error.excerpt, "shown": str(error)}
+
+
+def _document(value: Any, default_name: str = "<input>") -> tuple[bytes | str, str]:
+    """The document a request carries (text or base64 bytes) and the name errors give it."""
+    if not isinstance(value, dict):
+        raise ToolboxInputError('give the document as {"text": ...} or {"base64": ...}')
+    name = str(value.get("name") or default_name)
+    if isinstance(value.get("base64"), str):
+        try:
+            return base64.b64decode(value["base64"], validate=True), name
+        except (binascii.Error, ValueError):
+            raise ToolboxInputError("the document's base64 cannot be decoded") from None
+    if isinstance(value.get("text"), str):
+        return value["text"], name
+    raise ToolboxInputError('give the document as {"text": ...} or {"base64": ...}')
+
+
+def _limits(body: dict[str, Any]) -> ParseLimits:
+    """The parser's limits, with ``max_bytes`` and ``max_depth`` as the request sets them (as
+    ``schemawire validate --max-bytes`` does)."""
+    changes: dict[str, int] = {}
+    for key in ("max_bytes", "max_depth"):
+        value = body.get(key)
+        if value is not None:
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise ToolboxInputError(f"{key} must be an integer")
+            changes[key] = value
+    try:
+        return replace(DEFAULT_LIMITS, **changes)
+    except UsageError as error:
+        raise ToolboxInputError(str(error)) from None
+
+
+def _schema(body: dict[str, Any], repo: Path | None) -> tuple[Any, str]:
+    """The schema the request names (``"schema"``: a repository schema's path or ``$id``) or
+    carries (``"schema_text"``: a pasted schema)."""
+    if isinstance(body.get("schema_text"), str):
+        source = "<pasted schema>"
+        return schema_from_text(body["schema_text"], repository_dir=repo, source=source), source
+    reference = body.get("schema")
+    if not isinstance(reference, str) or not reference:
+        raise ToolboxInputError("choose a schema of the repository, or paste one")
+    if repo is None:
+        raise ToolboxInputError("no repository: start the page with --repo DIR, or paste a schema")
+    path = (repo / reference).resolve()
+    if path.is_file():  # a path in the repository (never one outside it)
+        if not path.is_relative_to(repo):
+            raise ToolboxInputError(f"{reference} is outside the repository")
+        return load_schema(str(path), repository_dir=repo)
+    return load_schema(reference, repository_dir=repo)  # an $id or a tool name
+
+
+def _shown_result(result: InstanceResult, text: str, lines: bool) -> dict[str, Any]:
+    shown = result.to_json()
+    if result.error is not None:
+        shown["error"] = refusal(result.error)
+        return shown
+    where = _instance_text(text, result.source) if lines else (0, text)
+    offsets = pointer_offsets(where[1]) if result.violations else {}
+    for violation in shown["violations"]:
+        offset = nearest_offset(offsets, violation["pointer"])
+        violation["offset"] = _utf16(text, where[0] + offset)
+    return shown
+
+
+def _instance_text(text: str, source: str) -> tuple[int, str]:
+    """Where line ``source``'s number (``name:N``) starts in ``text``, and that line."""
+    number = int(source.rsplit(":", 1)[1])
+    start = 0
+    for _ in range(number - 1):
+        start = text.index("\n", start) + 1
+    end = text.find("\n", start)
+    return start, text[start : len(text) if end == -1 else end]
+
+
+def _utf16(text: str, offset: int) -> int:
+    """``offset`` (code points) in the UTF-16 units a browser's string counts."""
+    return len(text[:offset].encode("utf-16-le")) // 2
+
+
+def repository_schemas(repo: Path | None) -> dict[str, Any]:
+    """The repository's schemas, for the searchable list: path, ``$id``, kind, name, title."""
+    if repo is None:
+        return {"repo": None, "schemas": []}
+    from schemawire.schema.repository import Repository
+
+    repository = Repository.load(repo)
+    schemas = [
+        {
+            "path": file.relpath,
+            "id": _member(file.document, "$id"),
+            "kind": file.kind,
+            "name": file.name,
+            "title": _member(file.document, "title"),
+        }
+        for file in repository.files
+    ]
+    return {"repo": repo.name, "schemas": schemas}
+
+
+def _member(document: Any, key: str) -> str | None:
+    value = document.get(key) if isinstance(document, dict) else None
+    return value if isinstance(value, str) else None
+
+
+def repository_files(repo: Path | None) -> dict[str, Any]:
+    """The repository's JSON and JSON Lines files (relative paths, sorted), to pick one."""
+    if repo is None:
+        return {"repo": None, "files": [], "truncated": False}
+    files = sorted(_json_files(repo, repo))
+    return {
+        "repo": repo.name,
+        "files": files[:_MAX_LISTED_FILES],
+        "truncated": len(files) > _MAX_LISTED_FILES,
+    }
+
+
+def _json_files(root: Path, folder: Path) -> Iterator[str]:
+    for entry in sorted(folder.iterdir()):
+        if entry.is_symlink():
+            continue
+        if entry.is_dir() and entry.name not in _SKIPPED_FOLDERS:
+            yield from _json_files(root, entry)
+        elif entry.is_file() and entry.suffix in (".json", ".jsonl"):
+            yield entry.relative_to(root).as_posix()
+
+
+def repository_file(repo: Path | None, relative: str) -> dict[str, Any]:
+    """One JSON file of the repository: its text, or its bytes as base64 when they are not
+    UTF-8 (so the check sees them as they are)."""
+    if repo is None:
+        raise ToolboxInputError("no repository: start the page with --repo DIR")
+    path = (repo / relative).resolve()
+    if not path.is_relative_to(repo) or path.suffix not in (".json", ".jsonl"):
+        raise ToolboxInputError(f"{relative} is not a JSON file of the repository")
+    if not path.is_file():
+        raise ToolboxInputError(f"{relative}: no such file in the repository")
+    raw = path.read_bytes()
+    try:
+        return {"path": relative, "text": raw.decode("utf-8")}
+    except UnicodeDecodeError:
+        return {"path": relative, "base64": base64.b64encode(raw).decode("ascii")}
