@@ -16,7 +16,7 @@ import binascii
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -198,7 +198,12 @@ def differences(body: dict[str, Any]) -> dict[str, Any]:
         {"op": edit.op, "path": edit.path, "line": edit_line(edit)}
         for edit in summarise_patch(before, patch)
     ]
-    return {"ok": True, "equal": not patch, "patch": dumps(patch), "edits": edits}
+    return {
+        "ok": True,
+        "equal": not patch,
+        "patch": dumps(cast("JSONValue", patch)),
+        "edits": edits,
+    }
 
 
 def refusal(error: InputError) -> dict[str, Any]:
@@ -224,17 +229,22 @@ def _document(value: Any, default_name: str = "<input>") -> tuple[bytes | str, s
 def _limits(body: dict[str, Any]) -> ParseLimits:
     """The parser's limits, with ``max_bytes`` and ``max_depth`` as the request sets them (as
     ``schemawire validate --max-bytes`` does)."""
-    changes: dict[str, int] = {}
-    for key in ("max_bytes", "max_depth"):
-        value = body.get(key)
-        if value is not None:
-            if not isinstance(value, int) or isinstance(value, bool):
-                raise ToolboxInputError(f"{key} must be an integer")
-            changes[key] = value
+    given = {key: body.get(key) for key in ("max_bytes", "max_depth")}
+    for key, value in given.items():
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+            raise ToolboxInputError(f"{key} must be an integer")
     try:
-        return replace(DEFAULT_LIMITS, **changes)
+        return replace(
+            DEFAULT_LIMITS,
+            max_bytes=_or(given["max_bytes"], DEFAULT_LIMITS.max_bytes),
+            max_depth=_or(given["max_depth"], DEFAULT_LIMITS.max_depth),
+        )
     except UsageError as error:
         raise ToolboxInputError(str(error)) from None
+
+
+def _or(value: Any, default: int) -> int:
+    return default if value is None else int(value)
 
 
 def _schema(body: dict[str, Any], repo: Path | None) -> tuple[Any, str]:
