@@ -12,7 +12,7 @@
     { id: "diff", label: "Diff", hint: "against a second document (schemawire diff)" },
     { id: "lines", label: "JSON Lines", hint: "format, check or validate line by line" },
   ];
-  const state = { action: "format", bytes: { a: null, b: null }, schemas: [], running: null };
+  const state = { action: "format", bytes: { a: null, b: null }, names: { a: null, b: null }, schemas: [] };
   const ui = {};
 
   function build() {
@@ -169,6 +169,7 @@
     const area = side === "a" ? ui.input : ui.inputB;
     const note = side === "a" ? ui.inputNote : ui.inputBNote;
     state.bytes[side] = { name, base64: toBase64(bytes) };
+    state.names[side] = name;
     area.value = new TextDecoder("utf-8").decode(bytes);
     const plain = new TextEncoder().encode(area.value).length === bytes.length;
     note.textContent = `${name}: ${bytes.length.toLocaleString()} bytes, sent as they are${plain ? "" : " (not all UTF-8: the text shows � where a byte is not)"}`;
@@ -195,7 +196,7 @@
         state.bytes.a = null;
         ui.inputNote.textContent = `${file.path} from the repository`;
       }
-      state.name = file.path;
+      state.names.a = file.path;
       ui.input.focus();
     } catch (error) {
       show(sw.errorBox(error));
@@ -206,7 +207,7 @@
     const bytes = state.bytes[side];
     if (bytes) return { name: bytes.name, base64: bytes.base64 };
     const area = side === "a" ? ui.input : ui.inputB;
-    return { text: area.value };
+    return state.names[side] ? { name: state.names[side], text: area.value } : { text: area.value };
   }
 
   function limits() {
