@@ -33,7 +33,7 @@ from schemawire._patch import diff_json, edit_line, summarise_patch
 from schemawire.errors import JSONError
 from schemawire.trace import read_trace, trace_path
 from schemawire.types import Hop
-from schemawire.ui._diff_align import Step, align
+from schemawire.ui._diff_align import MAX_D, Step, align
 
 if TYPE_CHECKING:
     from schemawire.ui._config import UiConfig
@@ -50,6 +50,10 @@ IGNORED = (
 ALGORITHM = (
     "longest common subsequence of the hops' keys (protocol, direction, method, tool): "
     "Myers' O(ND) algorithm in linear space, after trimming the common prefix and suffix"
+)
+APPROXIMATE = (
+    f"parts of the two runs differ by more than {2 * MAX_D:,} hops between two common ones: "
+    "they are left unpaired, so this alignment may pair fewer hops than it could"
 )
 _RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 _PAGE = 500
@@ -204,17 +208,19 @@ class Comparison:
     keys: tuple[list[tuple[str, ...]], list[tuple[str, ...]]]  # each hop's key, A's and B's
     steps: list[Step]
     equal: list[bool | None]  # per step: None for a hop in one run only
+    exact: bool  # False: a part of the runs differed too much to search, and is unpaired
 
     @classmethod
     def of(cls, a_run: str, a_path: Path, b_run: str, b_path: Path) -> Comparison:
         a, b = list(read_trace(a_path)), list(read_trace(b_path))
         keys = hop_keys(a), hop_keys(b)
-        steps = align(*keys)
+        alignment = align(*keys)
+        steps = alignment.steps
         equal = [
             None if i is None or j is None else _same(compared(a[i]), compared(b[j]))
             for i, j in steps
         ]
-        return cls(a_run, b_run, a, b, keys, steps, equal)
+        return cls(a_run, b_run, a, b, keys, steps, equal, alignment.exact)
 
     def summary(self) -> dict[str, Any]:
         pairs = [e for e in self.equal if e is not None]
@@ -226,6 +232,7 @@ class Comparison:
             "only_a": sum(j is None for _, j in self.steps),
             "only_b": sum(i is None for i, _ in self.steps),
             "verdicts": self.verdict_changes(),
+            "exact": self.exact,
         }
 
     def verdict_changes(self) -> list[dict[str, Any]]:
@@ -258,7 +265,7 @@ class Comparison:
             "b": {"run": self.b_run, "hops": len(self.b)},
             "summary": self.summary(),
             "ignored": list(IGNORED),
-            "algorithm": ALGORITHM,
+            "algorithm": ALGORITHM if self.exact else f"{ALGORITHM}; {APPROXIMATE}",
             "total": len(rows),
             "offset": offset,
             "rows": [self.row(row) for row in shown],

@@ -26,9 +26,9 @@
       el(
         "div",
         { class: "toolbar df-pickers" },
-        el("label", { for: "run-a", class: "df-side df-a" }, "A"),
+        el("label", { for: "run-a", class: "df-side df-tag-a" }, "A"),
         ui.pickA,
-        el("label", { for: "run-b", class: "df-side df-b" }, "B"),
+        el("label", { for: "run-b", class: "df-side df-tag-b" }, "B"),
         ui.pickB,
         ui.compare,
         ui.swap,
@@ -68,6 +68,7 @@
   }
 
   function choose(a, b) {
+    state.selected = null;
     state.a = a;
     state.b = b;
     ui.pickA.value = a;
@@ -96,7 +97,8 @@
       ui.more.classList.toggle("hidden", state.rows.length >= state.total);
       ui.more.textContent = `more rows (${(state.total - state.rows.length).toLocaleString()} left)`;
       if (offset === 0) {
-        const first = answer.rows.find((row) => row.equal !== true);
+        const kept = answer.rows.find((row) => row.row === state.selected);
+        const first = kept || answer.rows.find((row) => row.equal !== true);
         if (first) select(first.row);
       }
     } catch (error) {
@@ -198,10 +200,15 @@
         "div",
         { class: `df-pane df-pane-${name}`, id: `pane-${name}` },
         el("h3", {}, name === "a" ? `A · ${state.a}` : `B · ${state.b}`),
-        text === null ? el("p", { class: "muted" }, "no hop") : jsonTree.render(text, { highlight: highlight || [], open: 2 }),
+        text === null ? el("p", { class: "muted" }, "no hop") : wrapped(jsonTree.render(text, { highlight: highlight || [], open: 2 })),
       );
     nodes.push(el("div", { class: "df-sides" }, side("a", pair.a_text, pair.highlight_a), side("b", pair.b_text, pair.highlight_b)));
     return nodes;
+  }
+
+  function wrapped(tree) {
+    tree.classList.add("wrap");
+    return tree;
   }
 
   document.addEventListener("DOMContentLoaded", () => {
