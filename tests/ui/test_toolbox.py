@@ -308,6 +308,34 @@ def test_json_lines_get_a_verdict_per_line_with_its_number(
     assert page.locator("#output").inner_text() == '{"b":1,"a":2}\n[1,2]\n'
 
 
+def test_json_lines_validate_line_by_line_as_validate_json_does(
+    ui_server: Servers, open_page: Opener, tmp_path: Path
+) -> None:
+    schema = {"type": "object", "required": ["a"], "properties": {"a": {"type": "integer"}}}
+    text = '{"a": 1}\n{"a": "x"}\n\n{"b": 2}\n{"a": 1,}\n'
+    (tmp_path / "schema.json").write_text(json.dumps(schema))
+    (tmp_path / "in.jsonl").write_text(text)
+    done = cli("validate", "schema.json", "in.jsonl", "--json", cwd=tmp_path)
+    expected = [json.loads(line) for line in done.stdout.splitlines()]
+    page = toolbox(open_page, ui_server())
+    page.fill("#input", text)
+    page.check("#action-lines")
+    page.select_option("#lines-mode", "validate")
+    page.check("#paste-schema")
+    page.fill("#schema-text", json.dumps(schema))
+    run_action(page, "lines")
+    got = page_results(page)
+    assert [r["source"].replace("<input>", "in.jsonl") for r in got] == [
+        r["source"] for r in expected
+    ]
+    assert [r["valid"] for r in got] == [r["valid"] for r in expected]
+    assert [r["unreadable"] for r in got] == ["error" in r for r in expected]
+    for mine, theirs in zip(got, expected, strict=True):
+        assert mine["violations"] == [
+            {k: v[k] for k in ("pointer", "keyword", "message")} for v in theirs["violations"]
+        ]
+
+
 # --- keyboard only, and offline ---
 
 

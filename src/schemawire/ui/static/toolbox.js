@@ -132,6 +132,7 @@
       block.classList.toggle("hidden", !block.dataset.for.split(" ").includes(id));
     }
     ui.bBlock.classList.toggle("hidden", id !== "diff");
+    ui.input.rows = ui.inputB.rows = id === "diff" ? 12 : 22;
     ui.run.textContent = { format: "Format", check: "Check syntax", validate: "Validate", diff: "Diff A → B", lines: "Run on each line" }[id];
   }
 
