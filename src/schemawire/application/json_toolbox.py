@@ -30,15 +30,15 @@ from schemawire.schema.validator import CompiledSchema, compile_schema
 from schemawire.types import Violation
 
 __all__ = [
-    "Indent",
     "InstanceResult",
     "format_json",
     "format_json_lines",
     "load_schema",
-    "schema_from_text",
     "validate_file",
     "validate_text",
 ]
+# `schema_from_text` and `Indent` are for the local page (schemawire.ui); the facade does not
+# export them yet.
 
 Indent: TypeAlias = Literal[2, 4, "\t"] | None
 """How `format_json` indents: 2 or 4 spaces, a tab per level, or None for one compact line."""

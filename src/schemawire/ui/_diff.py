@@ -30,7 +30,7 @@ from starlette.routing import BaseRoute, Route
 
 from schemawire._json import JSONValue, dumps, loads
 from schemawire._patch import diff_json, edit_line, summarise_patch
-from schemawire.errors import JSONError
+from schemawire.errors import JSONError, UsageError
 from schemawire.trace import read_trace, trace_path
 from schemawire.types import Hop
 from schemawire.ui._diff_align import MAX_D, Step, align
@@ -61,7 +61,7 @@ _MAX_PAGE = 5000
 _HEAD_BYTES = 64 * 1024  # what the run list reads of each file, for its first question
 
 
-class DiffRequestError(Exception):
+class DiffRequestError(UsageError):
     """A request the diff cannot answer: 400 or 404 with what to do next."""
 
     def __init__(self, message: str, status: int = 400, code: str = "bad_request") -> None:

@@ -47,7 +47,7 @@ _MAX_LISTED_FILES = 5000
 _SKIPPED_FOLDERS = frozenset({".git", ".venv", "node_modules", "__pycache__", ".schemawire"})
 
 
-class ToolboxInputError(Exception):
+class ToolboxInputError(UsageError):
     """A request the toolbox cannot act on (the request itself, not a verdict on its
     document): answered 400 ``{"error": {"code": "bad_request", "message"}}``."""
 
