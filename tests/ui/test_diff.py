@@ -100,10 +100,11 @@ def test_two_real_runs_one_varied_show_the_changed_pair_with_its_patch(
     assert card(page, "pairs-changed") > 0
     page.wait_for_selector("#edits")  # the first changed pair is shown at once
     assert page.locator("#detail h2").inner_text().endswith("openai.chat receive")
-    edits = page.locator("#edits li").all_inner_texts()
+    edits = page.locator("#edits > li").all_inner_texts()
     assert len(edits) == 1
     assert edits[0].startswith("~ /payload/choices/0/message/tool_calls/0/function/arguments:")
-    assert "paris" in edits[0]
+    inside = page.locator("#edits .df-inner li").all_inner_texts()  # the arguments string's JSON
+    assert inside == ["inside the JSON this string holds:", '~ /city: "上海" → "paris"']
     pointer = "/payload/choices/0/message/tool_calls/0/function/arguments"
     for pane in ("a", "b"):
         marked = page.locator(f"#pane-{pane} .jt-hl")
@@ -126,7 +127,7 @@ def test_the_tool_call_the_variation_changed_is_a_changed_pair_and_its_patch_say
     page.wait_for_function(
         "() => document.querySelector('#detail h2')?.textContent.includes('tools/call')"
     )
-    edits = page.locator("#edits li").all_inner_texts()
+    edits = page.locator("#edits > li").all_inner_texts()
     assert edits == ['~ /payload/params/arguments/city: "上海" → "paris"']
 
 
@@ -141,7 +142,7 @@ def test_a_verdict_accepted_in_a_and_refused_in_b_is_in_the_summary(
     page.wait_for_function(
         "() => document.querySelector('#detail h2')?.textContent.includes('gate check')"
     )
-    edits = " ".join(page.locator("#edits li").all_inner_texts())
+    edits = " ".join(page.locator("#edits > li").all_inner_texts())
     assert '~ /verdict/outcome: "accepted" → "rejected"' in edits
     page.check("#changed-only")
     page.wait_for_function("() => !document.querySelector('#rows tr.df-pair:not(.df-changed)')")

@@ -28,8 +28,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from schemawire._json import JSONValue, dumps, loads
-from schemawire._patch import diff_json, edit_line, summarise_patch
+from schemawire._json import JSONValue, dumps, json_in_text, loads
+from schemawire._patch import PatchEdit, diff_json, edit_line, summarise_patch
 from schemawire.errors import JSONError, UsageError
 from schemawire.trace import read_trace, trace_path
 from schemawire.types import Hop
@@ -301,13 +301,25 @@ class Comparison:
             edits = summarise_patch(before, patch)
             answer |= {
                 "patch": dumps(cast("JSONValue", patch)),
-                "edits": [{"op": e.op, "path": e.path, "line": edit_line(e)} for e in edits],
+                "edits": [_edit(e) for e in edits],
                 "highlight_a": sorted(
                     {e.source or e.path for e in edits if e.op in ("replace", "remove", "move")}
                 ),
                 "highlight_b": sorted({e.path for e in edits if e.op != "remove"}),
             }
         return answer
+
+
+def _edit(edit: PatchEdit) -> dict[str, Any]:
+    """An edit for the page; a string that held JSON and still does (a tool call's arguments,
+    a tool result's text) gets the edits inside it too, in ``inner``."""
+    shown: dict[str, Any] = {"op": edit.op, "path": edit.path, "line": edit_line(edit)}
+    if edit.op == "replace" and isinstance(edit.old, str) and isinstance(edit.new, str):
+        old, new = json_in_text(edit.old), json_in_text(edit.new)
+        if old is not None and new is not None:
+            inner = summarise_patch(old, diff_json(old, new))
+            shown["inner"] = [edit_line(e) for e in inner]
+    return shown
 
 
 def hop_keys(hops: list[Hop]) -> list[tuple[str, ...]]:

@@ -185,7 +185,7 @@
     } else {
       nodes.push(
         el("p", { class: "warn" }, `${pair.edits.length} edit${pair.edits.length === 1 ? "" : "s"} from A to B:`),
-        el("ul", { class: "df-edits", id: "edits" }, pair.edits.map((edit) => el("li", { class: `df-edit df-op-${edit.op}` }, edit.line))),
+        el("ul", { class: "df-edits", id: "edits" }, pair.edits.map(editView)),
         el(
           "details",
           { class: "df-patch", id: "patch" },
@@ -204,6 +204,14 @@
       );
     nodes.push(el("div", { class: "df-sides" }, side("a", pair.a_text, pair.highlight_a), side("b", pair.b_text, pair.highlight_b)));
     return nodes;
+  }
+
+  /** One edit; when it replaced a string that holds JSON, the edits inside that JSON too. */
+  function editView(edit) {
+    const inner = edit.inner
+      ? el("ul", { class: "df-inner" }, el("li", { class: "muted" }, "inside the JSON this string holds:"), edit.inner.map((line) => el("li", { class: `df-edit df-op-${line[0] === "+" ? "add" : line[0] === "-" ? "remove" : "replace"}` }, line)))
+      : null;
+    return el("li", { class: `df-edit df-op-${edit.op}` }, edit.line, inner);
   }
 
   function wrapped(tree) {
