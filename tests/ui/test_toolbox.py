@@ -425,3 +425,58 @@ def test_the_page_works_with_the_network_off(ui_server: Servers, browser: Any) -
     finally:
         offline.close()
     assert errors == []
+
+
+def test_a_dropped_file_reaches_the_parser_as_its_bytes(
+    ui_server: Servers, open_page: Opener
+) -> None:
+    raw = b'{"name": "caf\xe9",\n "ok": true}'
+    page = toolbox(open_page, ui_server())
+    page.evaluate(
+        """(bytes) => {
+          const transfer = new DataTransfer();
+          transfer.items.add(new File([new Uint8Array(bytes)], "latin1.json"));
+          const input = document.querySelector('#input');
+          input.dispatchEvent(new DragEvent('drop', {dataTransfer: transfer, bubbles: true}));
+        }""",
+        list(raw),
+    )
+    page.wait_for_function("() => document.querySelector('#input-note').textContent.length > 0")
+    assert "not all UTF-8" in page.locator("#input-note").inner_text()
+    run_action(page, "check")
+    expected = cli_refusal(raw).replace("<input>", "latin1.json")
+    assert page.locator("#cli-message").inner_text() == expected
+    page.click(".tb-jump")  # the caret's place, in the text area
+    assert page.evaluate("() => document.querySelector('#input').selectionStart") == 13
+
+
+@pytest.mark.parametrize(
+    "reference",
+    [
+        "schemas/tools/create_refund.json",  # by file name
+        "https://example.com/schemas/tools/create_refund.json",  # by $id
+        "create_refund",  # by tool name
+    ],
+)
+def test_a_schema_chosen_by_file_name_or_id_gives_the_commands_verdict(
+    ui_server: Servers, open_page: Opener, tmp_path: Path, reference: str
+) -> None:
+    repo = EXAMPLES / "refund"
+    document = '{"order_id": "A-1", "amount": 0, "reason": "late", "extra": 1}'
+    (tmp_path / "doc.json").write_text(document)
+    done = cli("validate", reference, str(tmp_path / "doc.json"), "--json", "--repo", ".", cwd=repo)
+    (expected,) = [json.loads(line) for line in done.stdout.splitlines()]
+    page = toolbox(open_page, ui_server(repo=repo))
+    page.wait_for_function("() => document.querySelectorAll('#schema-list option').length > 0")
+    listed = page.eval_on_selector_all("#schema-list option", "os => os.map(o => o.value)")
+    assert reference in listed or reference == "create_refund"  # the list holds paths and $ids
+    page.fill("#input", document)
+    page.check("#action-validate")
+    page.fill("#schema", reference)
+    run_action(page, "validate")
+    (got,) = page_results(page)
+    assert got["valid"] == expected["valid"]
+    assert got["violations"] == [
+        {k: v[k] for k in ("pointer", "keyword", "message")} for v in expected["violations"]
+    ]
+    assert got["violations"]  # the document is meant to break the schema
