@@ -387,44 +387,26 @@ def test_format_validate_and_jump_with_the_keyboard_alone(
     shoot(page, "toolbox-keyboard")
 
 
-def test_the_page_works_with_the_network_off(ui_server: Servers, browser: Any) -> None:
-    """Off the network, but for the loopback the page is served on: a browser whose resolver
-    finds no host and whose every request off 127.0.0.1 goes to a closed port. (Playwright's
-    offline mode cuts the loopback too, so it cannot serve a local page.) Every action still
-    answers, since all of them are computed on this machine."""
+def test_the_page_works_with_the_network_off(
+    ui_server: Servers, open_page: Opener, offline_browser: Any
+) -> None:
+    """In a browser off the network (but for the loopback the page is served on), every
+    action still answers, since all of them are computed on this machine."""
     from playwright.sync_api import Error as PlaywrightError
 
-    from .conftest import CHROMIUM, CHROMIUM_ARGS
-
-    server = ui_server()
-    cut_off = [
-        *CHROMIUM_ARGS,
-        "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-        "--proxy-server=http://127.0.0.1:9",
-        "--proxy-bypass-list=127.0.0.1",
-    ]
-    errors: list[str] = []
-    offline = browser.browser_type.launch(executable_path=str(CHROMIUM), args=cut_off)
+    elsewhere = offline_browser.new_page()
     try:
-        page = offline.new_page()
-        page.set_default_timeout(WAIT_MS)
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        elsewhere = offline.new_page()
         with pytest.raises(PlaywrightError, match="ERR_"):
             elsewhere.goto("http://example.com/", timeout=WAIT_MS)  # the network is off
-        elsewhere.close()
-        page.goto(f"{server.base}/?token={server.config.token}")
-        page.goto(f"{server.base}/toolbox")
-        page.wait_for_selector("#input")
-        page.fill("#input", '{"a": 1, "a": 2}')
-        run_action(page, "check")
-        assert "duplicate key" in page.locator("#verdict").inner_text()
-        page.fill("#input", '{"b":[1,2]}')
-        run_action(page, "format")
-        assert page.locator("#output").inner_text() == '{\n  "b": [\n    1,\n    2\n  ]\n}\n'
     finally:
-        offline.close()
-    assert errors == []
+        elsewhere.close()
+    page = toolbox(open_page, ui_server(), offline=True)
+    page.fill("#input", '{"a": 1, "a": 2}')
+    run_action(page, "check")
+    assert "duplicate key" in page.locator("#verdict").inner_text()
+    page.fill("#input", '{"b":[1,2]}')
+    run_action(page, "format")
+    assert page.locator("#output").inner_text() == '{\n  "b": [\n    1,\n    2\n  ]\n}\n'
 
 
 def test_a_dropped_file_reaches_the_parser_as_its_bytes(

@@ -9,15 +9,16 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 from starlette.testclient import TestClient
 
-from schemawire._json import loads
+from schemawire._json import DEFAULT_LIMITS, loads
 from schemawire._patch import diff_json, edit_line, summarise_patch
 from schemawire.application.json_toolbox import format_json, load_schema, validate_text
-from schemawire.errors import JSONError
+from schemawire.errors import ErrorCode, JSONError, SchemaError
 from schemawire.ui import UiConfig, create_app
 from schemawire.ui._toolbox import (
     ToolboxInputError,
@@ -120,9 +121,99 @@ def test_the_routes_answer_json_and_bad_requests_say_why() -> None:
     assert answer.json()["error"]["code"] == "json_syntax"
     bad = client.post("/api/toolbox/format", json={"input": {"text": "{}"}, "style": "8"})
     assert bad.status_code == 400
-    assert "style '8'" in bad.json()["error"]["message"]
+    assert 'style "8"' in bad.json()["error"]["message"]  # JSON, never a Python repr
     unusable = client.post(
         "/api/toolbox/validate", json={"input": {"text": "{}"}, "schema_text": "[1,"}
     )
     assert unusable.status_code == 400
     assert unusable.json()["error"]["code"] == "json_syntax"
+
+
+def test_a_schema_named_by_the_request_is_never_a_file_of_the_servers_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A name that is no file of the repository is looked up as an $id or tool name only:
+    a file of that name in the folder the server runs in is not read (nor shown)."""
+    (tmp_path / "secret.json").write_text('{"type": "object", secret-token')
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SchemaError) as refused:
+        validated({"input": {"text": "{}"}, "schema": "secret.json"}, REFUND)
+    assert refused.value.code == ErrorCode.SCHEMA_UNKNOWN
+    assert "secret-token" not in str(refused.value)
+
+
+def test_a_huge_json_lines_text_is_counted_whole_and_listed_in_part() -> None:
+    """Each line is checked and counted; the answer lists the refused lines only (so a
+    million-line text is not a million-row answer), with how many there are."""
+    lines = ['{"a": 1}'] * 5000
+    lines[1233] = '{"a": 1,}'
+    lines[4000] = "[NaN]"
+    answer = checked({"input": {"text": "\n".join(lines)}, "lines": True})
+    assert (answer["ok"], answer["total"], answer["refused"]) == (False, 5000, 2)
+    assert answer["listed"] == "refused"
+    assert [(v["line"], v["ok"]) for v in answer["lines"]] == [(1234, False), (4001, False)]
+    small = checked({"input": {"text": '{"a": 1}\n[1,]'}, "lines": True})
+    assert [v["ok"] for v in small["lines"]] == [True, False]
+    assert small["listed"] == "all"
+
+
+def test_validating_many_failing_lines_takes_linear_time() -> None:
+    """Every line fails (three violations each), with a character beyond the BMP before them:
+    finding each violation's place must not rescan the text before it (it was quadratic)."""
+    line = '{"note": "😀", "order_id": "x", "amount": "y", "reason": 5}'
+    text = "\n".join([line] * 20_000)
+    started = time.perf_counter()
+    answer = validated(
+        {"input": {"text": text}, "schema": "tools/create_refund", "lines": True}, REFUND
+    )
+    elapsed = time.perf_counter() - started
+    assert answer["summary"]["invalid"] == 20_000
+    assert answer["listed"] == "failed"
+    assert len(answer["results"]) == 1000  # the first failing lines; all are counted
+    last = answer["results"][-1]
+    start = (len(line) + 1) * 999 + 1  # line 1000, in UTF-16 units (one emoji before it)
+    for violation in last["violations"]:
+        key = violation["pointer"].rsplit("/", 1)[1]
+        at = violation["offset"] - start
+        assert at >= 0
+        assert (
+            text.encode("utf-16-le")[2 * violation["offset"] :]
+            .decode("utf-16-le")
+            .startswith(json.dumps(key))
+        ), violation
+    assert elapsed < 20, f"{elapsed:.1f} s for 20,000 failing lines"
+
+
+def test_a_paste_under_the_parsers_limit_is_not_refused_for_its_escaped_request() -> None:
+    """A 10 MB document of quotes is a 20 MB request once JSON-escaped: the request's own
+    size must not refuse it (the command accepts the document); a request over the cap is
+    refused with what to do instead."""
+    app = create_app(UiConfig(traces=REFUND, repo=REFUND, token="t"))
+    client = TestClient(app, base_url="http://127.0.0.1:8000")
+    client.get("/?token=t")
+    document = '["' + '\\"' * 5_000_000 + '"]'
+    answer = client.post("/api/toolbox/check", json={"input": {"text": document}})
+    assert answer.status_code == 200, answer.text[:300]
+    assert answer.json() == {"ok": True}
+
+
+def test_a_request_over_the_cap_is_refused_before_it_is_read_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from schemawire.ui import _toolbox
+
+    monkeypatch.setattr(_toolbox, "_MAX_REQUEST_BYTES", 1000)
+    app = create_app(UiConfig(traces=REFUND, repo=REFUND, token="t"))
+    client = TestClient(app, base_url="http://127.0.0.1:8000")
+    client.get("/?token=t")
+    answer = client.post("/api/toolbox/check", json={"input": {"text": "[" + "1," * 600 + "1]"}})
+    assert answer.status_code == 400
+    assert "schemawire validate --max-bytes" in answer.json()["error"]["message"]
+
+
+def test_a_repository_file_over_the_parsers_limit_is_not_read(tmp_path: Path) -> None:
+    big = tmp_path / "big.json"
+    with big.open("wb") as file:
+        file.truncate(DEFAULT_LIMITS.max_bytes + 1)  # sparse: no 16 MiB written
+    with pytest.raises(ToolboxInputError, match="schemawire validate --max-bytes"):
+        repository_file(tmp_path, "big.json")

@@ -30,15 +30,16 @@ from schemawire.schema.validator import CompiledSchema, compile_schema
 from schemawire.types import Violation
 
 __all__ = [
+    "Indent",
     "InstanceResult",
     "format_json",
     "format_json_lines",
     "load_schema",
+    "repository_schema",
+    "schema_from_text",
     "validate_file",
     "validate_text",
 ]
-# `schema_from_text` and `Indent` are for the local page (schemawire.ui); the facade does not
-# export them yet.
 
 Indent: TypeAlias = Literal[2, 4, "\t"] | None
 """How `format_json` indents: 2 or 4 spaces, a tab per level, or None for one compact line."""
@@ -198,7 +199,18 @@ def load_schema(
     path = Path(reference)
     if path.is_file():
         return _load_schema_file(path, Repository.load(repository_dir or path.parent))
-    repository = Repository.load(repository_dir or Path("."))
+    return repository_schema(reference, repository_dir=repository_dir or Path("."))
+
+
+def repository_schema(reference: str, *, repository_dir: Path) -> tuple[CompiledSchema, str]:
+    """The compiled schema of the repository at ``repository_dir`` whose ``$id``, path or tool
+    name is ``reference``, and its path. Unlike `load_schema`, ``reference`` is never read as
+    a file of its own (the local page takes it from a request: no file outside the repository).
+
+    Raises:
+        SchemaError: no schema of the repository is named so, or it cannot be used.
+    """
+    repository = Repository.load(repository_dir)
     known = repository.find(reference)
     if known is None:
         raise SchemaError(

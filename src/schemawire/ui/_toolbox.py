@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import base64
 import binascii
+import bisect
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -23,7 +25,15 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from schemawire._json import DEFAULT_LIMITS, JSONValue, ParseLimits, dumps, loads, loads_lines
+from schemawire._json import (
+    DEFAULT_LIMITS,
+    JSONLine,
+    JSONValue,
+    ParseLimits,
+    dumps,
+    loads,
+    loads_lines,
+)
 from schemawire._jsonpos import nearest_offset, pointer_offsets
 from schemawire._patch import diff_json, edit_line, summarise_patch
 from schemawire.application.json_toolbox import (
@@ -32,6 +42,7 @@ from schemawire.application.json_toolbox import (
     format_json,
     format_json_lines,
     load_schema,
+    repository_schema,
     schema_from_text,
     validate_text,
 )
@@ -44,6 +55,11 @@ __all__ = ["routes"]
 
 _INDENTS: dict[str, Indent] = {"2": 2, "4": 4, "tab": "\t", "minify": None}
 _MAX_LISTED_FILES = 5000
+_MAX_LISTED_LINES = 1000  # a JSON Lines answer lists this many lines at most (all are counted)
+# A request carries one or two documents (a diff) as JSON strings or base64: a document at the
+# parser's limit, escaped, fits several times over. A bigger request is refused before it is read.
+_MAX_REQUEST_BYTES = 8 * DEFAULT_LIMITS.max_bytes
+_REQUEST_LIMITS = replace(DEFAULT_LIMITS, max_bytes=_MAX_REQUEST_BYTES)
 _SKIPPED_FOLDERS = frozenset({".git", ".venv", "node_modules", "__pycache__", ".schemawire"})
 
 
@@ -71,16 +87,16 @@ class _ToolboxApi:
         self.repo = config.repo.resolve() if config.repo is not None else None
 
     async def format(self, request: Request) -> Response:
-        return await _answer(formatted, await request.body())
+        return await _answer(formatted, request)
 
     async def check(self, request: Request) -> Response:
-        return await _answer(checked, await request.body())
+        return await _answer(checked, request)
 
     async def validate(self, request: Request) -> Response:
-        return await _answer(lambda body: validated(body, self.repo), await request.body())
+        return await _answer(lambda body: validated(body, self.repo), request)
 
     async def diff(self, request: Request) -> Response:
-        return await _answer(differences, await request.body())
+        return await _answer(differences, request)
 
     async def schemas(self, request: Request) -> Response:
         return await _answer(lambda _: repository_schemas(self.repo), None)
@@ -94,15 +110,17 @@ class _ToolboxApi:
 
 
 async def _answer(
-    action: Callable[[dict[str, Any]], dict[str, Any]], raw: bytes | None
+    action: Callable[[dict[str, Any]], dict[str, Any]], request: Request | None
 ) -> Response:
-    """``action`` of the request's JSON body, off the event loop; a bad request, or a schema
-    that cannot be used, is a 400 that says why (with the caret, for a schema's JSON)."""
-
-    def run() -> dict[str, Any]:
-        return action(_body(raw) if raw is not None else {})
-
+    """``action`` of the request's JSON body (none for a GET), off the event loop; a bad
+    request, or a schema that cannot be used, is a 400 that says why (with the caret, for a
+    schema's JSON)."""
     try:
+        raw = await _read_body(request) if request is not None else None
+
+        def run() -> dict[str, Any]:
+            return action(_body(raw) if raw is not None else {})
+
         return JSONResponse(await run_in_threadpool(run))
     except ToolboxInputError as error:
         return JSONResponse({"error": {"code": "bad_request", "message": str(error)}}, 400)
@@ -110,9 +128,26 @@ async def _answer(
         return JSONResponse({"error": refusal(error)}, 400)
 
 
+async def _read_body(request: Request) -> bytes:
+    """The request's body, read no further than `_MAX_REQUEST_BYTES`."""
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > _MAX_REQUEST_BYTES:
+            raise ToolboxInputError(
+                f"the request is larger than {_MAX_REQUEST_BYTES // 2**20} MiB: check a "
+                "document this big with the command line (schemawire validate --max-bytes)"
+            )
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
 def _body(raw: bytes) -> dict[str, Any]:
+    """The request's JSON object. Its limits are the request's own, not the document's: the
+    document inside is parsed again, with the parser's limits, by the action."""
     try:
-        body = loads(raw, source="<request>")
+        body = loads(raw, limits=_REQUEST_LIMITS, source="<request>")
     except JSONError as error:
         raise ToolboxInputError(f"the request is not JSON: {error.message}") from None
     if not isinstance(body, dict):
@@ -139,7 +174,7 @@ def formatted(body: dict[str, Any]) -> dict[str, Any]:
                 raw, limits=limits, source=name, indent=_INDENTS[style], sort_keys=sort_keys
             )
         else:
-            raise ToolboxInputError(f"style {style!r} is not one of 2, 4, tab, minify, lines")
+            raise ToolboxInputError(f"style {dumps(style)} is not one of 2, 4, tab, minify, lines")
     except JSONError as error:
         return {"ok": False, "error": refusal(error)}
     return {"ok": True, "text": text}
@@ -151,17 +186,40 @@ def checked(body: dict[str, Any]) -> dict[str, Any]:
     raw, name = _document(body.get("input", body))
     limits = _limits(body)
     if body.get("lines"):
-        verdicts = [
-            {"line": line.number, "ok": line.error is None}
-            | ({"error": refusal(line.error)} if line.error is not None else {})
-            for line in loads_lines(raw, limits=limits, source=name)
-        ]
-        return {"ok": all(v["ok"] for v in verdicts), "lines": verdicts}
+        return _line_verdicts(loads_lines(raw, limits=limits, source=name))
     try:
         loads(raw, limits=limits, source=name)
     except JSONError as error:
         return {"ok": False, "error": refusal(error)}
     return {"ok": True}
+
+
+def _line_verdicts(lines: Iterator[JSONLine]) -> dict[str, Any]:
+    """The check of each line, counted: ``{"ok", "total", "refused", "lines", "listed"}``.
+    ``lines`` holds every line's verdict (``{"line", "ok", "error"?}``) when there are at most
+    `_MAX_LISTED_LINES`, else only the refused lines' (``listed: "refused"``), the first
+    `_MAX_LISTED_LINES` of them, so a huge text is not a huge answer."""
+    every: list[dict[str, Any]] = []
+    refused: list[dict[str, Any]] = []
+    total = refused_count = 0
+    for line in lines:
+        total += 1
+        verdict: dict[str, Any] = {"line": line.number, "ok": line.error is None}
+        if line.error is not None:
+            refused_count += 1
+            verdict["error"] = refusal(line.error)
+            if len(refused) < _MAX_LISTED_LINES:
+                refused.append(verdict)
+        if total <= _MAX_LISTED_LINES:
+            every.append(verdict)
+    listed = "all" if total <= _MAX_LISTED_LINES else "refused"
+    return {
+        "ok": refused_count == 0,
+        "total": total,
+        "refused": refused_count,
+        "listed": listed,
+        "lines": every if listed == "all" else refused,
+    }
 
 
 def validated(body: dict[str, Any], repo: Path | None) -> dict[str, Any]:
@@ -173,13 +231,19 @@ def validated(body: dict[str, Any], repo: Path | None) -> dict[str, Any]:
     lines = bool(body.get("lines"))
     results = list(validate_text(schema, raw, source=name, lines=lines, limits=_limits(body)))
     text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
-    shown = [_shown_result(result, text, lines) for result in results]
+    listed = "all" if len(results) <= _MAX_LISTED_LINES else "failed"
+    # a huge JSON Lines text: only the lines that fail are listed (the first ones); all counted
+    failed = [r for r in results if not r.valid][:_MAX_LISTED_LINES] if listed == "failed" else []
+    results_listed = results if listed == "all" else failed
+    starts = _line_starts(text) if lines else None
+    utf16 = _Utf16(text)
+    shown = [_shown_result(result, text, starts, utf16) for result in results_listed]
     summary = {
         "valid": sum(r.valid for r in results),
         "invalid": sum(not r.valid and r.error is None for r in results),
         "unreadable": sum(r.error is not None for r in results),
     }
-    return {"schema": label, "results": shown, "summary": summary}
+    return {"schema": label, "results": shown, "summary": summary, "listed": listed}
 
 
 def differences(body: dict[str, Any]) -> dict[str, Any]:
@@ -263,35 +327,57 @@ def _schema(body: dict[str, Any], repo: Path | None) -> tuple[Any, str]:
         if not path.is_relative_to(repo):
             raise ToolboxInputError(f"{reference} is outside the repository")
         return load_schema(str(path), repository_dir=repo)
-    return load_schema(reference, repository_dir=repo)  # an $id or a tool name
+    # an $id or a tool name: looked up in the repository only, never read as a file (of the
+    # folder the server was started in, say)
+    return repository_schema(reference, repository_dir=repo)
 
 
-def _shown_result(result: InstanceResult, text: str, lines: bool) -> dict[str, Any]:
+def _shown_result(
+    result: InstanceResult, text: str, line_starts: list[int] | None, utf16: _Utf16
+) -> dict[str, Any]:
+    """``result`` as the command prints it, with each violation's offset in ``text`` (a
+    JSON Lines text when ``line_starts`` are given: where each of its lines starts)."""
     shown = result.to_json()
     if result.error is not None:
         shown["error"] = refusal(result.error)
         return shown
-    where = _instance_text(text, result.source) if lines else (0, text)
+    where = _instance_text(text, result.source, line_starts) if line_starts else (0, text)
     offsets = pointer_offsets(where[1]) if result.violations else {}
     for violation in shown["violations"]:
         offset = nearest_offset(offsets, violation["pointer"])
-        violation["offset"] = _utf16(text, where[0] + offset)
+        violation["offset"] = utf16.offset(where[0] + offset)
     return shown
 
 
-def _instance_text(text: str, source: str) -> tuple[int, str]:
+def _line_starts(text: str) -> list[int]:
+    """Where each line of ``text`` starts (lines end at ``\\n``, as `loads_lines` splits)."""
+    starts = [0]
+    at = text.find("\n")
+    while at != -1:
+        starts.append(at + 1)
+        at = text.find("\n", at + 1)
+    return starts
+
+
+def _instance_text(text: str, source: str, line_starts: list[int]) -> tuple[int, str]:
     """Where line ``source``'s number (``name:N``) starts in ``text``, and that line."""
-    number = int(source.rsplit(":", 1)[1])
-    start = 0
-    for _ in range(number - 1):
-        start = text.index("\n", start) + 1
+    start = line_starts[int(source.rsplit(":", 1)[1]) - 1]
     end = text.find("\n", start)
     return start, text[start : len(text) if end == -1 else end]
 
 
-def _utf16(text: str, offset: int) -> int:
-    """``offset`` (code points) in the UTF-16 units a browser's string counts."""
-    return len(text[:offset].encode("utf-16-le")) // 2
+class _Utf16:
+    """Offsets in ``text`` (code points) in the UTF-16 units a browser's string counts: one
+    more for each character beyond the BMP before it. Found once, so each offset costs a
+    bisection, not a copy of the text before it (a document may have a million violations)."""
+
+    _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+
+    def __init__(self, text: str) -> None:
+        self.astral = [m.start() for m in self._ASTRAL.finditer(text)]
+
+    def offset(self, offset: int) -> int:
+        return offset + bisect.bisect_left(self.astral, offset)
 
 
 def repository_schemas(repo: Path | None) -> dict[str, Any]:
@@ -351,6 +437,12 @@ def repository_file(repo: Path | None, relative: str) -> dict[str, Any]:
         raise ToolboxInputError(f"{relative} is not a JSON file of the repository")
     if not path.is_file():
         raise ToolboxInputError(f"{relative}: no such file in the repository")
+    size = path.stat().st_size
+    if size > DEFAULT_LIMITS.max_bytes:  # measured before it is read
+        raise ToolboxInputError(
+            f"{relative} is {size:,} bytes, more than the parser's {DEFAULT_LIMITS.max_bytes:,}:"
+            f" check it with the command line (schemawire validate --max-bytes N {relative})"
+        )
     raw = path.read_bytes()
     try:
         return {"path": relative, "text": raw.decode("utf-8")}

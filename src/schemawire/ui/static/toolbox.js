@@ -331,9 +331,10 @@
   }
 
   function linesView(answer) {
-    const bad = answer.lines.filter((line) => !line.ok).length;
+    const { total, refused } = answer;
     return [
-      verdict(bad === 0, `${answer.lines.length} lines: ${answer.lines.length - bad} accepted, ${bad} refused`),
+      verdict(refused === 0, `${total.toLocaleString()} lines: ${(total - refused).toLocaleString()} accepted, ${refused.toLocaleString()} refused`),
+      listedNote(answer.listed !== "all", answer.lines.length, refused, "refused line"),
       el(
         "table",
         { class: "tb-lines" },
@@ -360,12 +361,21 @@
     ];
   }
 
+  /** When a huge JSON Lines text is answered, only (the first of) the lines that fail are
+   *  listed: say so, and how many of them are shown. */
+  function listedNote(partial, shown, failing, what) {
+    if (!partial) return null;
+    const all = shown === failing ? `every ${what}` : `the first ${shown.toLocaleString()} of ${failing.toLocaleString()} ${what}s`;
+    return el("p", { class: "muted tb-small", id: "listed" }, `Too many lines to list: shown are ${all} (the command line lists them all).`);
+  }
+
   function validationView(answer) {
     const { valid, invalid, unreadable } = answer.summary;
     const total = valid + invalid + unreadable;
     const nodes = [
       verdict(invalid + unreadable === 0, `${total} instance${total === 1 ? "" : "s"}: ${valid} valid, ${invalid} invalid${unreadable ? `, ${unreadable} unreadable` : ""}`),
       el("p", { class: "muted tb-small" }, "against ", el("code", {}, answer.schema), " · click a violation to go to its place in the input"),
+      listedNote(answer.listed !== "all", answer.results.length, invalid + unreadable, "line that fails"),
     ];
     for (const result of answer.results) {
       const head = el("h2", { class: "tb-source" }, result.source, " ", el("span", { class: `badge ${result.valid ? "ok" : "bad"}` }, result.error ? "unreadable" : result.valid ? "valid" : "invalid"));
