@@ -194,3 +194,11 @@ def test_the_routes_answer_the_summary_a_pair_and_errors(client: TestClient) -> 
     assert "no trace of run ffff" in missing.json()["error"]["message"]
     assert client.get("/api/diff?a=../x&b=aaaa").status_code == 400
     assert client.get("/api/diff/pair?a=aaaa&b=bbbb&row=9").status_code == 404
+
+
+def test_a_bad_request_is_worded_in_json_never_a_python_repr(client: TestClient) -> None:
+    refused = client.get("/api/diff?a=aaaa&b=bbbb&offset=ten")
+    assert refused.status_code == 400
+    assert refused.json()["error"]["message"] == '"ten" is not a number'
+    bad_id = client.get("/api/diff", params={"a": "it's", "b": "aaaa"}).json()
+    assert bad_id["error"]["message"].startswith('"it\'s" is not a run id')

@@ -77,7 +77,7 @@ def fmt(
     value per line. (The local page's Toolbox formats with the same options.)
     """
     if indent not in _INDENTS:
-        raise typer.BadParameter(f"--indent is 2, 4, tab or 0, not {indent!r}")
+        raise typer.BadParameter(f"--indent is 2, 4, tab or 0, not {dumps(indent)}")
     changed = unreadable = 0
     for name in files:
         try:

@@ -119,7 +119,7 @@ def _int(text: str | None, default: int) -> int:
     try:
         return int(text)
     except ValueError:
-        raise DiffRequestError(f"{text!r} is not a number") from None
+        raise DiffRequestError(f"{dumps(text)} is not a number") from None
 
 
 class _Runs:
@@ -140,7 +140,7 @@ class _Runs:
 
     def path_of(self, run_id: str) -> Path:
         if not _RUN_ID.fullmatch(run_id):
-            raise DiffRequestError(f"{run_id!r} is not a run id: choose a run in the list")
+            raise DiffRequestError(f"{dumps(run_id)} is not a run id: choose a run in the list")
         path = trace_path(run_id, self.folder)
         if path.is_file():
             return path
