@@ -307,6 +307,35 @@ def test_json_lines_get_a_verdict_per_line_with_its_number(
     assert page.locator("#output").inner_text() == '{"b":1,"a":2}\n[1,2]\n'
 
 
+def test_a_huge_json_lines_text_lists_only_its_refused_lines(
+    ui_server: Servers, open_page: Opener
+) -> None:
+    """50,000 lines, two refused: the page says how many of each, and its table holds the
+    two refused lines (not 50,000 rows), each a button to its place."""
+    lines = ['{"a": 1}'] * 50_000
+    lines[20_000] = '{"a": 1,}'
+    lines[49_999] = '{"a": 1'
+    page = toolbox(open_page, ui_server())
+    page.eval_on_selector(  # as a paste does (fill types it, too slowly for 50,000 lines)
+        "#input",
+        "(t, text) => { t.value = text; t.dispatchEvent(new Event('input')); }",
+        "\n".join(lines),
+    )
+    page.check("#action-lines")
+    page.select_option("#lines-mode", "check")
+    run_action(page, "lines")
+    assert page.locator("#verdict").inner_text() == "✗ 50,000 lines: 49,998 accepted, 2 refused"
+    assert "every refused line" in page.locator("#listed").inner_text()
+    rows = page.eval_on_selector_all(".tb-lines tbody tr", "rs => rs.map(r => r.dataset.line)")
+    assert rows == ["20001", "50000"]
+    page.click(".tb-lines tbody tr:first-child button")
+    line = page.evaluate(
+        "() => { const t = document.activeElement;"
+        " return t.value.slice(0, t.selectionStart).split('\\n').length; }"
+    )
+    assert line == 20_001
+
+
 def test_json_lines_validate_line_by_line_as_validate_json_does(
     ui_server: Servers, open_page: Opener, tmp_path: Path
 ) -> None:
