@@ -131,6 +131,11 @@ def test_a_pasted_document_over_the_size_limit_is_refused_as_validate_max_bytes_
     run_action(page, "check")
     assert expected in page.locator("#verdict").inner_text()
     assert page.locator(".tb-code").inner_text() == "json_too_large"
+    # a refusal with no place has no excerpt: nothing stands in its stead (not the text "null")
+    shown = page.evaluate(
+        "() => [...document.querySelector('#result').childNodes].map(n => n.textContent)"
+    )
+    assert "null" not in shown
 
 
 def test_big_integers_are_kept_exact_in_every_format_as_fmt_keeps_them(

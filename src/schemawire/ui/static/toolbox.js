@@ -269,7 +269,7 @@
   }
 
   function show(...nodes) {
-    ui.result.replaceChildren(...nodes);
+    ui.result.replaceChildren(...nodes.filter((node) => node !== null && node !== undefined)); // a null would show as the text "null"
     ui.result.dataset.done = String(Date.now());
   }
 
