@@ -466,6 +466,36 @@ def test_a_dropped_file_reaches_the_parser_as_its_bytes(
     assert page.evaluate("() => document.querySelector('#input').selectionStart") == 13
 
 
+def test_a_violation_in_a_dropped_crlf_file_jumps_to_its_place(
+    ui_server: Servers, open_page: Opener
+) -> None:
+    """A text area shows a file's CRLF line ends as LF (one character fewer per line): the
+    server counts the file's own characters, so the jump must not land a line's worth of
+    characters early."""
+    raw = b'{\r\n  "a": 1,\r\n  "b": 2,\r\n  "c": 3,\r\n  "n": "x"\r\n}\r\n'
+    page = toolbox(open_page, ui_server())
+    page.evaluate(
+        """(bytes) => {
+          const transfer = new DataTransfer();
+          transfer.items.add(new File([new Uint8Array(bytes)], "crlf.json"));
+          const input = document.querySelector('#input');
+          input.dispatchEvent(new DragEvent('drop', {dataTransfer: transfer, bubbles: true}));
+        }""",
+        list(raw),
+    )
+    page.wait_for_function("() => document.querySelector('#input-note').textContent.length > 0")
+    page.check("#action-validate")
+    page.check("#paste-schema")
+    page.fill("#schema-text", '{"properties": {"n": {"type": "integer"}}}')
+    run_action(page, "validate")
+    page.click(".tb-violation")
+    selected = page.evaluate(
+        "() => { const t = document.querySelector('#input');"
+        " return t.value.slice(t.selectionStart, t.selectionEnd); }"
+    )
+    assert selected == '"n": "x"'
+
+
 @pytest.mark.parametrize(
     "reference",
     [

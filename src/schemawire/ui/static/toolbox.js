@@ -169,11 +169,28 @@
   function setBytes(side, name, bytes) {
     const area = side === "a" ? ui.input : ui.inputB;
     const note = side === "a" ? ui.inputNote : ui.inputBNote;
-    state.bytes[side] = { name, base64: toBase64(bytes) };
+    const text = new TextDecoder("utf-8").decode(bytes);
+    state.bytes[side] = { name, base64: toBase64(bytes), crlf: crlfAt(text) };
     state.names[side] = name;
-    area.value = new TextDecoder("utf-8").decode(bytes);
+    area.value = text;
     const plain = new TextEncoder().encode(area.value).length === bytes.length;
     note.textContent = `${name}: ${bytes.length.toLocaleString()} bytes, sent as they are${plain ? "" : " (not all UTF-8: the text shows � where a byte is not)"}`;
+  }
+
+  /** Where ``text`` has a CR LF line end: a text area shows each as LF alone (one UTF-16 unit
+   *  fewer), while the server's offsets count the file's own characters. */
+  function crlfAt(text) {
+    const found = [];
+    for (let at = text.indexOf("\r\n"); at !== -1; at = text.indexOf("\r\n", at + 2)) found.push(at);
+    return found;
+  }
+
+  /** An offset in the document the server read, in the text area's value. */
+  function areaOffset(offset) {
+    const crlf = (state.bytes.a && state.bytes.a.crlf) || [];
+    let before = 0;
+    while (before < crlf.length && crlf[before] < offset) before++;
+    return offset - before;
   }
 
   function toBase64(bytes) {
@@ -423,7 +440,8 @@
   // --- jumping to a place in the input ---
 
   /** Select from ``offset`` (UTF-16 units) to the end of that line, and scroll it into view. */
-  function jumpToOffset(offset) {
+  function jumpToOffset(serverOffset) {
+    const offset = areaOffset(serverOffset);
     const text = ui.input.value;
     const end = text.indexOf("\n", offset);
     select(offset, end === -1 ? text.length : end);
