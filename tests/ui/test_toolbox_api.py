@@ -105,6 +105,10 @@ def test_only_the_repositorys_json_files_are_read() -> None:
             {"input": {"text": "{}"}, "schema": "../support-desk/schemas/tools/get_weather.json"},
             REFUND,
         )
+    with pytest.raises(ToolboxInputError, match="NUL"):  # not the OS's ValueError (a 500)
+        repository_file(REFUND, "schemas/a\0.json")
+    with pytest.raises(ToolboxInputError, match="NUL"):
+        validated({"input": {"text": "{}"}, "schema": "tools/a\0b"}, REFUND)
     picked = repository_file(REFUND, "schemas/tools/create_refund.json")
     assert loads(picked["text"])["$id"].endswith("create_refund.json")
 

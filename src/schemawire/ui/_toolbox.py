@@ -322,7 +322,7 @@ def _schema(body: dict[str, Any], repo: Path | None) -> tuple[Any, str]:
         raise ToolboxInputError("choose a schema of the repository, or paste one")
     if repo is None:
         raise ToolboxInputError("no repository: start the page with --repo DIR, or paste a schema")
-    path = (repo / reference).resolve()
+    path = _resolved(repo, reference)
     if path.is_file():  # a path in the repository (never one outside it)
         if not path.is_relative_to(repo):
             raise ToolboxInputError(f"{reference} is outside the repository")
@@ -330,6 +330,14 @@ def _schema(body: dict[str, Any], repo: Path | None) -> tuple[Any, str]:
     # an $id or a tool name: looked up in the repository only, never read as a file (of the
     # folder the server was started in, say)
     return repository_schema(reference, repository_dir=repo)
+
+
+def _resolved(repo: Path, relative: str) -> Path:
+    """``relative`` (from a request) under ``repo``, resolved; a NUL byte, which no path
+    holds, is a bad request rather than the operating system's ValueError."""
+    if "\0" in relative:
+        raise ToolboxInputError(f"{dumps(relative)} is not a path: it holds a NUL character")
+    return (repo / relative).resolve()
 
 
 def _shown_result(
@@ -432,7 +440,7 @@ def repository_file(repo: Path | None, relative: str) -> dict[str, Any]:
     UTF-8 (so the check sees them as they are)."""
     if repo is None:
         raise ToolboxInputError("no repository: start the page with --repo DIR")
-    path = (repo / relative).resolve()
+    path = _resolved(repo, relative)
     if not path.is_relative_to(repo) or path.suffix not in (".json", ".jsonl"):
         raise ToolboxInputError(f"{relative} is not a JSON file of the repository")
     if not path.is_file():
