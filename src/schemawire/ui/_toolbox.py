@@ -229,21 +229,34 @@ def validated(body: dict[str, Any], repo: Path | None) -> dict[str, Any]:
     raw, name = _document(body.get("input", body))
     schema, label = _schema(body, repo)
     lines = bool(body.get("lines"))
-    results = list(validate_text(schema, raw, source=name, lines=lines, limits=_limits(body)))
+    results = validate_text(schema, raw, source=name, lines=lines, limits=_limits(body))
+    summary, listed, kept = _counted(results)
     text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
-    listed = "all" if len(results) <= _MAX_LISTED_LINES else "failed"
-    # a huge JSON Lines text: only the lines that fail are listed (the first ones); all counted
-    failed = [r for r in results if not r.valid][:_MAX_LISTED_LINES] if listed == "failed" else []
-    results_listed = results if listed == "all" else failed
     starts = _line_starts(text) if lines else None
     utf16 = _Utf16(text)
-    shown = [_shown_result(result, text, starts, utf16) for result in results_listed]
-    summary = {
-        "valid": sum(r.valid for r in results),
-        "invalid": sum(not r.valid and r.error is None for r in results),
-        "unreadable": sum(r.error is not None for r in results),
-    }
+    shown = [_shown_result(result, text, starts, utf16) for result in kept]
     return {"schema": label, "results": shown, "summary": summary, "listed": listed}
+
+
+def _counted(
+    results: Iterator[InstanceResult],
+) -> tuple[dict[str, int], str, list[InstanceResult]]:
+    """The verdicts counted as they come (a JSON Lines text of millions of lines is never
+    held whole), and those to list: all, when there are at most `_MAX_LISTED_LINES`; else
+    (``"failed"``) the first `_MAX_LISTED_LINES` that are not valid."""
+    summary = {"valid": 0, "invalid": 0, "unreadable": 0}
+    first: list[InstanceResult] = []
+    failed: list[InstanceResult] = []
+    for result in results:
+        kind = "valid" if result.valid else "unreadable" if result.error else "invalid"
+        summary[kind] += 1
+        if len(first) <= _MAX_LISTED_LINES:  # one more than listed: there are too many
+            first.append(result)
+        if not result.valid and len(failed) < _MAX_LISTED_LINES:
+            failed.append(result)
+    if len(first) <= _MAX_LISTED_LINES:
+        return summary, "all", first
+    return summary, "failed", failed
 
 
 def differences(body: dict[str, Any]) -> dict[str, Any]:
