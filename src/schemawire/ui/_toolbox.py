@@ -7,6 +7,11 @@ dropped file's bytes, so bad UTF-8 reaches the parser as it is), with an optiona
 that errors name as their source. A document the parser refuses is an answer, not a failure:
 ``{"ok": false, "error": {code, message, line, column, excerpt, shown}}``, where ``shown`` is
 the command's own words (``str(error)``). Work runs off the event loop.
+
+Bounds, for a paste or a file of any size: a request over `_MAX_REQUEST_BYTES` is refused
+before it is read whole; a JSON Lines answer counts every line but lists at most
+`_MAX_LISTED_LINES` of them; a schema is a file of the repository, or a name the repository
+knows, never a file of the folder the server runs in.
 """
 
 from __future__ import annotations
