@@ -28,10 +28,13 @@ if _TYPE_CHECKING:
     )
     from schemawire.application.check import CheckReport, check_repository
     from schemawire.application.json_toolbox import (
+        Indent,
         InstanceResult,
         format_json,
         format_json_lines,
         load_schema,
+        repository_schema,
+        schema_from_text,
         validate_file,
         validate_text,
     )
@@ -142,6 +145,7 @@ __all__ = [
     "HostOptions",
     "HttpModel",
     "HttpServer",
+    "Indent",
     "InputError",
     "InstanceResult",
     "JSONError",
@@ -207,6 +211,8 @@ __all__ = [
     "project_repository",
     "python_tools",
     "read_trace",
+    "repository_schema",
+    "schema_from_text",
     "to_sarif",
     "validate_file",
     "validate_text",
@@ -227,10 +233,13 @@ _HOMES = {
     ),
     "schemawire.application.check": ("CheckReport", "check_repository"),
     "schemawire.application.json_toolbox": (
+        "Indent",
         "InstanceResult",
         "format_json",
         "format_json_lines",
         "load_schema",
+        "repository_schema",
+        "schema_from_text",
         "validate_file",
         "validate_text",
     ),

@@ -12,9 +12,9 @@ from typing import Any
 
 import jsonpatch
 
-from schemawire._json import JSONValue
+from schemawire._json import JSONValue, dumps
 
-__all__ = ["PatchEdit", "diff_json", "summarise_patch"]
+__all__ = ["PatchEdit", "diff_json", "edit_line", "summarise_patch"]
 
 
 def diff_json(old: JSONValue, new: JSONValue) -> list[dict[str, Any]]:
@@ -44,6 +44,25 @@ def summarise_patch(old: JSONValue, operations: list[dict[str, Any]]) -> list[Pa
         edits.append(PatchEdit(op, path, before, operation.get("value"), operation.get("from")))
         document = jsonpatch.apply_patch(document, [operation])
     return edits
+
+
+def edit_line(edit: PatchEdit, width: int = 100) -> str:
+    """``edit`` on one line, as ``schemawire diff`` prints it (and the page shows it):
+    ``+ /path: new``, ``- /path: old``, ``~ /path: old → new``, ``move /from → /path``. Values
+    longer than ``width`` characters are cut with an ellipsis."""
+    where = edit.path or "/"
+    if edit.op == "add":
+        return f"+ {where}: {_short(edit.new, width)}"
+    if edit.op == "remove":
+        return f"- {where}: {_short(edit.old, width)}"
+    if edit.op == "replace":
+        return f"~ {where}: {_short(edit.old, width)} → {_short(edit.new, width)}"
+    return f"{edit.op} {edit.source or ''} → {where}"  # move, copy
+
+
+def _short(value: Any, width: int) -> str:
+    text = dumps(value, indent=False)
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _value_at(document: Any, pointer: str) -> Any:

@@ -64,6 +64,27 @@ def browser() -> Iterator[Any]:
         launched.close()
 
 
+# Off the network but for the loopback the page is served on: the resolver finds no host, and
+# every request off 127.0.0.1 goes to a closed port. (Playwright's offline mode cuts the
+# loopback too, so it cannot serve a local page.)
+OFFLINE_ARGS = [
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+    "--proxy-server=http://127.0.0.1:9",
+    "--proxy-bypass-list=127.0.0.1",
+]
+
+
+@pytest.fixture(scope="session")
+def offline_browser(browser: Any) -> Iterator[Any]:
+    """A second chromium with the network off (`OFFLINE_ARGS`); ``open_page(..., offline=True)``
+    opens its pages there."""
+    launched = browser.browser_type.launch(
+        executable_path=str(CHROMIUM), args=[*CHROMIUM_ARGS, *OFFLINE_ARGS], headless=True
+    )
+    yield launched
+    launched.close()
+
+
 ServerFactory = Callable[..., LocalServer]
 
 
@@ -97,13 +118,17 @@ def requests_seen() -> Requests:
 
 
 @pytest.fixture
-def open_page(browser: Any, requests_seen: Requests) -> Iterator[Callable[..., Any]]:
-    """``open_page(server, path="/")``: a new page at ``path`` of ``server``, token given."""
+def open_page(
+    request: pytest.FixtureRequest, browser: Any, requests_seen: Requests
+) -> Iterator[Callable[..., Any]]:
+    """``open_page(server, path="/", offline=False)``: a new page at ``path`` of ``server``,
+    token given; with ``offline``, in the `offline_browser` (requests still counted)."""
     contexts: list[Any] = []
     errors: list[str] = []
 
     def open_(server: LocalServer, path: str = "/", *, offline: bool = False) -> Any:
-        context = browser.new_context(viewport={"width": 1360, "height": 860})
+        chosen = request.getfixturevalue("offline_browser") if offline else browser
+        context = chosen.new_context(viewport={"width": 1360, "height": 860})
         contexts.append(context)
         context.set_default_timeout(WAIT_MS)
         context.route("**/*", _counting(requests_seen))
@@ -111,8 +136,6 @@ def open_page(browser: Any, requests_seen: Requests) -> Iterator[Callable[..., A
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(f"{server.base}/?token={server.config.token}")  # sets the cookie
-        if offline:
-            context.set_offline(True)
         if path != "/":
             page.goto(server.base + path)
         page.wait_for_load_state("domcontentloaded")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypeAlias
 
 from schemawire._json import (
     DEFAULT_LIMITS,
@@ -30,30 +30,59 @@ from schemawire.schema.validator import CompiledSchema, compile_schema
 from schemawire.types import Violation
 
 __all__ = [
+    "Indent",
     "InstanceResult",
     "format_json",
     "format_json_lines",
     "load_schema",
+    "repository_schema",
+    "schema_from_text",
     "validate_file",
     "validate_text",
 ]
 
+Indent: TypeAlias = Literal[2, 4, "\t"] | None
+"""How `format_json` indents: 2 or 4 spaces, a tab per level, or None for one compact line."""
+
 
 def format_json(
-    text: bytes | str, *, limits: ParseLimits = DEFAULT_LIMITS, source: str = "<input>"
+    text: bytes | str,
+    *,
+    limits: ParseLimits = DEFAULT_LIMITS,
+    source: str = "<input>",
+    indent: Indent = 2,
+    sort_keys: bool = False,
 ) -> str:
-    """``text`` formatted stably: two-space indentation, key order kept, non-ASCII readable.
+    """``text`` formatted stably: two-space indentation (or ``indent``), key order kept (or
+    sorted), non-ASCII readable.
 
     Formatting is idempotent and never changes a value (big integers stay exact).
 
     Raises:
         JSONError: ``text`` is not acceptable JSON.
     """
-    return dumps(loads(text, limits=limits, source=source)) + "\n"
+    value = loads(text, limits=limits, source=source)
+    if indent is None:
+        return dumps(value, indent=False, sort_keys=sort_keys) + "\n"
+    return _reindented(dumps(value, sort_keys=sort_keys), indent) + "\n"
+
+
+def _reindented(text: str, indent: Literal[2, 4, "\t"]) -> str:
+    """Two-space indented ``text`` (from `dumps`) at ``indent`` per level. Only indentation
+    starts a line of it: a string's own line breaks are written as escapes."""
+    if indent == 2:
+        return text
+    unit = " " * indent if isinstance(indent, int) else indent
+    lines = text.split("\n")
+    return "\n".join(unit * ((len(ln) - len(ln.lstrip(" "))) // 2) + ln.lstrip(" ") for ln in lines)
 
 
 def format_json_lines(
-    text: bytes | str, *, limits: ParseLimits = DEFAULT_LIMITS, source: str = "<input>"
+    text: bytes | str,
+    *,
+    limits: ParseLimits = DEFAULT_LIMITS,
+    source: str = "<input>",
+    sort_keys: bool = False,
 ) -> str:
     """JSON Lines formatted one compact value per line; blank lines are dropped.
 
@@ -64,7 +93,7 @@ def format_json_lines(
     for line in loads_lines(text, limits=limits, source=source):
         if line.error is not None:
             raise line.error
-        lines.append(dumps(line.value, indent=False))
+        lines.append(dumps(line.value, indent=False, sort_keys=sort_keys))
     return "".join(line + "\n" for line in lines)
 
 
@@ -170,7 +199,18 @@ def load_schema(
     path = Path(reference)
     if path.is_file():
         return _load_schema_file(path, Repository.load(repository_dir or path.parent))
-    repository = Repository.load(repository_dir or Path("."))
+    return repository_schema(reference, repository_dir=repository_dir or Path("."))
+
+
+def repository_schema(reference: str, *, repository_dir: Path) -> tuple[CompiledSchema, str]:
+    """The compiled schema of the repository at ``repository_dir`` whose ``$id``, path or tool
+    name is ``reference``, and its path. Unlike `load_schema`, ``reference`` is never read as
+    a file of its own (the local page takes it from a request: no file outside the repository).
+
+    Raises:
+        SchemaError: no schema of the repository is named so, or it cannot be used.
+    """
+    repository = Repository.load(repository_dir)
     known = repository.find(reference)
     if known is None:
         raise SchemaError(
@@ -203,6 +243,25 @@ def _unusable(repository: Repository, verdict: Unusable) -> SchemaError:
         line=cause.line,
         column=cause.column,
     )
+
+
+def schema_from_text(
+    text: bytes | str, *, repository_dir: Path | None = None, source: str = "<schema>"
+) -> CompiledSchema:
+    """A schema given as text (pasted on the page), compiled; its ``$ref``s to a repository's
+    schemas resolve through the repository at ``repository_dir``, when there is one.
+
+    Raises:
+        JSONError: ``text`` is not acceptable JSON.
+        SchemaError: it is not a usable schema.
+    """
+    document = loads(text, source=source)
+    if not isinstance(document, dict | bool):
+        raise SchemaError(
+            ErrorCode.SCHEMA_INVALID, "a schema must be an object or a boolean", source=source
+        )
+    registry = Repository.load(repository_dir).registry if repository_dir is not None else None
+    return compile_schema(document, registry=registry, source=source)
 
 
 def _load_schema_file(path: Path, repository: Repository) -> tuple[CompiledSchema, str]:

@@ -12,8 +12,9 @@ import typer
 from rich.markup import escape
 
 from schemawire._json import DEFAULT_LIMITS, JSONValue, ParseLimits, dumps, load_file, loads
-from schemawire._patch import PatchEdit, diff_json, summarise_patch
+from schemawire._patch import PatchEdit, diff_json, edit_line, summarise_patch
 from schemawire.application.json_toolbox import (
+    Indent,
     InstanceResult,
     format_json,
     format_json_lines,
@@ -60,16 +61,27 @@ def fmt(
     to_stdout: Annotated[
         bool, typer.Option("--stdout", help="Print the result instead of rewriting the file.")
     ] = False,
+    indent: Annotated[
+        str,
+        typer.Option(
+            "--indent", metavar="2|4|tab|0", help="Spaces per level, tab, or 0 for one line."
+        ),
+    ] = "2",
+    sort_keys: Annotated[
+        bool, typer.Option("--sort-keys", help="Sort every object's keys.")
+    ] = False,
 ) -> None:
     """Format JSON stably: two-space indentation, key order kept, non-ASCII left readable.
 
     Files are rewritten in place (only when they change). JSON Lines (.jsonl) get one compact
-    value per line.
+    value per line. (The local page's Toolbox formats with the same options.)
     """
+    if indent not in _INDENTS:
+        raise typer.BadParameter(f"--indent is 2, 4, tab or 0, not {dumps(indent)}")
     changed = unreadable = 0
     for name in files:
         try:
-            original, formatted = _format(name)
+            original, formatted = _format(name, _INDENTS[indent], sort_keys=sort_keys)
         except (InputError, OSError) as error:
             stderr.print(f"[bold red]error:[/] {escape(_describe(error, name))}")
             unreadable += 1
@@ -89,12 +101,15 @@ def fmt(
         raise typer.Exit(EXIT_FINDINGS)
 
 
-def _format(name: str) -> tuple[bytes, str]:
+_INDENTS: dict[str, Indent] = {"2": 2, "4": 4, "tab": "\t", "0": None}
+
+
+def _format(name: str, indent: Indent, *, sort_keys: bool) -> tuple[bytes, str]:
     raw = sys.stdin.buffer.read() if name == _STDIN else Path(name).read_bytes()
     source = "<stdin>" if name == _STDIN else name
     if name.endswith(".jsonl"):
-        return raw, format_json_lines(raw, source=source)
-    return raw, format_json(raw, source=source)
+        return raw, format_json_lines(raw, source=source, sort_keys=sort_keys)
+    return raw, format_json(raw, source=source, indent=indent, sort_keys=sort_keys)
 
 
 def _describe(error: InputError | OSError, name: str) -> str:
@@ -280,16 +295,13 @@ def _read_json(name: str) -> JSONValue:
         raise typer.BadParameter(f"{name}: cannot read: {error.strerror}") from None
 
 
+_EDIT_STYLES = {"add": "green", "remove": "red", "replace": "yellow"}
+
+
 def _render_edit(edit: PatchEdit) -> str:
-    where = escape(edit.path or "/")
-    old, new = escape(_short(edit.old)), escape(_short(edit.new))
-    if edit.op == "add":
-        return f"[green]+ {where}: {new}[/]"
-    if edit.op == "remove":
-        return f"[red]- {where}: {old}[/]"
-    if edit.op == "replace":
-        return f"[yellow]~ {where}: {old} → {new}[/]"
-    return f"[cyan]{edit.op} {escape(edit.source or '')} → {where}[/]"  # move, copy
+    """``edit`` as `edit_line` words it (the page shows the same line), in its colour."""
+    style = _EDIT_STYLES.get(edit.op, "cyan")  # move, copy: cyan
+    return f"[{style}]{escape(edit_line(edit))}[/]"
 
 
 def _short(value: Any, width: int = 100) -> str:
