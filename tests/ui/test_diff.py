@@ -22,7 +22,9 @@ Servers = Callable[..., LocalServer]
 SHIPPED = "aaaa000000000001"  # the demo as shipped
 PARIS = "bbbb000000000002"  # its first call asks for Paris
 REFUSED = "cccc000000000003"  # its first call asks for kelvin, which the argument gate refuses
-SPANS = "dddd000000000004"  # the shipped run, rewritten with span hops and span ids
+SPANS = "dddd000000000004"  # the run before spans, rewritten with span hops and span ids
+BEFORE = "eeee000000000005"  # a run of the demo as main wrote it before spans (tests/data/traces)
+OLD_TRACE = Path(__file__).parents[1] / "data" / "traces" / "demo-before-spans.jsonl"
 
 
 def demo(folder: Path, run_id: str, change: tuple[str, str] | None = None) -> Path:
@@ -77,7 +79,10 @@ def traces(tmp_path_factory: pytest.TempPathFactory) -> Path:
     demo(folder, PARIS, ('\\"city\\": \\"上海\\"', '\\"city\\": \\"paris\\"'))
     demo(folder, REFUSED, ('\\"unit\\": \\"celsius\\"', '\\"unit\\": \\"kelvin\\"'))
     (folder / "nested").mkdir()  # a run's file may be anywhere below the folder
-    with_spans(folder / f"{SHIPPED}.jsonl", folder / "nested" / f"{SPANS}.jsonl")
+    old = OLD_TRACE.read_text(encoding="utf-8")
+    old_run = json.loads(old.splitlines()[0])["run"]
+    (folder / f"{BEFORE}.jsonl").write_text(old.replace(old_run, BEFORE), encoding="utf-8")
+    with_spans(folder / f"{BEFORE}.jsonl", folder / "nested" / f"{SPANS}.jsonl")
     return folder
 
 
@@ -95,7 +100,8 @@ def test_two_real_runs_one_varied_show_the_changed_pair_with_its_patch(
     ui_server: Servers, open_page: Opener, traces: Path, shoot: Any
 ) -> None:
     page = open_diff(open_page, ui_server(traces=traces), SHIPPED, PARIS)
-    assert card(page, "hops-a") == card(page, "hops-b") == 28
+    hops = len((traces / f"{SHIPPED}.jsonl").read_text(encoding="utf-8").splitlines())
+    assert card(page, "hops-a") == card(page, "hops-b") == hops
     assert card(page, "only-a") == card(page, "only-b") == 0
     assert card(page, "pairs-changed") > 0
     page.wait_for_selector("#edits")  # the first changed pair is shown at once
@@ -155,7 +161,7 @@ def test_a_verdict_accepted_in_a_and_refused_in_b_is_in_the_summary(
 def test_a_trace_with_spans_aligns_with_one_without(
     ui_server: Servers, open_page: Opener, traces: Path
 ) -> None:
-    page = open_diff(open_page, ui_server(traces=traces), SHIPPED, SPANS)
+    page = open_diff(open_page, ui_server(traces=traces), BEFORE, SPANS)
     assert card(page, "pairs-equal") == 28  # span ids left out: every hop pairs, equal
     assert card(page, "pairs-changed") == 0
     assert card(page, "only-b") == 6  # the run span and two turns, opened and closed
@@ -171,7 +177,7 @@ def test_the_pickers_list_every_run_newest_first_and_choose_the_pair(
     page = open_page(ui_server(traces=traces), "/diff")
     page.wait_for_selector("#pairs-equal")
     runs = page.eval_on_selector_all("#run-a option", "os => os.map(o => o.value)")
-    assert sorted(runs) == sorted([SHIPPED, PARIS, REFUSED, SPANS])
+    assert sorted(runs) == sorted([SHIPPED, PARIS, REFUSED, SPANS, BEFORE])
     by_age = sorted(traces.rglob("*.jsonl"), key=lambda p: p.stat().st_mtime, reverse=True)
     assert runs == [p.stem for p in by_age]
     assert page.input_value("#run-b") == runs[0]  # newest in B, the one before in A
