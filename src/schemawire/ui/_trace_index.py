@@ -1,0 +1,469 @@
+"""One trace file, indexed once for the Run page: where each hop's line starts and ends, and a
+compact row per hop (what the waterfall shows), so a page of hops is read from the file by its
+offsets and a search runs over the raw bytes, its hits mapped to hops by the same offsets.
+
+A file that grows is indexed on from where the index stopped (only the new part is read); a
+line not yet ended (a writer mid-line) waits for the next refresh. A file that shrank, or whose
+first bytes changed, is indexed again from the start.
+
+The tree (spans.md): span hops (protocol ``"span"``) open and close spans; a hop's ``span``
+names its span; a JSON-RPC response with no ``span`` belongs to the span of its request (the
+pairing rule). A trace without spans is grouped by its user-text hops: each opens a turn.
+
+Memory: about 250 bytes per hop (`HopRow` with interned labels, two offsets); see
+BENCHMARKS.md, "The local page".
+"""
+
+from __future__ import annotations
+
+import json
+import mmap
+import os
+import re
+import sys
+import threading
+from array import array
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+__all__ = ["HopRow", "NotATraceError", "Span", "TraceIndex", "whole_body"]
+
+HOP_START = b'{"run":'
+LABEL_CHARS = 160  # a row's one-line summary; the whole hop is one click away
+SEARCH_HITS = 5_000  # hops a search returns at most (the page says when there were more)
+
+
+class NotATraceError(ValueError):
+    """The file holds a line that is not a hop (and not one a crash cut short)."""
+
+
+@dataclass(slots=True)
+class Span:
+    """One span: opened by its start hop, closed by its end hop (None while open)."""
+
+    id: str
+    kind: str
+    name: str
+    parent: str | None
+    start: int  # the start hop's index
+    start_time: float
+    depth: int
+    end: int | None = None
+    end_time: float | None = None
+    status: str | None = None
+
+
+@dataclass(slots=True)
+class HopRow:
+    """What the waterfall shows of one hop, and what filters and counts read."""
+
+    seq: int
+    time: float
+    run: str
+    source: str
+    target: str
+    protocol: str
+    direction: str
+    span: str | None  # the span the hop belongs to (for a span hop: the span it opens/closes)
+    depth: int
+    label: str
+    tool: str | None = None
+    outcome: str | None = None  # a verdict's: accepted, repaired, rejected, truncated, redacted
+    error: bool = False
+    model: str | None = None
+    redacted: bool = False  # a secret was replaced somewhere in the hop
+
+
+@dataclass
+class TraceIndex:
+    """The index of one trace file. `refresh` brings it up to date; safe across threads."""
+
+    path: Path
+    starts: array[int] = field(default_factory=lambda: array("q"))
+    ends: array[int] = field(default_factory=lambda: array("q"))
+    rows: list[HopRow] = field(default_factory=list[HopRow])
+    spans: dict[str, Span] = field(default_factory=dict[str, Span])
+    cut_lines: int = 0
+    indexed_to: int = 0  # bytes read (up to the end of the last whole line)
+    head: bytes = b""  # the file's first bytes when indexed: a rewritten file starts again
+    has_spans: bool = False
+    turn_starts: list[int] = field(default_factory=list[int])  # old traces: user-text hops
+    views: dict[Any, list[int]] = field(default_factory=dict)  # filtered rows, by filter
+    _requests: dict[tuple[str, str, str, str], str | None] = field(default_factory=dict)
+    _turn: int | None = None  # old traces: the index of the user-text hop that opened the turn
+    _strings: dict[str, str] = field(default_factory=dict[str, str])
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def refresh(self) -> int:
+        """Index what the file gained since the last refresh; the number of new hops.
+
+        Raises:
+            NotATraceError: a line is not a hop.
+            OSError: the file cannot be read.
+        """
+        with self._lock, self.path.open("rb") as file:
+            size = os.fstat(file.fileno()).st_size
+            if size < self.indexed_to or file.read(len(self.head)) != self.head:
+                self._reset()
+            if size == self.indexed_to:
+                return 0
+            file.seek(self.indexed_to)
+            data = file.read(size - self.indexed_to)
+            if not self.head:
+                self.head = data[:64]
+            before = len(self.rows)
+            self._index(data, self.indexed_to)
+            if len(self.rows) != before:
+                self.views.clear()  # filtered views of the rows before: recomputed on demand
+            return len(self.rows) - before
+
+    def _reset(self) -> None:
+        self.starts, self.ends, self.rows, self.spans = array("q"), array("q"), [], {}
+        self.cut_lines, self.indexed_to, self.head, self.has_spans = 0, 0, b"", False
+        self._requests, self._turn, self.turn_starts, self.views = {}, None, [], {}
+
+    def _index(self, data: bytes, base: int) -> None:
+        at = 0
+        while True:
+            newline = data.find(b"\n", at)
+            if newline < 0:
+                break  # a line not ended yet: the next refresh reads it whole
+            line = data[at:newline]
+            if line.strip():
+                self._line(line, base + at, len(self.starts) + self.cut_lines + 1)
+            at = newline + 1
+        self.indexed_to = base + at
+
+    def _line(self, line: bytes, offset: int, number: int) -> None:
+        try:
+            hop = _loads(line)
+        except ValueError:
+            if line.startswith(HOP_START):
+                self.cut_lines += 1  # a crash cut it short; reading goes on, as read_trace does
+                return
+            raise NotATraceError(f"line {number} is not JSON: is this a trace file?") from None
+        if not isinstance(hop, dict) or not {"run", "seq", "protocol"} <= hop.keys():
+            raise NotATraceError(f"line {number} is not a hop (no run, seq and protocol members)")
+        self.starts.append(offset)
+        self.ends.append(offset + len(line))
+        row = self._row(hop, len(self.rows))
+        row.redacted = b"[REDACTED:" in line
+        self.rows.append(row)
+
+    def _intern(self, text: Any) -> str:
+        text = str(text)
+        return self._strings.setdefault(text, text) if len(text) < 80 else text
+
+    def _row(self, hop: dict[str, Any], index: int) -> HopRow:
+        payload = hop.get("payload")
+        protocol = self._intern(hop.get("protocol", ""))
+        direction = self._intern(hop.get("direction", ""))
+        source, target = self._intern(hop.get("from", "")), self._intern(hop.get("to", ""))
+        run = self._intern(hop.get("run", ""))
+        span = hop.get("span") if isinstance(hop.get("span"), str) else None
+        time_ = float(hop.get("time") or 0.0)
+        if protocol == "span" and span is not None:
+            return self._span_hop(hop, index, span, time_)
+        if span is None:
+            span = self._paired(
+                run,
+                source=source,
+                target=target,
+                protocol=protocol,
+                direction=direction,
+                payload=payload,
+            )
+        elif protocol == "mcp" and direction == "send" and isinstance(payload, dict):
+            self._remember_request(run, source, target, payload, span)
+        if span is None and not self.has_spans and protocol == "text":
+            self._turn = index
+            self.turn_starts.append(index)
+        depth = self._depth(span)
+        row = HopRow(
+            int(hop.get("seq") or 0),
+            time_,
+            run,
+            source,
+            target,
+            protocol,
+            direction,
+            span,
+            depth,
+            _label(protocol, direction, payload, hop.get("verdict")),
+        )
+        _facts(row, payload, hop.get("verdict"), self._intern)
+        return row
+
+    def _depth(self, span: str | None) -> int:
+        if span is not None and span in self.spans:
+            return self.spans[span].depth + 1
+        if self.has_spans or self._turn is None:
+            return 0
+        return 0 if self._turn == len(self.rows) else 1
+
+    def _span_hop(self, hop: dict[str, Any], index: int, span_id: str, time_: float) -> HopRow:
+        self.has_spans = True
+        payload = hop.get("payload") if isinstance(hop.get("payload"), dict) else {}
+        assert isinstance(payload, dict)
+        kind = self._intern(payload.get("kind", ""))
+        direction = self._intern(hop.get("direction", ""))
+        span = self.spans.get(span_id)
+        if direction == "start" or span is None:
+            parent = payload.get("parent") if isinstance(payload.get("parent"), str) else None
+            depth = self.spans[parent].depth + 1 if parent in self.spans else 0
+            name = str(payload.get("name") or kind)
+            span = Span(span_id, kind, name, parent, index, time_, depth)
+            self.spans[span_id] = span
+        else:
+            span.end, span.end_time = index, time_
+            span.status = str(payload.get("status") or "ok")
+        row = HopRow(
+            int(hop.get("seq") or 0),
+            time_,
+            self._intern(hop.get("run", "")),
+            self._intern(hop.get("from", "")),
+            self._intern(hop.get("to", "")),
+            "span",
+            direction,
+            span_id,
+            span.depth,
+            f"{kind} {span.name}" if span.name != kind else kind,
+        )
+        row.error = direction == "end" and span.status == "error"
+        return row
+
+    def _remember_request(
+        self, run: str, source: str, target: str, payload: dict[str, Any], span: str | None
+    ) -> None:
+        if "id" in payload and "method" in payload:
+            key = (run, source, target, orjson.dumps(payload["id"]).decode())
+            self._requests[key] = span
+
+    def _paired(
+        self, run: str, *, source: str, target: str, protocol: str, direction: str, payload: Any
+    ) -> str | None:
+        """The pairing rule: a JSON-RPC response goes to its request's span."""
+        if protocol != "mcp" or not isinstance(payload, dict) or "id" not in payload:
+            return None
+        if "method" in payload:
+            if direction == "send":
+                self._remember_request(run, source, target, payload, None)
+            return None
+        key = (run, target, source, orjson.dumps(payload["id"]).decode())
+        return self._requests.get(key)
+
+    # Reading ----------------------------------------------------------------------------
+
+    def line(self, index: int) -> bytes:
+        """Hop ``index``'s line, as written."""
+        with self.path.open("rb") as file:
+            file.seek(self.starts[index])
+            return file.read(self.ends[index] - self.starts[index])
+
+    def search(self, query: str, limit: int = SEARCH_HITS) -> tuple[list[int], bool]:
+        """The hops whose line holds ``query`` (case-insensitive, as written or JSON-escaped),
+        in order; and whether there were more than ``limit``."""
+        needles = {query, orjson.dumps(query).decode()[1:-1]}
+        pattern = re.compile(b"|".join(re.escape(n.encode()) for n in needles if n), re.I)
+        hits: list[int] = []
+        if not self.starts or self.indexed_to == 0:
+            return hits, False
+        with (
+            self.path.open("rb") as file,
+            mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as data,
+        ):
+            at = 0
+            while True:
+                found = pattern.search(data, at, self.indexed_to)
+                if found is None:
+                    return hits, False
+                index = bisect_right(self.starts, found.start()) - 1
+                if index >= 0 and found.start() < self.ends[index]:
+                    hits.append(index)
+                    if len(hits) >= limit:
+                        return hits, True
+                    at = self.ends[index]  # one hit per hop is enough
+                else:
+                    at = found.end()
+
+    def whole(self, index: int) -> dict[str, Any] | None:
+        """Hop ``index``'s payload with its request delta filled in (None: not a delta)."""
+        hop = _loads(self.line(index))
+        payload = hop.get("payload")
+        if not _is_delta(payload):
+            return None
+        row = self.rows[index]
+        previous = next(
+            (
+                i
+                for i in range(index - 1, -1, -1)
+                if self.rows[i].direction == "send"
+                and self.rows[i].source == row.source
+                and self.rows[i].target == row.target
+                and self.rows[i].protocol == row.protocol
+            ),
+            None,
+        )
+        before = None
+        if previous is not None:
+            before = self.whole(previous) or _loads(self.line(previous)).get("payload")
+        return whole_body(before, payload)
+
+    def memory(self) -> int:
+        """Bytes the index holds (rows, their labels, the offsets), roughly."""
+        size = sys.getsizeof(self.rows) + self.starts.itemsize * len(self.starts) * 2
+        for row in self.rows:
+            size += sys.getsizeof(row) + sys.getsizeof(row.label)
+        return size
+
+
+def whole_body(previous_whole: dict[str, Any] | None, delta: dict[str, Any]) -> dict[str, Any]:
+    """A model request's whole body from the previous whole request to the same model and this
+    request's delta (spans.md). Temporary, until ``schemawire.trace.whole_body`` lands."""
+    body = {key: value for key, value in delta.items() if key != "history"}
+    history = delta.get("history")
+    if isinstance(history, dict) and previous_whole is not None:
+        key, kept = history.get("key"), history.get("kept")
+        if isinstance(key, str) and isinstance(kept, int):
+            before = previous_whole.get(key)
+            earlier = before[:kept] if isinstance(before, list) else []
+            body[key] = [*earlier, *(delta.get(key) or [])]
+    if body.get("tools") == "unchanged" and previous_whole is not None:
+        body["tools"] = previous_whole.get("tools")
+    return body
+
+
+def _loads(line: bytes) -> Any:
+    """One line's JSON: orjson's, or the standard library's for what orjson refuses (an
+    integer beyond 64 bits, which the trace writes exactly)."""
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return json.loads(line)
+
+
+def _is_delta(payload: Any) -> bool:
+    return isinstance(payload, dict) and (
+        isinstance(payload.get("history"), dict) or payload.get("tools") == "unchanged"
+    )
+
+
+# A hop's one-line summary and facts --------------------------------------------------------
+
+
+def _label(protocol: str, direction: str, payload: Any, verdict: Any) -> str:
+    """A hop's one-line summary: what a person scanning the waterfall needs to see."""
+    if protocol == "gate" and isinstance(verdict, dict):
+        return _verdict_label(verdict)
+    if not isinstance(payload, dict):
+        return _short(payload)
+    return _payload_label(protocol, direction, payload)
+
+
+def _verdict_label(verdict: dict[str, Any]) -> str:
+    text = f"{verdict.get('gate')} gate · {verdict.get('tool')} · {verdict.get('outcome')}"
+    rejection = verdict.get("rejection")
+    if isinstance(rejection, dict) and isinstance(rejection.get("violations"), list):
+        first = rejection["violations"][0] if rejection["violations"] else {}
+        if isinstance(first, dict):
+            text += f" · {first.get('pointer') or '/'} {first.get('message', '')}"
+    return text[:LABEL_CHARS]
+
+
+def _payload_label(protocol: str, direction: str, payload: dict[str, Any]) -> str:  # noqa: PLR0911 (one answer per protocol)
+    if protocol == "text":
+        return _short(payload.get("text"))
+    if protocol == "mcp":
+        return _mcp_label(payload)
+    if protocol == "python":
+        if direction == "send":
+            return f"{payload.get('tool')} {_short(payload.get('arguments'))}"[:LABEL_CHARS]
+        return ("error " if payload.get("isError") else "") + _short(payload.get("content"))
+    if direction == "error":
+        error = payload.get("error")
+        return "error: " + _short(error.get("message") if isinstance(error, dict) else error)
+    if "model" in payload and direction == "send":
+        return _request_label(payload)
+    return _response_label(payload)
+
+
+def _mcp_label(payload: dict[str, Any]) -> str:
+    method = payload.get("method")
+    params = payload.get("params") if isinstance(payload.get("params"), dict) else {}
+    assert isinstance(params, dict)
+    if method == "tools/call":
+        return f"tools/call {params.get('name')} {_short(params.get('arguments'))}"[:LABEL_CHARS]
+    if method:
+        return str(method)
+    if "error" in payload:
+        error = payload["error"]
+        return "error: " + _short(error.get("message") if isinstance(error, dict) else error)
+    result = payload.get("result")
+    if isinstance(result, dict):
+        if isinstance(result.get("tools"), list):
+            return f"result: {len(result['tools'])} tools"
+        content = result.get("content")
+        if isinstance(content, list) and content and isinstance(content[0], dict):
+            mark = "error " if result.get("isError") else ""
+            return mark + "result " + _short(content[0].get("text", content[0]))
+    return "result " + _short(result)
+
+
+def _request_label(payload: dict[str, Any]) -> str:
+    history = payload.get("history")
+    key = history.get("key") if isinstance(history, dict) else None
+    for name in (key, "messages", "input", "contents"):
+        if isinstance(name, str) and isinstance(payload.get(name), list):
+            kept = history.get("kept", 0) if isinstance(history, dict) else 0
+            return f"{payload.get('model')} · {kept + len(payload[name])} {name}"
+    return str(payload.get("model"))
+
+
+def _response_label(payload: dict[str, Any]) -> str:
+    choices = payload.get("choices")
+    if isinstance(choices, list) and choices and isinstance(choices[0], dict):
+        message = choices[0].get("message") or {}
+        calls = message.get("tool_calls") if isinstance(message, dict) else None
+        if calls:
+            names = [str((c.get("function") or {}).get("name")) for c in calls]
+            return "calls " + ", ".join(names)
+        if isinstance(message, dict):
+            return "answer: " + _short(message.get("content"))
+    for key in ("content", "output", "candidates"):
+        if key in payload:
+            return _short(payload[key])
+    return _short(payload)
+
+
+def _short(value: Any) -> str:
+    text = value if isinstance(value, str) else orjson.dumps(value).decode()
+    return " ".join(text.split())[:LABEL_CHARS]
+
+
+def _facts(row: HopRow, payload: Any, verdict: Any, intern: Any) -> None:
+    """The tool, the verdict's outcome, whether it is an error and the model, for filters and
+    the Runs page's counts."""
+    if isinstance(verdict, dict):
+        row.outcome = intern(verdict.get("outcome") or "")
+        if verdict.get("tool"):
+            row.tool = intern(verdict["tool"])
+    if not isinstance(payload, dict):
+        return
+    if row.protocol == "mcp":
+        params = payload.get("params")
+        if payload.get("method") == "tools/call" and isinstance(params, dict):
+            row.tool = intern(params.get("name"))
+        result = payload.get("result")
+        failed = isinstance(result, dict) and result.get("isError") is True
+        row.error = "error" in payload or failed
+    elif row.protocol == "python":
+        row.tool = intern(payload.get("tool")) if payload.get("tool") else row.tool
+        row.error = payload.get("isError") is True
+    elif row.direction == "error":
+        row.error = True
+    if row.direction == "send" and isinstance(payload.get("model"), str):
+        row.model = intern(payload["model"])
