@@ -1,3 +1,304 @@
 "use strict";
-// The Run page (owned by its page's work): fills #main.
+// The Run page: one trace as a waterfall (spans nested: run → turn → model request / tool call
+// → MCP request → verdicts; an old trace grouped by its user turns), filtered and searched on
+// the server, drawn virtually (only the rows in view are in the DOM), and one hop at a time in
+// full on the right: its JSON as a tree, its verdict's violations, the value they judged.
 
+(() => {
+  const ROW_H = 26; // px, every row the same height: the list is drawn by arithmetic
+  const PAGE = 200; // rows fetched per request
+  const OVERSCAN = 12;
+  const main = document.getElementById("main");
+  const params = new URLSearchParams(location.search);
+  const runId = decodeURIComponent(location.pathname.split("/").pop());
+  const where = params.get("file") ? `file=${encodeURIComponent(params.get("file"))}` : `run=${encodeURIComponent(runId)}`;
+  const view = { total: 0, pages: new Map(), asked: new Set(), generation: 0, selected: null, filters: {} };
+  const ui = {};
+
+  // The head: what the run was, at a glance. ---------------------------------------------
+  function head(meta) {
+    const facts = [
+      ["when", meta.start ? sw.when(meta.start) : "—"],
+      ["duration", sw.duration(meta.duration) || "—"],
+      ["model", (meta.models || []).join(", ") || "—"],
+      ["tools", (meta.tools || []).join(", ") || "—"],
+      ["hops", meta.hops.toLocaleString()],
+    ];
+    const counts = [["refusals", meta.refusals, "bad"], ["repairs", meta.repairs, "warn"], ["redactions", meta.redactions, "warn"], ["errors", meta.errors, "bad"]];
+    return sw.el("section", { class: "run-head" },
+      sw.el("div", { class: "run-title" },
+        sw.el("h1", {}, "Run ", sw.el("span", { class: "mono" }, meta.run || runId)),
+        sw.el("span", { class: `badge status-${meta.status}` }, meta.status),
+        sw.el("span", { class: "muted mono small" }, meta.file),
+        sw.el("button", { class: "eval-button", type: "button", onclick: makeEval }, "Make an eval case from this run")),
+      sw.el("dl", { class: "facts" }, facts.map(([k, v]) => [sw.el("dt", {}, k), sw.el("dd", {}, v)]),
+        counts.map(([k, n, kind]) => [sw.el("dt", {}, k), sw.el("dd", { class: n ? kind : "muted" }, String(n))])),
+      meta.spans ? null : sw.el("p", { class: "muted small" }, "This trace has no spans (written before they were): its hops are grouped by the user's turns."));
+  }
+
+  // Filters and search. --------------------------------------------------------------------
+  function toolbar(meta) {
+    const select = (name, label, options) => sw.el("label", {}, label + " ",
+      sw.el("select", { name, onchange: changed }, sw.el("option", { value: "" }, "all"), options.map((o) => sw.el("option", { value: o }, o))));
+    ui.search = sw.el("input", { type: "search", name: "q", placeholder: "Search every hop (server side)…", "aria-label": "Search every hop", oninput: debounced(changed, 150) });
+    ui.count = sw.el("span", { class: "muted count", "aria-live": "polite" });
+    return sw.el("div", { class: "toolbar filters" },
+      ui.search,
+      select("protocol", "protocol", meta.protocols),
+      select("tool", "tool", meta.tool_names),
+      select("verdict", "verdict", ["accepted", "repaired", "refused"]),
+      sw.el("label", {}, sw.el("input", { type: "checkbox", name: "errors", onchange: changed }), " errors only"),
+      ui.count);
+  }
+
+  function debounced(f, ms) {
+    let timer = null;
+    return () => { clearTimeout(timer); timer = setTimeout(f, ms); };
+  }
+
+  function changed() {
+    const filters = {};
+    for (const input of document.querySelectorAll(".filters [name]")) {
+      const value = input.type === "checkbox" ? (input.checked ? "1" : "") : input.value.trim();
+      if (value) filters[input.name] = value;
+    }
+    view.filters = filters;
+    reload();
+  }
+
+  function query(start) {
+    const q = new URLSearchParams(view.filters);
+    q.set("start", String(start));
+    q.set("count", String(PAGE));
+    return `/api/runs/rows?${where}&${q}`;
+  }
+
+  // The waterfall, drawn virtually. ---------------------------------------------------------
+  async function reload() {
+    view.generation += 1;
+    view.pages.clear();
+    view.asked.clear();
+    ui.scroller.scrollTop = 0;
+    await fetchPage(0);
+  }
+
+  async function fetchPage(page) {
+    if (view.asked.has(page)) return;
+    view.asked.add(page);
+    const generation = view.generation;
+    try {
+      const answer = await sw.api(query(page * PAGE));
+      if (generation !== view.generation) return; // a newer filter's answer supersedes it
+      view.total = answer.total;
+      view.pages.set(page, answer.rows);
+      const what = Object.keys(view.filters).length ? `${answer.total.toLocaleString()} of ${answer.hops.toLocaleString()} hops` : `${answer.hops.toLocaleString()} hops`;
+      ui.count.textContent = answer.more ? `${what} (first ${answer.total.toLocaleString()} matches)` : what;
+      draw();
+    } catch (error) {
+      view.asked.delete(page);
+      ui.list.replaceChildren(sw.errorBox(error));
+    }
+  }
+
+  function draw() {
+    ui.spacer.style.height = `${view.total * ROW_H}px`;
+    const first = Math.max(0, Math.floor(ui.scroller.scrollTop / ROW_H) - OVERSCAN);
+    const last = Math.min(view.total, Math.ceil((ui.scroller.scrollTop + ui.scroller.clientHeight) / ROW_H) + OVERSCAN);
+    const rows = [];
+    for (let at = first; at < last; at++) {
+      const page = Math.floor(at / PAGE);
+      const loaded = view.pages.get(page);
+      if (!loaded) { fetchPage(page); continue; }
+      const row = loaded[at - page * PAGE];
+      if (row) rows.push(rowElement(row, at));
+    }
+    ui.list.replaceChildren(...rows);
+    if (!view.total) ui.list.replaceChildren(sw.el("div", { class: "muted nothing" }, "No hop matches."));
+  }
+
+  function rowElement(row, at) {
+    const isSpan = row.kind !== undefined;
+    const outcome = row.outcome ? sw.el("span", { class: `badge outcome-${row.outcome}` }, row.outcome === "rejected" ? "refused" : row.outcome) : null;
+    const bar = sw.el("span", { class: `bar ${isSpan ? "bar-span" : "bar-hop"} kind-${row.kind || row.protocol}${row.error ? " bar-error" : ""}` });
+    bar.style.left = `${(row.bar[0] * 100).toFixed(3)}%`;
+    bar.style.width = isSpan ? `max(2px, ${(row.bar[1] * 100).toFixed(3)}%)` : "2px";
+    const name = sw.el("span", { class: "name" },
+      isSpan ? sw.el("span", { class: `kind kind-${row.kind}` }, row.kind) : sw.el("span", { class: `proto proto-${row.protocol.replace(/\W/g, "_")}` }, row.protocol),
+      !isSpan && row.direction ? sw.el("span", { class: "dir" }, arrow(row)) : null,
+      sw.el("span", { class: "label" }, isSpan && row.kind !== "turn" ? row.name : row.label));
+    name.style.paddingLeft = `${row.depth * 16 + 4}px`;
+    const element = sw.el("div", {
+      class: `wf-row${isSpan ? " wf-span" : ""}${row.error ? " wf-error" : ""}${view.selected === row.i ? " selected" : ""}`,
+      role: "row", tabindex: "0", dataset: { index: row.i, seq: row.seq, depth: row.depth },
+      onclick: () => select(row),
+      onkeydown: (event) => { if (event.key === "Enter") select(row); },
+    },
+      sw.el("span", { class: "seq mono" }, String(row.seq)),
+      name,
+      sw.el("span", { class: "marks" }, outcome, row.redacted ? sw.el("span", { class: "badge warn", title: "a secret was replaced" }, "redacted") : null, isSpan && row.status !== "ok" ? sw.el("span", { class: `badge status-${row.status}` }, row.status) : null),
+      sw.el("span", { class: "dur mono" }, row.duration !== undefined && row.duration !== null ? sw.duration(row.duration) : `+${sw.duration(row.t) || "0 ms"}`),
+      sw.el("span", { class: "track" }, bar));
+    element.style.top = `${at * ROW_H}px`;
+    return element;
+  }
+
+  function arrow(row) {
+    if (row.direction === "send") return `→ ${row.to}`;
+    if (row.direction === "receive") return `← ${row.from}`;
+    return row.direction;
+  }
+
+  // One hop in full. -------------------------------------------------------------------------
+  async function select(row) {
+    view.selected = row.i;
+    for (const el of ui.list.querySelectorAll(".wf-row.selected")) el.classList.remove("selected");
+    const shown = ui.list.querySelector(`.wf-row[data-index="${row.i}"]`);
+    if (shown) shown.classList.add("selected");
+    ui.detail.replaceChildren(sw.el("p", { class: "muted" }, "Loading…"));
+    try {
+      const hop = await sw.api(`/api/runs/hop?${where}&index=${row.i}`);
+      ui.detail.replaceChildren(...detail(row, hop));
+    } catch (error) {
+      ui.detail.replaceChildren(sw.errorBox(error));
+    }
+  }
+
+  function treeBox(text, options, title) {
+    let tree = jsonTree.render(text, { unwrap: true, open: 3, ...options });
+    const box = sw.el("div", { class: "tree-box" }, tree);
+    const wrap = sw.el("button", { type: "button", "aria-pressed": "false", onclick: () => {
+      const on = !tree.classList.contains("wrap");
+      tree.classList.toggle("wrap", on);
+      wrap.setAttribute("aria-pressed", String(on));
+    } }, "wrap");
+    const copied = sw.el("span", { class: "muted small copied", "aria-live": "polite" });
+    const tools = sw.el("div", { class: "toolbar tree-tools" },
+      title ? sw.el("strong", {}, title) : null,
+      sw.el("button", { type: "button", onclick: () => jsonTree.expandAll(tree) }, "expand all"),
+      sw.el("button", { type: "button", onclick: () => jsonTree.collapseAll(tree) }, "collapse all"),
+      wrap,
+      sw.el("button", { type: "button", onclick: async () => { await sw.copy(text); copied.textContent = "copied"; } }, "copy"),
+      copied);
+    const replace = (newText, newOptions) => {
+      const wrapped = tree.classList.contains("wrap");
+      tree = jsonTree.render(newText, { unwrap: true, open: 3, ...newOptions });
+      tree.classList.toggle("wrap", wrapped);
+      box.replaceChildren(tree);
+      text = newText;
+    };
+    return { element: sw.el("div", { class: "tree-panel" }, tools, box), replace, box: () => box };
+  }
+
+  function detail(row, hop) {
+    const parts = [sw.el("div", { class: "hop-title" },
+      sw.el("strong", {}, `#${row.seq} `), sw.el("span", { class: "mono" }, row.kind ? `${row.kind} span` : `${row.protocol} ${row.direction}`),
+      sw.el("span", { class: "muted" }, ` ${row.from} → ${row.to} · +${sw.duration(row.t) || "0 ms"}`))];
+    const line = JSON.parse(hop.line);
+    const verdict = line.verdict;
+    if (verdict) parts.push(verdictBox(verdict, hop));
+    const panel = treeBox(hop.line, {}, hop.whole ? null : "hop as written");
+    if (hop.whole) {
+      let whole = false;
+      const toggle = sw.el("button", { type: "button", class: "whole-toggle", onclick: () => {
+        whole = !whole;
+        panel.replace(whole ? hop.whole : hop.line, {});
+        toggle.textContent = whole ? "show as written (delta)" : "show the whole request body";
+      } }, "show the whole request body");
+      parts.push(sw.el("p", { class: "muted small" }, "This request was written as a delta of the previous one. ", toggle));
+    }
+    parts.push(panel.element);
+    return parts;
+  }
+
+  function verdictBox(verdict, hop) {
+    const rejection = verdict.rejection || {};
+    const violations = rejection.violations || [];
+    const schema = hop.schema;
+    const judged = sw.el("div", { class: "judged" });
+    const items = violations.map((v) => sw.el("li", {},
+      sw.el("button", { type: "button", class: "violation", title: "Show it in the value judged", onclick: () => showJudged(hop, v.pointer, judged) },
+        sw.el("span", { class: "mono pointer" }, v.pointer || "/"), " ", sw.el("span", { class: "keyword" }, v.keyword), " ", v.message),
+      v.expected !== undefined || v.got !== undefined
+        ? sw.el("div", { class: "small mono expected" }, `expected ${JSON.stringify(v.expected)} · got ${JSON.stringify(v.got)}`) : null));
+    const changes = (verdict.changes || []).map((c) => sw.el("li", {}, sw.el("span", { class: "mono pointer" }, c.pointer || "/"), ` ${c.kind}: ${c.detail || ""}`));
+    return sw.el("section", { class: `verdict outcome-${verdict.outcome}` },
+      sw.el("div", {}, sw.el("strong", {}, `${verdict.gate} gate`), ` · ${verdict.tool} · `,
+        sw.el("span", { class: `badge outcome-${verdict.outcome}` }, verdict.outcome === "rejected" ? "refused" : verdict.outcome)),
+      schema ? sw.el("div", { class: "small schema" }, "schema ",
+        sw.el("a", { class: "mono", href: `/toolbox?schema=${encodeURIComponent(schema.file || schema.id || "")}` }, schema.file || schema.id),
+        schema.version ? ` · x-version ${schema.version}` : "", schema.file && schema.id ? sw.el("span", { class: "muted mono" }, ` ${schema.id}`) : null) : null,
+      rejection.hint ? sw.el("div", { class: "small muted" }, rejection.hint) : null,
+      items.length ? sw.el("ul", { class: "violations" }, items) : null,
+      changes.length ? sw.el("ul", { class: "changes" }, changes) : null,
+      hop.judged ? sw.el("button", { type: "button", class: "show-judged", onclick: () => showJudged(hop, null, judged) }, "show the value judged") : null,
+      judged);
+  }
+
+  async function showJudged(hop, pointer, into) {
+    if (!hop.judged) { into.replaceChildren(sw.el("p", { class: "muted" }, "The value this verdict judged is not in the trace near it.")); return; }
+    const judged = await sw.api(`/api/runs/hop?${where}&index=${hop.judged.index}`);
+    const base = hop.judged.pointer;
+    const highlight = pointer === null ? [base] : [pointer === "" || pointer === "/" ? base : base + pointer];
+    const panel = treeBox(judged.line, { highlight }, `the value judged: hop #${JSON.parse(judged.line).seq}`);
+    into.replaceChildren(panel.element);
+    const marked = into.querySelector(".jt-hl");
+    if (marked) marked.scrollIntoView({ block: "center" });
+  }
+
+  // The eval case. --------------------------------------------------------------------------
+  async function makeEval() {
+    ui.detail.replaceChildren(sw.el("p", { class: "muted" }, "Making the case…"));
+    try {
+      const answer = await sw.api(`/api/runs/eval?${where}`, { method: "POST", body: {} });
+      ui.detail.replaceChildren(...evalCase(answer));
+    } catch (error) {
+      ui.detail.replaceChildren(sw.errorBox(error));
+    }
+  }
+
+  function evalCase(answer) {
+    const blob = new Blob([answer.case], { type: "application/json" });
+    const status = sw.el("div", { class: "small", "aria-live": "polite" });
+    const write = answer.can_write
+      ? sw.el("button", { type: "button", class: "primary write-case", onclick: async () => {
+          try {
+            const written = await sw.api(`/api/runs/eval?${where}`, { method: "POST", body: { write: true } });
+            status.replaceChildren(sw.el("span", { class: "ok" }, `written: ${written.written}`));
+            write.disabled = true;
+          } catch (error) {
+            status.replaceChildren(sw.errorBox(error));
+          }
+        } }, `write ${answer.path}`)
+      : sw.el("span", { class: "muted small" }, "Start the page with --repo to write it under the repository's evals/.");
+    return [
+      sw.el("h2", {}, "Eval case from this run"),
+      sw.el("div", { class: "toolbar" }, sw.el("a", { class: "button download-case", href: URL.createObjectURL(blob), download: answer.name }, "download ", answer.name), write),
+      status,
+      answer.notes.length ? sw.el("ul", { class: "notes small muted" }, answer.notes.map((n) => sw.el("li", {}, n))) : null,
+      treeBox(answer.case, { open: 2 }, "the case").element,
+    ];
+  }
+
+  // The page. -------------------------------------------------------------------------------
+  async function start() {
+    let meta;
+    try {
+      meta = await sw.api(`/api/runs/run?${where}`);
+    } catch (error) {
+      main.replaceChildren(sw.errorBox(error));
+      return;
+    }
+    document.title = `Run ${meta.run || runId} · schemawire`;
+    ui.spacer = sw.el("div", { class: "wf-spacer" });
+    ui.list = sw.el("div", { class: "wf-rows", role: "rowgroup" });
+    ui.spacer.append(ui.list);
+    ui.scroller = sw.el("div", { class: "wf", role: "table", "aria-label": "hops" }, ui.spacer);
+    ui.scroller.addEventListener("scroll", () => requestAnimationFrame(draw), { passive: true });
+    ui.detail = sw.el("aside", { class: "detail" }, sw.el("p", { class: "muted" }, "Pick a hop to see its JSON."));
+    const legend = sw.el("div", { class: "wf-head" }, sw.el("span", { class: "seq" }, "#"), sw.el("span", { class: "name" }, "hop"), sw.el("span", { class: "marks" }, "verdict"), sw.el("span", { class: "dur" }, "duration / at"), sw.el("span", { class: "track muted" }, "time in its turn"));
+    main.replaceChildren(head(meta), toolbar(meta), sw.el("div", { class: "split" }, sw.el("div", { class: "wf-column" }, legend, ui.scroller), ui.detail));
+    await reload();
+  }
+
+  document.addEventListener("DOMContentLoaded", start);
+})();
