@@ -137,12 +137,14 @@ def _view(index: TraceIndex, params: Any) -> tuple[list[int], bool]:
     else:
         candidates = range(len(index.rows))
     rows = index.rows
-    shown = [
-        i
-        for i in candidates
-        if (filtered or not _is_span_end(rows[i]))
-        and _matches(rows[i], protocols, tool, verdict, errors, searched=bool(query))
-    ]
+    if filtered:
+        shown = [
+            i
+            for i in candidates
+            if _matches(rows[i], protocols, tool, verdict, errors, searched=bool(query))
+        ]
+    else:
+        shown = [i for i in candidates if not _is_span_end(rows[i])]
     if not more:
         index.views[key] = shown
     return shown, more
@@ -378,8 +380,9 @@ def _eval_case(trace: Path, repo: Path | None, *, write: bool) -> dict[str, Any]
         if write:
             if evals not in target.parents:
                 raise FileExistsError(f"{answer['path']} is not under the repository's evals/")
-            if target.exists():
-                raise FileExistsError(f"{answer['path']} exists already: it is left as it is")
+            if target.exists():  # an answer, not an error: the page says so and goes on
+                answer["not_written"] = f"{answer['path']} exists already: it is left as it is"
+                return answer
             target.parent.mkdir(parents=True, exist_ok=True)
             with target.open("x", encoding="utf-8") as file:
                 file.write(text)

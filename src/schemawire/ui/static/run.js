@@ -263,7 +263,8 @@
       ? sw.el("button", { type: "button", class: "primary write-case", onclick: async () => {
           try {
             const written = await sw.api(`/api/runs/eval?${where}`, { method: "POST", body: { write: true } });
-            status.replaceChildren(sw.el("span", { class: "ok" }, `written: ${written.written}`));
+            if (written.not_written) status.replaceChildren(sw.errorBox({ message: written.not_written }));
+            else status.replaceChildren(sw.el("span", { class: "ok" }, `written: ${written.written}`));
             write.disabled = true;
           } catch (error) {
             status.replaceChildren(sw.errorBox(error));
