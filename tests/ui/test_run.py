@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bench.ui import QUERY, generate
 from playwright.sync_api import expect
 
-from bench.ui import QUERY, generate
 from schemawire.ui.server import LocalServer
 from tests.ui.conftest import WAIT_MS
 
@@ -61,10 +61,11 @@ def test_the_waterfall_nests_spans_run_turn_model_tool_mcp(
     assert [rows.nth(i).get_attribute("data-depth") for i in range(4)] == ["0", "1", "2", "2"]
     tool = page.locator(".wf-span:has(.kind-tool)").first
     mcp = page.locator(".wf-span:has(.kind-mcp)").first
-    assert int(mcp.get_attribute("data-depth") or 0) == int(tool.get_attribute("data-depth") or 0) + 1
+    depth = lambda row: int(row.get_attribute("data-depth") or 0)  # noqa: E731
+    assert depth(mcp) == depth(tool) + 1
     # the MCP response has no span of its own: the pairing rule puts it in its request's span
     response = page.locator(".wf-row:has(.proto-mcp):has-text('← mcp:support-desk')").first
-    assert int(response.get_attribute("data-depth") or 0) == int(mcp.get_attribute("data-depth") or 0) + 1
+    assert depth(response) == depth(mcp) + 1
     assert "ms" in page.locator(".wf-span:has(.kind-model) .dur").first.inner_text()
     shoot(page, "run")
 
@@ -103,7 +104,8 @@ def test_a_hop_expands_to_its_json_with_expand_collapse_wrap_and_copy(
     page.locator(".detail button", has_text="copy").first.click()
     page.locator(".detail .copied", has_text="copied").wait_for()
     copied = page.evaluate("navigator.clipboard.readText()")
-    assert copied.startswith('{"run":') and '"protocol":"openai.chat"' in copied
+    assert copied.startswith('{"run":')
+    assert '"protocol":"openai.chat"' in copied
 
 
 def test_json_inside_json_is_unwrapped_in_place_with_the_raw_string_one_click_away(
@@ -176,7 +178,8 @@ def test_search_finds_hops_on_the_server(
     page.fill("input[name=q]", "search_orders")
     page.locator(".count", has_text=" of ").wait_for()
     labels = page.locator(".wf-row").all_inner_texts()
-    assert labels and all("search_orders" in text for text in labels[:5])
+    assert labels
+    assert all("search_orders" in text for text in labels[:5])
     page.fill("input[name=q]", "no such thing anywhere")
     page.locator(".nothing", has_text="No hop matches").wait_for()
 
@@ -203,7 +206,8 @@ def test_a_100k_hop_trace_opens_and_searches_fast_with_few_rows_in_the_dom(
     page.locator(".count", has_text=" of ").wait_for(timeout=WAIT_MS)
     searched = time.perf_counter() - started
     assert QUERY in page.locator(".wf-row .label").first.inner_text()
-    assert opened < 2.0 and searched < 1.5  # bench/ui.py measures the figures; this bounds them
+    assert opened < 2.0
+    assert searched < 1.5
     shoot(page, "run-100k-search")
 
 

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bench.ui import generate
 from playwright.sync_api import expect
 
-from bench.ui import generate
 from schemawire.ui.server import LocalServer
 from tests.ui.conftest import WAIT_MS
 

@@ -21,7 +21,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from schemawire.errors import SchemawireError, one_line
-from schemawire.ui._runs import TraceFolder, error_response, summarise
+from schemawire.ui._run_folder import TraceFolder, error_response, summarise
 from schemawire.ui._trace_index import HopRow, NotATraceError, TraceIndex, _loads
 
 if TYPE_CHECKING:

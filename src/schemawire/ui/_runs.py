@@ -4,16 +4,12 @@ polls to see new and growing traces without reloading.
 
 A summary is cached by (path, size, mtime), so a folder of hundreds of traces lists from file
 stats alone once read; a trace that grows is indexed on from where it stopped
-(`schemawire.ui._trace_index`). The Run page's routes are in `schemawire.ui._run`.
+(`schemawire.ui._run_folder`, `schemawire.ui._trace_index`). The Run page's routes are in
+`schemawire.ui._run`.
 """
 
 from __future__ import annotations
 
-import hashlib
-import os
-import threading
-from collections import OrderedDict
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from starlette.concurrency import run_in_threadpool
@@ -21,144 +17,17 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from schemawire.ui._trace_index import NotATraceError, TraceIndex
+from schemawire.ui import _run
+from schemawire.ui._run_folder import TraceFolder
 
 if TYPE_CHECKING:
     from schemawire.ui._config import UiConfig
 
-__all__ = ["TraceFolder", "error_response", "routes"]
-
-INDEXES_KEPT = 6  # whole indexes kept in memory (the runs open lately); summaries are kept all
-
-
-class TraceFolder:
-    """The traces under one folder: their files, summaries and indexes (thread-safe)."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self._indexes: OrderedDict[Path, TraceIndex] = OrderedDict()
-        self._summaries: dict[Path, tuple[tuple[int, int], dict[str, Any]]] = {}
-        self._lock = threading.Lock()
-
-    def files(self) -> list[tuple[Path, os.stat_result]]:
-        """Every trace file with its stat, newest first."""
-        found = []
-        for path in self.root.rglob("*.jsonl"):
-            try:
-                stat = path.stat()
-            except OSError:
-                continue  # gone since it was listed
-            if path.is_file():
-                found.append((path, stat))
-        found.sort(key=lambda item: (item[1].st_mtime_ns, str(item[0])), reverse=True)
-        return found
-
-    def signature(self, files: list[tuple[Path, os.stat_result]]) -> str:
-        """What changes when a trace appears, grows or goes."""
-        digest = hashlib.blake2b(digest_size=12)
-        for path, stat in files:
-            digest.update(f"{path}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
-        return digest.hexdigest()
-
-    def relative(self, path: Path) -> str:
-        return path.relative_to(self.root).as_posix()
-
-    def resolve(self, relative: str) -> Path | None:
-        """The trace file ``relative`` names, when it is one under the folder."""
-        path = (self.root / relative).resolve()
-        root = self.root.resolve()
-        if root not in path.parents or path.suffix != ".jsonl" or not path.is_file():
-            return None
-        return path
-
-    def find_run(self, run_id: str) -> Path | None:
-        """The trace of run ``run_id``: the file named by it, else one whose hops are its."""
-        for path, _ in self.files():
-            if path.stem == run_id:
-                return path
-        for path, stat in self.files():
-            summary = self.summary(path, stat)
-            if run_id in summary.get("runs", []):
-                return path
-        return None
-
-    def index(self, path: Path) -> TraceIndex:
-        """``path``'s index, brought up to date (built on first use).
-
-        Raises:
-            NotATraceError, OSError: as `TraceIndex.refresh`.
-        """
-        with self._lock:
-            index = self._indexes.pop(path, None) or TraceIndex(path)
-            self._indexes[path] = index
-            while len(self._indexes) > INDEXES_KEPT:
-                self._indexes.popitem(last=False)
-        index.refresh()
-        return index
-
-    def summary(self, path: Path, stat: os.stat_result) -> dict[str, Any]:
-        """``path``'s summary, from the cache when its size and mtime are those cached."""
-        key = (stat.st_size, stat.st_mtime_ns)
-        cached = self._summaries.get(path)
-        if cached is not None and cached[0] == key:
-            return cached[1]
-        try:
-            summary = summarise(self.index(path))
-        except (NotATraceError, OSError, UnicodeDecodeError) as error:
-            summary = {"status": "unreadable", "error": str(error), "hops": 0}
-        summary = {"file": self.relative(path), "size": stat.st_size, **summary}
-        self._summaries[path] = (key, summary)
-        return summary
-
-
-def summarise(index: TraceIndex) -> dict[str, Any]:
-    """What the Runs page shows of one trace."""
-    rows = index.rows
-    runs = list(dict.fromkeys(row.run for row in rows))
-    models = list(dict.fromkeys(row.model for row in rows if row.model))
-    tools = list(dict.fromkeys(row.tool for row in rows if row.tool))
-    start = rows[0].time if rows else None
-    end = rows[-1].time if rows else None
-    return {
-        "runs": runs,
-        "run": runs[-1] if runs else None,
-        "start": start,
-        "duration": (end - start) if start is not None and end is not None else None,
-        "status": _status(index),
-        "models": models,
-        "tools": tools,
-        "refusals": sum(row.outcome == "rejected" for row in rows),
-        "repairs": sum(row.outcome == "repaired" for row in rows),
-        "redactions": sum(row.redacted or row.outcome == "redacted" for row in rows),
-        "errors": sum(row.error and row.protocol != "span" for row in rows),
-        "hops": len(rows),
-        "spans": index.has_spans,
-    }
-
-
-def _status(index: TraceIndex) -> str:
-    """ok, error, refused or open: the run spans' own word; without spans, from the hops."""
-    runs = [span for span in index.spans.values() if span.kind in {"run", "flow"}]
-    if runs:
-        if any(span.end is None for span in runs):
-            return "open"
-        for word in ("error", "refused"):
-            if any(span.status == word for span in runs):
-                return word
-        return "ok"
-    if not index.rows:
-        return "open"
-    return "error" if any(row.error for row in index.rows) else "ok"
-
-
-def error_response(code: str, message: str, status: int = 400) -> Response:
-    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+__all__ = ["routes"]
 
 
 def routes(config: UiConfig) -> list[BaseRoute]:
     """The Runs page's API routes, and the Run page's (`schemawire.ui._run`)."""
-    from schemawire.ui import _run
-
     folder = TraceFolder(config.traces)
 
     async def listing(request: Request) -> Response:
