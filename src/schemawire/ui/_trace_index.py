@@ -17,9 +17,7 @@ BENCHMARKS.md, "The local page".
 from __future__ import annotations
 
 import json
-import mmap
 import os
-import re
 import sys
 import threading
 from array import array
@@ -34,6 +32,7 @@ __all__ = ["HopRow", "NotATraceError", "Span", "TraceIndex", "whole_body"]
 
 HOP_START = b'{"run":'
 LABEL_CHARS = 160  # a row's one-line summary; the whole hop is one click away
+SEARCH_CHUNK = 4 << 20  # bytes searched at a time
 SEARCH_HITS = 5_000  # hops a search returns at most (the page says when there were more)
 
 
@@ -265,30 +264,33 @@ class TraceIndex:
             return file.read(self.ends[index] - self.starts[index])
 
     def search(self, query: str, limit: int = SEARCH_HITS) -> tuple[list[int], bool]:
-        """The hops whose line holds ``query`` (case-insensitive, as written or JSON-escaped),
-        in order; and whether there were more than ``limit``."""
-        needles = {query, orjson.dumps(query).decode()[1:-1]}
-        pattern = re.compile(b"|".join(re.escape(n.encode()) for n in needles if n), re.I)
-        hits: list[int] = []
-        if not self.starts or self.indexed_to == 0:
-            return hits, False
-        with (
-            self.path.open("rb") as file,
-            mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as data,
-        ):
+        """The hops whose line holds ``query`` (case-insensitive for ASCII letters, as written
+        or JSON-escaped), in order; and whether there were more than ``limit``.
+
+        The file is read in chunks, each lowered (bytes.lower: ASCII, fast) and searched with
+        ``find``; a regular expression with IGNORECASE is several times slower."""
+        needles = sorted(
+            {n.lower().encode() for n in (query, orjson.dumps(query).decode()[1:-1]) if n}
+        )
+        hits: set[int] = set()
+        if not self.starts or not needles:
+            return [], False
+        overlap = max(len(n) for n in needles) - 1
+        with self.path.open("rb") as file:
             at = 0
-            while True:
-                found = pattern.search(data, at, self.indexed_to)
-                if found is None:
-                    return hits, False
-                index = bisect_right(self.starts, found.start()) - 1
-                if index >= 0 and found.start() < self.ends[index]:
-                    hits.append(index)
-                    if len(hits) >= limit:
-                        return hits, True
-                    at = self.ends[index]  # one hit per hop is enough
-                else:
-                    at = found.end()
+            while at < self.indexed_to and len(hits) < limit:
+                file.seek(at)
+                chunk = file.read(min(SEARCH_CHUNK, self.indexed_to - at) + overlap).lower()
+                for needle in needles:
+                    found = chunk.find(needle)
+                    while found >= 0 and len(hits) < limit:
+                        index = bisect_right(self.starts, at + found) - 1
+                        if index >= 0 and at + found < self.ends[index]:
+                            hits.add(index)
+                        found = chunk.find(needle, found + 1)
+                at += SEARCH_CHUNK
+        ordered = sorted(hits)
+        return ordered[:limit], len(ordered) >= limit
 
     def whole(self, index: int) -> dict[str, Any] | None:
         """Hop ``index``'s payload with its request delta filled in (None: not a delta)."""
