@@ -35,7 +35,7 @@ LOOK_BACK = 80  # hops a gate verdict's judged call is looked for before it
 VERDICTS = {"accepted": {"accepted"}, "repaired": {"repaired"}, "refused": {"rejected"}}
 
 
-class TraceNotFoundError(Exception):
+class TraceNotFoundError(SchemawireError):
     """What the request names is not there (404)."""
 
 

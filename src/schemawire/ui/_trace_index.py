@@ -28,6 +28,8 @@ from typing import Any
 
 import orjson
 
+from schemawire.errors import SchemawireError
+
 __all__ = ["HopRow", "NotATraceError", "Span", "TraceIndex", "whole_body"]
 
 HOP_START = b'{"run":'
@@ -36,7 +38,7 @@ SEARCH_CHUNK = 4 << 20  # bytes searched at a time
 SEARCH_HITS = 5_000  # hops a search returns at most (the page says when there were more)
 
 
-class NotATraceError(ValueError):
+class NotATraceError(SchemawireError):
     """The file holds a line that is not a hop (and not one a crash cut short)."""
 
 

@@ -108,7 +108,7 @@
     for (let at = first; at < last; at++) {
       const page = Math.floor(at / PAGE);
       const loaded = view.pages.get(page);
-      if (!loaded) { fetchPage(page); continue; }
+      if (!loaded) { fetchPage(page); return; } // drawn when it comes; the rows shown stay
       const row = loaded[at - page * PAGE];
       if (row) rows.push(rowElement(row, at));
     }
@@ -124,8 +124,8 @@
     bar.style.width = isSpan ? `max(2px, ${(row.bar[1] * 100).toFixed(3)}%)` : "2px";
     const name = sw.el("span", { class: "name" },
       isSpan ? sw.el("span", { class: `kind kind-${row.kind}` }, row.kind) : sw.el("span", { class: `proto proto-${row.protocol.replace(/\W/g, "_")}` }, row.protocol),
-      !isSpan && row.direction ? sw.el("span", { class: "dir" }, arrow(row)) : null,
-      sw.el("span", { class: "label" }, isSpan && row.kind !== "turn" ? row.name : row.label));
+      !isSpan && arrow(row) ? sw.el("span", { class: "dir" }, arrow(row)) : null,
+      sw.el("span", { class: "label", title: isSpan ? (row.name ?? row.label) : row.label }, isSpan ? spanName(row) : row.label));
     name.style.paddingLeft = `${row.depth * 16 + 4}px`;
     const element = sw.el("div", {
       class: `wf-row${isSpan ? " wf-span" : ""}${row.error ? " wf-error" : ""}${view.selected === row.i ? " selected" : ""}`,
@@ -142,10 +142,20 @@
     return element;
   }
 
+  /** Who the hop went to (→) or came from (←), without the protocol its badge already says. */
   function arrow(row) {
-    if (row.direction === "send") return `→ ${row.to}`;
-    if (row.direction === "receive") return `← ${row.from}`;
-    return row.direction;
+    const peer = (name) => name.replace(/^model:.*/, "model").replace(/^(mcp|python):/, "");
+    if (row.direction === "send" && row.to !== row.from) return `→ ${peer(row.to)}`;
+    if (row.direction === "receive" && row.from !== "user") return `← ${peer(row.from)}`;
+    if (row.direction === "error") return "error";
+    return "";
+  }
+
+  /** A span's name, less the kind its badge shows ("turn 3", not "turn turn 3"); an old
+   *  trace's turn shows the user's text. */
+  function spanName(row) {
+    if (row.name === undefined) return row.label;
+    return row.name === row.kind ? "" : row.name;
   }
 
   // One hop in full. -------------------------------------------------------------------------
