@@ -64,7 +64,7 @@ def test_the_waterfall_nests_spans_run_turn_model_tool_mcp(
     depth = lambda row: int(row.get_attribute("data-depth") or 0)  # noqa: E731
     assert depth(mcp) == depth(tool) + 1
     # the MCP response has no span of its own: the pairing rule puts it in its request's span
-    response = page.locator(".wf-row:has(.proto-mcp):has-text('← mcp:support-desk')").first
+    response = page.locator(".wf-row:has(.proto-mcp):has-text('← support-desk')").first
     assert depth(response) == depth(mcp) + 1
     assert "ms" in page.locator(".wf-span:has(.kind-model) .dur").first.inner_text()
     shoot(page, "run")

@@ -135,7 +135,7 @@
     },
       sw.el("span", { class: "seq mono" }, String(row.seq)),
       name,
-      sw.el("span", { class: "marks" }, outcome, row.redacted ? sw.el("span", { class: "badge warn", title: "a secret was replaced" }, "redacted") : null, isSpan && row.status !== "ok" ? sw.el("span", { class: `badge status-${row.status}` }, row.status) : null),
+      sw.el("span", { class: "marks" }, outcome, row.redacted ? sw.el("span", { class: "badge warn", title: "a secret was replaced" }, "redacted") : null, isSpan && row.status && row.status !== "ok" ? sw.el("span", { class: `badge status-${row.status}` }, row.status) : null),
       sw.el("span", { class: "dur mono" }, row.duration !== undefined && row.duration !== null ? sw.duration(row.duration) : `+${sw.duration(row.t) || "0 ms"}`),
       sw.el("span", { class: "track" }, bar));
     element.style.top = `${at * ROW_H}px`;
