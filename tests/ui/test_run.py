@@ -234,3 +234,25 @@ def test_an_eval_case_is_made_from_the_run_and_written_under_evals_once(
     page.locator(".detail button.write-case").click()
     page.locator(".detail .error-box", has_text="exists already").wait_for()
     assert '"input"' in written.read_text(encoding="utf-8")
+
+
+def test_a_run_still_going_shows_its_new_hops_and_the_keyboard_walks_the_rows(
+    ui_server: Server, open_page: Callable[..., Any], tmp_path: Path
+) -> None:
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    generate(traces / "going.jsonl", hops=120, end=False)
+    page = _open_run(ui_server(traces=traces), open_page, "going.jsonl")
+    assert page.locator(".run-head .badge").first.inner_text() == "open"
+    before = page.locator(".count").inner_text()
+    with (traces / "going.jsonl").open("a", encoding="utf-8") as file:
+        generate(tmp_path / "more.jsonl", hops=60)
+        file.write((tmp_path / "more.jsonl").read_text(encoding="utf-8"))
+    expect(page.locator(".count")).not_to_have_text(before, timeout=WAIT_MS)
+    first = page.locator(".wf-row").first
+    first.focus()
+    first.press("Enter")
+    page.locator(".detail .hop-title", has_text="#1 ").wait_for()
+    page.keyboard.press("ArrowDown")
+    page.locator(".detail .hop-title", has_text="#2 ").wait_for()
+    assert page.locator(".wf-row.selected").get_attribute("data-seq") == "2"

@@ -94,6 +94,7 @@ def test_a_response_without_a_span_belongs_to_its_requests_span(tmp_path: Path) 
     index.refresh()
     assert [row.span for row in index.rows[1:4]] == ["a" * 16, None, "a" * 16]
     assert index.rows[3].depth == 1
+    assert (index.rows[2].waited, index.rows[3].waited) == (None, 2.0)  # 102 s to 104 s
     assert index.spans["a" * 16].end_time == 105.0
 
 

@@ -201,6 +201,7 @@ def _row_json(index: TraceIndex, at: int) -> dict[str, Any]:
         "outcome": row.outcome,
         "error": row.error,
         "redacted": row.redacted,
+        "waited": row.waited,
     }
     stop = row.time
     if row.protocol == "span" and row.span in index.spans:

@@ -77,6 +77,7 @@ class HopRow:
     error: bool = False
     model: str | None = None
     redacted: bool = False  # a secret was replaced somewhere in the hop
+    waited: float | None = None  # a response: seconds since its request (model or JSON-RPC)
 
 
 @dataclass
@@ -95,6 +96,7 @@ class TraceIndex:
     turn_starts: list[int] = field(default_factory=list[int])  # old traces: user-text hops
     views: dict[Any, list[int]] = field(default_factory=dict)  # filtered rows, by filter
     _requests: dict[tuple[str, str, str, str], str | None] = field(default_factory=dict)
+    _sent_at: dict[tuple[str, str, str, str, str], float] = field(default_factory=dict)
     _turn: int | None = None  # old traces: the index of the user-text hop that opened the turn
     _strings: dict[str, str] = field(default_factory=dict[str, str])
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -126,6 +128,7 @@ class TraceIndex:
         self.starts, self.ends, self.rows, self.spans = array("q"), array("q"), [], {}
         self.cut_lines, self.indexed_to, self.head, self.has_spans = 0, 0, b"", False
         self._requests, self._turn, self.turn_starts, self.views = {}, None, [], {}
+        self._sent_at = {}
 
     def _index(self, data: bytes, base: int) -> None:
         at = 0
@@ -197,7 +200,28 @@ class TraceIndex:
             _label(protocol, direction, payload, hop.get("verdict")),
         )
         _facts(row, payload, hop.get("verdict"), self._intern)
+        self._time_answer(row, payload)
         return row
+
+    def _time_answer(self, row: HopRow, payload: Any) -> None:
+        """Note when a request left; give a response the time it waited for: a model's by
+        peer, a JSON-RPC response by its id."""
+        request_id = ""
+        if isinstance(payload, dict) and "id" in payload and row.protocol == "mcp":
+            if "method" in payload and row.direction != "send":
+                return  # a request the peer sent us: its answer goes the other way
+            request_id = orjson.dumps(payload["id"]).decode()
+        elif row.protocol == "mcp":
+            return  # a notification: nothing answers it
+        if row.direction == "send":
+            key = (row.run, row.source, row.target, row.protocol, request_id)
+            self._sent_at[key] = row.time
+        elif row.direction in {"receive", "error"}:
+            sent = self._sent_at.pop(
+                (row.run, row.target, row.source, row.protocol, request_id), None
+            )
+            if sent is not None:
+                row.waited = row.time - sent
 
     def _depth(self, span: str | None) -> int:
         if span is not None and span in self.spans:
@@ -255,7 +279,7 @@ class TraceIndex:
                 self._remember_request(run, source, target, payload, None)
             return None
         key = (run, target, source, orjson.dumps(payload["id"]).decode())
-        return self._requests.get(key)
+        return self._requests.pop(key, None)
 
     # Reading ----------------------------------------------------------------------------
 

@@ -8,6 +8,7 @@
   const ROW_H = 26; // px, every row the same height: the list is drawn by arithmetic
   const PAGE = 200; // rows fetched per request
   const OVERSCAN = 12;
+  const FOLLOW_MS = 1500; // how often a run still going is asked for new hops
   const main = document.getElementById("main");
   const params = new URLSearchParams(location.search);
   const runId = decodeURIComponent(location.pathname.split("/").pop());
@@ -131,15 +132,23 @@
       class: `wf-row${isSpan ? " wf-span" : ""}${row.error ? " wf-error" : ""}${view.selected === row.i ? " selected" : ""}`,
       role: "row", tabindex: "0", dataset: { index: row.i, seq: row.seq, depth: row.depth },
       onclick: () => select(row),
-      onkeydown: (event) => { if (event.key === "Enter") select(row); },
+      onkeydown: (event) => step(event, row, at),
     },
       sw.el("span", { class: "seq mono" }, String(row.seq)),
       name,
       sw.el("span", { class: "marks" }, outcome, row.redacted ? sw.el("span", { class: "badge warn", title: "a secret was replaced" }, "redacted") : null, isSpan && row.status && row.status !== "ok" ? sw.el("span", { class: `badge status-${row.status}` }, row.status) : null),
-      sw.el("span", { class: "dur mono" }, row.duration !== undefined && row.duration !== null ? sw.duration(row.duration) : `+${sw.duration(row.t) || "0 ms"}`),
+      timing(row),
       sw.el("span", { class: "track" }, bar));
     element.style.top = `${at * ROW_H}px`;
     return element;
+  }
+
+  /** A span's duration; a response's wait for its request; else when the hop happened. */
+  function timing(row) {
+    const at = `+${sw.duration(row.t) || "0 ms"} from the start`;
+    if (row.duration !== undefined && row.duration !== null) return sw.el("span", { class: "dur mono", title: at }, sw.duration(row.duration));
+    if (row.waited !== null && row.waited !== undefined) return sw.el("span", { class: "dur mono waited", title: `${at}; this long after its request` }, sw.duration(row.waited));
+    return sw.el("span", { class: "dur mono", title: at }, `+${sw.duration(row.t) || "0 ms"}`);
   }
 
   /** Who the hop went to (→) or came from (←), without the protocol its badge already says. */
@@ -156,6 +165,24 @@
   function spanName(row) {
     if (row.name === undefined) return row.label;
     return row.name === row.kind ? "" : row.name;
+  }
+
+  /** Enter shows the hop; the arrow keys move to the row above or below (and show it). */
+  function step(event, row, at) {
+    if (event.key === "Enter") { select(row); return; }
+    const next = event.key === "ArrowDown" ? at + 1 : event.key === "ArrowUp" ? at - 1 : null;
+    if (next === null || next < 0 || next >= view.total) return;
+    event.preventDefault();
+    const page = view.pages.get(Math.floor(next / PAGE));
+    const target = page && page[next % PAGE];
+    if (!target) return;
+    const top = next * ROW_H;
+    if (top < ui.scroller.scrollTop) ui.scroller.scrollTop = top;
+    else if (top + ROW_H > ui.scroller.scrollTop + ui.scroller.clientHeight) ui.scroller.scrollTop = top + ROW_H - ui.scroller.clientHeight;
+    draw();
+    const shown = ui.list.querySelector(`.wf-row[data-index="${target.i}"]`);
+    if (shown) shown.focus();
+    select(target);
   }
 
   // One hop in full. -------------------------------------------------------------------------
@@ -307,8 +334,31 @@
     ui.scroller.addEventListener("scroll", () => requestAnimationFrame(draw), { passive: true });
     ui.detail = sw.el("aside", { class: "detail" }, sw.el("p", { class: "muted" }, "Pick a hop to see its JSON."));
     const legend = sw.el("div", { class: "wf-head" }, sw.el("span", { class: "seq" }, "#"), sw.el("span", { class: "name" }, "hop"), sw.el("span", { class: "marks" }, "verdict"), sw.el("span", { class: "dur" }, "duration / at"), sw.el("span", { class: "track muted" }, "time in its turn"));
-    main.replaceChildren(head(meta), toolbar(meta), sw.el("div", { class: "split" }, sw.el("div", { class: "wf-column" }, legend, ui.scroller), ui.detail));
+    ui.head = head(meta);
+    main.replaceChildren(ui.head, toolbar(meta), sw.el("div", { class: "split" }, sw.el("div", { class: "wf-column" }, legend, ui.scroller), ui.detail));
     await reload();
+    if (meta.status === "open") setTimeout(() => follow(meta.hops), FOLLOW_MS);
+  }
+
+  /** A run still going (its run span open): new hops appear, the rows in view stay put. */
+  async function follow(hops) {
+    let meta;
+    try {
+      meta = await sw.api(`/api/runs/run?${where}`);
+    } catch {
+      setTimeout(() => follow(hops), FOLLOW_MS);
+      return;
+    }
+    if (meta.hops !== hops) {
+      const fresh = head(meta);
+      ui.head.replaceWith(fresh);
+      ui.head = fresh;
+      view.generation += 1;
+      view.pages.clear();
+      view.asked.clear();
+      await fetchPage(Math.floor(ui.scroller.scrollTop / ROW_H / PAGE));
+    }
+    if (meta.status === "open") setTimeout(() => follow(meta.hops), FOLLOW_MS);
   }
 
   document.addEventListener("DOMContentLoaded", start);
