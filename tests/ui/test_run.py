@@ -256,3 +256,33 @@ def test_a_run_still_going_shows_its_new_hops_and_the_keyboard_walks_the_rows(
     page.keyboard.press("ArrowDown")
     page.locator(".detail .hop-title", has_text="#2 ").wait_for()
     assert page.locator(".wf-row.selected").get_attribute("data-seq") == "2"
+
+
+def test_turns_collapse_to_one_row_each_and_one_opens_again(
+    ui_server: Server, open_page: Callable[..., Any], shoot: Any, tmp_path: Path
+) -> None:
+    page = _open_run(ui_server(traces=_spans(tmp_path)), open_page, "spans.jsonl")
+    page.locator("button.fold-turns").click()
+    inside = page.locator(".wf-row:not(:has(.kind-run)):not(:has(.kind-turn))")
+    expect(inside).to_have_count(0, timeout=WAIT_MS)  # only the run and its turns
+    turns = page.locator(".wf-row:has(.kind-turn)")
+    assert turns.count() > 10
+    shoot(page, "run-turns-collapsed")
+    turns.nth(1).locator("button.fold").click()
+    expect(inside.first).to_be_visible(timeout=WAIT_MS)
+    opened = page.locator(".wf-row:has(.kind-model)")
+    assert opened.count() == 1  # the second turn's model request, and nothing of the others
+    page.locator("button.unfold").click()
+    expect(page.locator(".wf-row:has(.kind-model)").nth(1)).to_be_visible(timeout=WAIT_MS)
+
+
+def test_an_old_traces_turns_collapse_too(
+    ui_server: Server, open_page: Callable[..., Any], demo_trace: Path, tmp_path: Path
+) -> None:
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    shutil.copy(demo_trace, traces / "demo.jsonl")
+    page = _open_run(ui_server(traces=traces), open_page, "demo.jsonl")
+    page.locator(".wf-row:has(.kind-turn)").first.locator("button.fold").click()
+    expect(page.locator(".wf-row")).to_have_count(28 - 8, timeout=WAIT_MS)  # turn 1's 8 hops
+    assert page.locator(".wf-row:has(.kind-turn)").count() == 2

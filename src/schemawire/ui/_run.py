@@ -126,7 +126,8 @@ def _view(index: TraceIndex, params: Any) -> tuple[list[int], bool]:
     verdict = VERDICTS.get(params.get("verdict", ""))
     errors = params.get("errors") in {"1", "true"}
     query = params.get("q", "").strip()
-    key = (protocols, tool, params.get("verdict", ""), errors, query, len(index.rows))
+    collapsed = frozenset(c for c in params.get("collapsed", "").split(",") if c)
+    key = (protocols, tool, params.get("verdict", ""), errors, query, collapsed, len(index.rows))
     if key in index.views:
         return index.views[key], False
     filtered = bool(protocols or tool or verdict or errors or query)
@@ -145,9 +146,53 @@ def _view(index: TraceIndex, params: Any) -> tuple[list[int], bool]:
         ]
     else:
         shown = [i for i in candidates if not _is_span_end(rows[i])]
+    if collapsed and not filtered:
+        shown = _folded(index, shown, collapsed)
     if not more:
         index.views[key] = shown
     return shown, more
+
+
+def _folded(index: TraceIndex, shown: list[int], collapsed: frozenset[str]) -> list[int]:
+    """``shown`` less the rows inside a collapsed span (its own row stays). ``"turns"``
+    collapses every turn but those named ``-<id>``; an old trace's turns are named
+    ``t<index of its user text>``."""
+    every_turn = "turns" in collapsed
+    if not index.has_spans:
+        starts = index.turn_starts
+        folded = {
+            k for k in starts if f"t{k}" in collapsed or (every_turn and f"-t{k}" not in collapsed)
+        }
+        kept = []
+        for i in shown:
+            k = bisect_right(starts, i) - 1
+            if k < 0 or starts[k] == i or starts[k] not in folded:
+                kept.append(i)
+        return kept
+    hidden: dict[str | None, bool] = {None: False}
+
+    def inside(span_id: str | None) -> bool:
+        """Whether a row in span ``span_id`` is hidden: the span or one above is collapsed."""
+        if span_id in hidden:
+            return hidden[span_id]
+        span = index.spans.get(span_id or "")
+        folded = span is not None and (
+            span_id in collapsed
+            or (every_turn and span.kind == "turn" and f"-{span_id}" not in collapsed)
+        )
+        hidden[span_id] = answer = folded or (span is not None and inside(span.parent))
+        return answer
+
+    rows = index.rows
+    kept = []
+    for i in shown:
+        row = rows[i]
+        if row.protocol == "span" and row.span in index.spans:
+            if not inside(index.spans[row.span].parent):
+                kept.append(i)
+        elif not inside(row.span):
+            kept.append(i)
+    return kept
 
 
 def _is_span_end(row: HopRow) -> bool:
@@ -208,11 +253,12 @@ def _row_json(index: TraceIndex, at: int) -> dict[str, Any]:
         span = index.spans[row.span]
         stop = span.end_time if span.end_time is not None else index.rows[-1].time
         answer |= {"kind": span.kind, "name": span.name, "status": span.status or "open"}
+        answer["span"] = span.id
         answer["duration"] = (span.end_time - span.start_time) if span.end_time else None
         answer["error"] = span.status == "error"
     elif not index.has_spans and _is_turn_start(index, at):
         stop = _turn_end(index, at)
-        answer |= {"kind": "turn", "duration": stop - row.time}
+        answer |= {"kind": "turn", "duration": stop - row.time, "span": f"t{at}"}
     width = max(end - begin, 1e-9)
     answer["bar"] = [
         round(max(0.0, (row.time - begin) / width), 5),

@@ -13,7 +13,7 @@
   const params = new URLSearchParams(location.search);
   const runId = decodeURIComponent(location.pathname.split("/").pop());
   const where = params.get("file") ? `file=${encodeURIComponent(params.get("file"))}` : `run=${encodeURIComponent(runId)}`;
-  const view = { total: 0, pages: new Map(), asked: new Set(), generation: 0, selected: null, filters: {} };
+  const view = { total: 0, pages: new Map(), asked: new Set(), generation: 0, selected: null, filters: {}, collapsed: new Set() };
   const ui = {};
 
   // The head: what the run was, at a glance. ---------------------------------------------
@@ -49,6 +49,8 @@
       select("tool", "tool", meta.tool_names),
       select("verdict", "verdict", ["accepted", "repaired", "refused"]),
       sw.el("label", {}, sw.el("input", { type: "checkbox", name: "errors", onchange: changed }), " errors only"),
+      sw.el("button", { type: "button", class: "fold-turns", title: "Show each turn as one row", onclick: () => foldAll(true) }, "collapse turns"),
+      sw.el("button", { type: "button", class: "unfold", onclick: () => foldAll(false) }, "expand all"),
       ui.count);
   }
 
@@ -69,18 +71,43 @@
 
   function query(start) {
     const q = new URLSearchParams(view.filters);
+    if (view.collapsed.size) q.set("collapsed", [...view.collapsed].join(","));
     q.set("start", String(start));
     q.set("count", String(PAGE));
     return `/api/runs/rows?${where}&${q}`;
   }
 
   // The waterfall, drawn virtually. ---------------------------------------------------------
-  async function reload() {
+  async function reload({ keepPlace = false } = {}) {
     view.generation += 1;
     view.pages.clear();
     view.asked.clear();
-    ui.scroller.scrollTop = 0;
-    await fetchPage(0);
+    if (!keepPlace) ui.scroller.scrollTop = 0;
+    await fetchPage(Math.floor(ui.scroller.scrollTop / ROW_H / PAGE));
+  }
+
+  // Collapsing spans: the server leaves out the rows inside; "turns" folds every turn. ---
+  function isCollapsed(row) {
+    const c = view.collapsed;
+    return c.has(row.span) || (c.has("turns") && row.kind === "turn" && !c.has(`-${row.span}`));
+  }
+
+  function toggleSpan(event, row) {
+    event.stopPropagation();
+    const c = view.collapsed;
+    if (isCollapsed(row)) {
+      c.delete(row.span);
+      if (c.has("turns") && row.kind === "turn") c.add(`-${row.span}`);
+    } else {
+      c.delete(`-${row.span}`);
+      c.add(row.span);
+    }
+    reload({ keepPlace: true });
+  }
+
+  function foldAll(turns) {
+    view.collapsed = new Set(turns ? ["turns"] : []);
+    reload();
   }
 
   async function fetchPage(page) {
@@ -124,6 +151,7 @@
     bar.style.left = `${(row.bar[0] * 100).toFixed(3)}%`;
     bar.style.width = isSpan ? `max(2px, ${(row.bar[1] * 100).toFixed(3)}%)` : "2px";
     const name = sw.el("span", { class: "name" },
+      isSpan && row.span ? sw.el("button", { type: "button", class: "fold", "aria-label": isCollapsed(row) ? "expand" : "collapse", "aria-expanded": String(!isCollapsed(row)), onclick: (event) => toggleSpan(event, row) }, isCollapsed(row) ? "▸" : "▾") : sw.el("span", { class: "fold" }),
       isSpan ? sw.el("span", { class: `kind kind-${row.kind}` }, row.kind) : sw.el("span", { class: `proto proto-${row.protocol.replace(/\W/g, "_")}` }, row.protocol),
       !isSpan && arrow(row) ? sw.el("span", { class: "dir" }, arrow(row)) : null,
       sw.el("span", { class: "label", title: isSpan ? (row.name ?? row.label) : row.label }, isSpan ? spanName(row) : row.label));
