@@ -8,6 +8,7 @@
 2. Server side: the index built from cold, a refresh after the file grew by one turn, a search.
 3. In the browser (``/usr/bin/chromium`` through Playwright): from navigation to the first
    screen of hops visible, and from typing a query to its results shown; medians over rounds.
+4. The Runs page's list of 300 traces, from cold and with the summaries cached.
 
     python -m bench.run --only ui
 """
@@ -356,13 +357,34 @@ def browser_side(folder: Path, path: Path) -> dict[str, float]:
     return {"open_ms": statistics.median(opens), "search_ms_browser": statistics.median(searches)}
 
 
+def listing(traces: int = 300) -> dict[str, float]:
+    """The Runs page's list of ``traces`` traces of about 200 hops: from cold (each read
+    once) and warm (summaries cached by size and mtime), milliseconds."""
+    from schemawire.ui._run_folder import TraceFolder
+    from schemawire.ui._runs import _listing
+
+    with tempfile.TemporaryDirectory() as folder:
+        for k in range(traces):
+            generate(Path(folder) / f"run-{k:04}.jsonl", hops=200, seed=k)
+        runs = TraceFolder(Path(folder))
+        started = time.perf_counter()
+        _listing(runs, None)
+        cold = (time.perf_counter() - started) * 1000
+        warm = []
+        for _ in range(ROUNDS):
+            started = time.perf_counter()
+            _listing(runs, None)
+            warm.append((time.perf_counter() - started) * 1000)
+    return {"traces": traces, "list_cold_ms": cold, "list_warm_ms": statistics.median(warm)}
+
+
 def run(hops: int = 100_000) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "bench-100k.jsonl"
         written = generate(path, hops=hops)
         figures = {"written": float(written), **server_side(path)}
         figures |= browser_side(Path(folder), path)
-    return figures
+    return figures | listing()
 
 
 def print_table(figures: dict[str, float]) -> None:
@@ -378,6 +400,14 @@ def print_table(figures: dict[str, float]) -> None:
         ),
         ("open: navigation to first screen", f"{figures['open_ms']:.0f} ms"),
         ("search: typed to results shown", f"{figures['search_ms_browser']:.0f} ms"),
+        (
+            f"Runs list of {figures['traces']:.0f} traces, cold",
+            f"{figures['list_cold_ms']:,.0f} ms",
+        ),
+        (
+            f"Runs list of {figures['traces']:.0f} traces, cached",
+            f"{figures['list_warm_ms']:.1f} ms",
+        ),
     ]
     for name, value in rows:
         print(f"  {name:<36} {value}")

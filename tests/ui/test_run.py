@@ -286,3 +286,31 @@ def test_an_old_traces_turns_collapse_too(
     page.locator(".wf-row:has(.kind-turn)").first.locator("button.fold").click()
     expect(page.locator(".wf-row")).to_have_count(28 - 8, timeout=WAIT_MS)  # turn 1's 8 hops
     assert page.locator(".wf-row:has(.kind-turn)").count() == 2
+
+
+def test_a_refusal_names_its_schema_file_and_version_and_a_delta_opens_whole(
+    ui_server: Server, open_page: Callable[..., Any], demo_trace: Path, tmp_path: Path
+) -> None:
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    shutil.copy(demo_trace, traces / "demo.jsonl")
+    repo = Path(__file__).parents[2] / "examples" / "support-desk"
+    page = _open_run(ui_server(traces=traces, repo=repo), open_page, "demo.jsonl")
+    page.locator(".wf-row:has(.badge.outcome-rejected)").click()
+    schema = page.locator(".detail .schema")
+    schema.wait_for()
+    assert "schemas/tools/get_weather.json" in schema.inner_text()
+    assert "x-version 1.0.0" in schema.inner_text()
+    page.locator(".detail button.violation").click()
+    marked = page.locator(".detail .judged .jt-hl")
+    marked.wait_for()
+    assert '"kelvin"' in marked.inner_text()  # the model's unit, in its arguments string
+    # the second request of a turn was written as a delta; the page shows it whole on demand
+    page.locator(".wf-row[data-seq='14']").click()
+    toggle = page.locator(".detail button.whole-toggle")
+    toggle.wait_for()
+    messages = ".detail .jt-row[data-pointer='/payload/messages'] .jt-note"
+    written = page.locator(messages).inner_text()
+    toggle.click()
+    expect(page.locator(messages)).not_to_have_text(written, timeout=WAIT_MS)
+    assert int(page.locator(messages).inner_text().split()[0]) > int(written.split()[0])

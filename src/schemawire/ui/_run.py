@@ -63,6 +63,8 @@ def routes(config: UiConfig, folder: TraceFolder) -> list[BaseRoute]:
                 return error_response("not_found", str(error), 404)
             except NotATraceError as error:
                 return error_response("not_a_trace", str(error))
+            except OSError as error:  # gone or unreadable since it was listed
+                return error_response("unreadable", f"the trace cannot be read: {error}", 404)
             except FileExistsError as error:
                 return error_response("exists", str(error), 409)
             except SchemawireError as error:
