@@ -256,17 +256,33 @@ def _row_json(index: TraceIndex, at: int) -> dict[str, Any]:
         stop = span.end_time if span.end_time is not None else index.rows[-1].time
         answer |= {"kind": span.kind, "name": span.name, "status": span.status or "open"}
         answer["span"] = span.id
+        if span.kind == "turn":
+            answer["inside"] = _inside(index, span.start, span.end or len(index.rows) - 1)
         answer["duration"] = (span.end_time - span.start_time) if span.end_time else None
         answer["error"] = span.status == "error"
     elif not index.has_spans and _is_turn_start(index, at):
         stop = _turn_end(index, at)
         answer |= {"kind": "turn", "duration": stop - row.time, "span": f"t{at}"}
+        k = bisect_right(index.turn_starts, at)
+        last = index.turn_starts[k] - 1 if k < len(index.turn_starts) else len(index.rows) - 1
+        answer["inside"] = _inside(index, at, last)
     width = max(end - begin, 1e-9)
     answer["bar"] = [
         round(max(0.0, (row.time - begin) / width), 5),
         round(max(0.0, (stop - row.time) / width), 5),
     ]
     return answer
+
+
+def _inside(index: TraceIndex, first: int, last: int) -> dict[str, Any]:
+    """What a turn holds, for its row (read when the turn is collapsed): the tools it called
+    and its refusals and errors."""
+    rows = index.rows[first : last + 1]
+    return {
+        "tools": list(dict.fromkeys(row.tool for row in rows if row.tool)),
+        "refusals": sum(row.outcome == "rejected" for row in rows),
+        "errors": sum(row.error and row.protocol != "span" for row in rows),
+    }
 
 
 def _is_turn_start(index: TraceIndex, at: int) -> bool:

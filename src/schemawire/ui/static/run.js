@@ -154,7 +154,8 @@
       isSpan && row.span ? sw.el("button", { type: "button", class: "fold", "aria-label": isCollapsed(row) ? "expand" : "collapse", "aria-expanded": String(!isCollapsed(row)), onclick: (event) => toggleSpan(event, row) }, isCollapsed(row) ? "▸" : "▾") : sw.el("span", { class: "fold" }),
       isSpan ? sw.el("span", { class: `kind kind-${row.kind}` }, row.kind) : sw.el("span", { class: `proto proto-${row.protocol.replace(/\W/g, "_")}` }, row.protocol),
       !isSpan && arrow(row) ? sw.el("span", { class: "dir" }, arrow(row)) : null,
-      sw.el("span", { class: "label", title: isSpan ? (row.name ?? row.label) : row.label }, isSpan ? spanName(row) : row.label));
+      sw.el("span", { class: "label", title: isSpan ? (row.name ?? row.label) : row.label }, isSpan ? spanName(row) : row.label),
+      row.inside ? turnSummary(row.inside) : null);
     name.style.paddingLeft = `${row.depth * 16 + 4}px`;
     const element = sw.el("div", {
       class: `wf-row${isSpan ? " wf-span" : ""}${row.error ? " wf-error" : ""}${view.selected === row.i ? " selected" : ""}`,
@@ -177,6 +178,14 @@
     if (row.duration !== undefined && row.duration !== null) return sw.el("span", { class: "dur mono", title: at }, sw.duration(row.duration));
     if (row.waited !== null && row.waited !== undefined) return sw.el("span", { class: "dur mono waited", title: `${at}; this long after its request` }, sw.duration(row.waited));
     return sw.el("span", { class: "dur mono", title: at }, `+${sw.duration(row.t) || "0 ms"}`);
+  }
+
+  /** A turn's tools, refusals and errors, beside its name. */
+  function turnSummary(inside) {
+    return sw.el("span", { class: "inside" },
+      inside.tools.length ? sw.el("span", { class: "muted" }, inside.tools.join(", ")) : null,
+      inside.refusals ? sw.el("span", { class: "bad" }, `${inside.refusals} refused`) : null,
+      inside.errors ? sw.el("span", { class: "bad" }, `${inside.errors} error${inside.errors > 1 ? "s" : ""}`) : null);
   }
 
   /** Who the hop went to (→) or came from (←), without the protocol its badge already says. */
