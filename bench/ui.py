@@ -38,6 +38,8 @@ class _Writer:
 
     def __init__(self, file: Any, run: str, start: float) -> None:
         self.file, self.run, self.clock, self.seq = file, run, start, 0
+        self.sent = 0  # messages in the last request to the model (its whole body)
+        self.pending: list[dict[str, Any]] = []  # messages since: the next request's delta
 
     def hop(self, **fields: Any) -> None:
         self.seq += 1
@@ -89,17 +91,17 @@ def generate(path: Path, *, hops: int = 100_000, seed: int = 15, end: bool = Tru
     with path.open("w", encoding="utf-8") as file:
         writer = _Writer(file, uuid.UUID(int=rng.getrandbits(128)).hex[:16], 1_796_000_000.0)
         run = writer.start("run", "support-desk", None, model="gpt-4.1-mini")
-        history = 1  # the system message
+        writer.pending = [{"role": "system", "content": "You are the support desk's agent."}]
         turn = 0
         while writer.seq < hops - 2:
             turn += 1
-            history = _turn(writer, run, turn, history, rng)
+            _turn(writer, run, turn, rng)
         if end:
             writer.end(run, "run")
         return writer.seq
 
 
-def _turn(writer: _Writer, run: str, turn: int, history: int, rng: random.Random) -> int:
+def _turn(writer: _Writer, run: str, turn: int, rng: random.Random) -> None:
     span = writer.start("turn", f"turn {turn}", run)
     question = f"Order {rng.choice(['A-1001', 'B-7781', 'C-3310'])}: where is it, and the weather?"
     writer.hop(
@@ -111,33 +113,33 @@ def _turn(writer: _Writer, run: str, turn: int, history: int, rng: random.Random
         payload={"text": question},
     )
     calls = [(name, _arguments(name, rng)) for name in rng.sample(sorted(TOOLS), rng.randint(1, 3))]
-    history = _model(writer, span, turn, history, question, calls, rng)
+    writer.pending.append({"role": "user", "content": question})
+    _model(writer, span, turn, calls, rng)
     for k, (name, arguments) in enumerate(calls):
         _tool(writer, span, f"call_{turn}_{k}", name, arguments, rng)
     writer.end(span, "turn")
-    return history + 1 + len(calls)
 
 
 def _arguments(name: str, rng: random.Random) -> dict[str, Any]:
     return {key: rng.choice(values) for key, values in TOOLS[name].items()}
 
 
-def _model(  # noqa: PLR0917 (one model request of the generated run)
+def _model(
     writer: _Writer,
     parent: str,
     turn: int,
-    history: int,
-    question: str,
     calls: list[tuple[str, dict[str, Any]]],
     rng: random.Random,
-) -> int:
+) -> None:
+    """One model request, written as the loop does: the first whole, each later one a delta
+    (the messages since the last request, ``history`` kept, ``tools`` unchanged)."""
     span = writer.start("model", "gpt-4.1-mini", parent)
-    request = {
-        "model": "gpt-4.1-mini",
-        "messages": [{"role": "user", "content": question}],
-        "tools": "unchanged",
-        "history": {"key": "messages", "kept": history},
-    }
+    request: dict[str, Any] = {"model": "gpt-4.1-mini", "messages": writer.pending}
+    if writer.sent:
+        request |= {"tools": "unchanged", "history": {"key": "messages", "kept": writer.sent}}
+    else:
+        request["tools"] = [_tool_definition(name) for name in sorted(TOOLS)]
+    writer.sent += len(writer.pending)
     writer.hop(
         source="host",
         target="model:openai.chat",
@@ -165,7 +167,7 @@ def _model(  # noqa: PLR0917 (one model request of the generated run)
                 "message": {"role": "assistant", "content": None, "tool_calls": tool_calls},
             }
         ],
-        "usage": {"prompt_tokens": 400 + 30 * history, "completion_tokens": 40},
+        "usage": {"prompt_tokens": 400 + 30 * writer.sent, "completion_tokens": 40},
     }
     writer.hop(
         source="model:openai.chat",
@@ -176,7 +178,18 @@ def _model(  # noqa: PLR0917 (one model request of the generated run)
         payload=response,
     )
     writer.end(span, "model")
-    return history + 1
+    writer.pending = [response["choices"][0]["message"]]
+
+
+def _tool_definition(name: str) -> dict[str, Any]:
+    properties = {key: {"type": "string"} for key in TOOLS[name]}
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "parameters": {"type": "object", "properties": properties, "required": [*properties]},
+        },
+    }
 
 
 def _tool(  # noqa: PLR0917 (one tool call of the generated run)
@@ -201,6 +214,10 @@ def _tool(  # noqa: PLR0917 (one tool call of the generated run)
         verdict=verdict,
     )
     if refused:
+        refusal = {"error": verdict["rejection"]}
+        writer.pending.append(
+            {"role": "tool", "tool_call_id": call, "content": json.dumps(refusal)}
+        )
         writer.end(span, "tool", "refused")
         return
     mcp = writer.start("mcp", "tools/call", span)
@@ -221,6 +238,7 @@ def _tool(  # noqa: PLR0917 (one tool call of the generated run)
     writer.tick(0.02, 0.25, rng)
     failed = rng.random() < 0.02
     structured = {"tool": name, "ok": not failed, **arguments, "checked_at": round(writer.clock)}
+    writer.pending.append({"role": "tool", "tool_call_id": call, "content": json.dumps(structured)})
     writer.hop(
         source="mcp:support-desk",
         target="host",
@@ -306,7 +324,7 @@ def server_side(path: Path) -> dict[str, float]:
     with path.open("a", encoding="utf-8") as file:
         writer = _Writer(file, index.rows[-1].run, index.rows[-1].time + 1)
         writer.seq = index.rows[-1].seq
-        _turn(writer, index.rows[0].span or "", 99_999, 10, random.Random(1))
+        _turn(writer, index.rows[0].span or "", 99_999, random.Random(1))
     started = time.perf_counter()
     index.refresh()
     grow = (time.perf_counter() - started) * 1000

@@ -124,6 +124,17 @@ def test_a_100k_trace_indexes_and_searches_within_bounds(tmp_path: Path) -> None
     hits, _ = index.search("B-7781")
     assert hits
     assert all(b"B-7781" in index.line(i) for i in hits[:50])
+    last = max(
+        i
+        for i, row in enumerate(index.rows)
+        if row.protocol == "openai.chat" and row.direction == "send"
+    )
+    whole = index.whole(last)  # thousands of deltas back to the first request: no recursion
+    assert whole is not None
+    delta = json.loads(index.line(last))["payload"]
+    assert len(whole["messages"]) == len(delta["messages"]) + delta["history"]["kept"]
+    assert whole["messages"][0]["role"] == "system"  # from the first request, thousands back
+    assert isinstance(whole["tools"], list)
 
 
 def test_whole_bodies_are_rebuilt_from_a_real_runs_deltas(tmp_path: Path) -> None:

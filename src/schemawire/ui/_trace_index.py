@@ -35,6 +35,7 @@ __all__ = ["HopRow", "NotATraceError", "Span", "TraceIndex", "whole_body"]
 HOP_START = b'{"run":'
 LABEL_CHARS = 160  # a row's one-line summary; the whole hop is one click away
 SEARCH_CHUNK = 4 << 20  # bytes searched at a time
+WHOLES_KEPT = 32  # whole request bodies rebuilt lately, kept: the next one starts there
 SEARCH_HITS = 5_000  # hops a search returns at most (the page says when there were more)
 
 
@@ -97,6 +98,7 @@ class TraceIndex:
     views: dict[Any, list[int]] = field(default_factory=dict)  # filtered rows, by filter
     _requests: dict[tuple[str, str, str, str], str | None] = field(default_factory=dict)
     _sent_at: dict[tuple[str, str, str, str, str], float] = field(default_factory=dict)
+    _wholes: dict[int, dict[str, Any]] = field(default_factory=dict)  # rebuilt lately
     _turn: int | None = None  # old traces: the index of the user-text hop that opened the turn
     _strings: dict[str, str] = field(default_factory=dict[str, str])
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -128,7 +130,7 @@ class TraceIndex:
         self.starts, self.ends, self.rows, self.spans = array("q"), array("q"), [], {}
         self.cut_lines, self.indexed_to, self.head, self.has_spans = 0, 0, b"", False
         self._requests, self._turn, self.turn_starts, self.views = {}, None, [], {}
-        self._sent_at = {}
+        self._sent_at, self._wholes = {}, {}
 
     def _index(self, data: bytes, base: int) -> None:
         at = 0
@@ -319,27 +321,46 @@ class TraceIndex:
         return ordered[:limit], len(ordered) >= limit
 
     def whole(self, index: int) -> dict[str, Any] | None:
-        """Hop ``index``'s payload with its request delta filled in (None: not a delta)."""
-        hop = _loads(self.line(index))
-        payload = hop.get("payload")
+        """Hop ``index``'s payload with its request delta filled in (None: not a delta).
+
+        The chain of deltas back to a whole body (or to one rebuilt lately) is walked without
+        recursion: a long run's last request stands on thousands before it."""
+        payload = _loads(self.line(index)).get("payload")
         if not _is_delta(payload):
             return None
+        chain = [(index, payload)]
+        before: dict[str, Any] | None = None
+        at = self._previous_send(index)
+        while at is not None:
+            if at in self._wholes:
+                before = self._wholes[at]
+                break
+            earlier = _loads(self.line(at)).get("payload")
+            if not _is_delta(earlier):
+                before = earlier if isinstance(earlier, dict) else None
+                break
+            chain.append((at, earlier))
+            at = self._previous_send(at)
+        for at, delta in reversed(chain):
+            before = whole_body(before, delta)
+            self._wholes[at] = before
+            while len(self._wholes) > WHOLES_KEPT:
+                del self._wholes[next(iter(self._wholes))]
+        return before
+
+    def _previous_send(self, index: int) -> int | None:
+        """The request before hop ``index`` to the same peer, by the same protocol."""
         row = self.rows[index]
-        previous = next(
-            (
-                i
-                for i in range(index - 1, -1, -1)
-                if self.rows[i].direction == "send"
-                and self.rows[i].source == row.source
-                and self.rows[i].target == row.target
-                and self.rows[i].protocol == row.protocol
-            ),
-            None,
-        )
-        before = None
-        if previous is not None:
-            before = self.whole(previous) or _loads(self.line(previous)).get("payload")
-        return whole_body(before, payload)
+        for at in range(index - 1, -1, -1):
+            other = self.rows[at]
+            if (
+                other.direction == "send"
+                and other.source == row.source
+                and other.target == row.target
+                and other.protocol == row.protocol
+            ):
+                return at
+        return None
 
     def memory(self) -> int:
         """Bytes the index holds (rows, their labels, the offsets), roughly."""
