@@ -22,7 +22,14 @@ from starlette.routing import BaseRoute, Route
 
 from schemawire.errors import SchemawireError, one_line
 from schemawire.ui._run_folder import TraceFolder, error_response, summarise
-from schemawire.ui._trace_index import HopRow, NotATraceError, TraceIndex, _loads
+from schemawire.ui._trace_index import (
+    VIEWS_KEPT,
+    HopRow,
+    NotATraceError,
+    Span,
+    TraceIndex,
+    _loads,
+)
 
 if TYPE_CHECKING:
     from schemawire.schema.repository import Repository
@@ -39,10 +46,66 @@ class TraceNotFoundError(SchemawireError):
     """What the request names is not there (404)."""
 
 
+class BadRequestError(SchemawireError):
+    """A parameter or body the page would never send (400)."""
+
+
+class NotWrittenError(SchemawireError):
+    """An eval case that is not written where it would go (409)."""
+
+
+# An error's code, status and message, the first that fits (a subclass before its base).
+ERRORS: tuple[tuple[type[Exception], str, int], ...] = (
+    (BadRequestError, "bad_request", 400),
+    (TraceNotFoundError, "not_found", 404),
+    (NotWrittenError, "exists", 409),
+    (NotATraceError, "not_a_trace", 400),
+    (FileExistsError, "exists", 409),  # an eval case created meanwhile: never written over
+    (OSError, "unreadable", 404),  # gone or unreadable since it was listed
+    (SchemawireError, "cannot", 400),
+)
+
+
+def _error_answer(error: Exception) -> Response:
+    """The page's JSON error for ``error`` (its words, never a Python repr or a machine path)."""
+    code, status = next((c, s) for kind, c, s in ERRORS if isinstance(error, kind))
+    if isinstance(error, FileExistsError):
+        message = f"{Path(str(error.filename)).name} exists already: it is left as it is"
+    elif isinstance(error, OSError):
+        message = f"the trace cannot be read: {error.strerror or type(error).__name__}"
+    elif isinstance(error, BadRequestError | TraceNotFoundError | NotWrittenError | NotATraceError):
+        message = str(error)
+    else:
+        message = one_line(error)
+    return error_response(code, message, status)
+
+
+def _int_param(params: Any, name: str, default: int) -> int:
+    """Query parameter ``name`` as an integer (``default`` when absent or empty)."""
+    text = params.get(name, "")
+    if not text:
+        return default
+    try:
+        return int(text)
+    except ValueError:
+        raise BadRequestError(f"{name} must be an integer, not {json.dumps(text)}") from None
+
+
+async def _body(request: Request) -> Any:
+    """A POST's JSON body (None for a GET)."""
+    if request.method != "POST":
+        return None
+    raw = await request.body()
+    try:
+        return json.loads(raw) if raw.strip() else None
+    except ValueError:
+        raise BadRequestError("the body is not JSON: send a JSON object") from None
+
+
 def routes(config: UiConfig, folder: TraceFolder) -> list[BaseRoute]:
     """The Run page's API routes."""
 
-    def trace(request: Request) -> tuple[Path, TraceIndex]:
+    def trace(request: Request, *, head: bool = False) -> tuple[Path, TraceIndex]:
         relative = request.query_params.get("file")
         path = folder.resolve(relative) if relative else None
         if path is None and not relative:
@@ -52,54 +115,56 @@ def routes(config: UiConfig, folder: TraceFolder) -> list[BaseRoute]:
             raise TraceNotFoundError(
                 "no such trace under the traces folder: open it from the Runs page"
             )
-        return path, folder.index(path)
+        return path, folder.index(path, head=head)
 
     def answering(work: Any) -> Any:
         async def endpoint(request: Request) -> Response:
-            body = await request.json() if request.method == "POST" else None
             try:
+                body = await _body(request)
                 answer = await run_in_threadpool(work, request, body)
-            except TraceNotFoundError as error:
-                return error_response("not_found", str(error), 404)
-            except NotATraceError as error:
-                return error_response("not_a_trace", str(error))
-            except OSError as error:  # gone or unreadable since it was listed
-                return error_response("unreadable", f"the trace cannot be read: {error}", 404)
-            except FileExistsError as error:
-                return error_response("exists", str(error), 409)
-            except SchemawireError as error:
-                return error_response("cannot", one_line(error))
+            except (SchemawireError, OSError) as error:
+                return _error_answer(error)
             return answer if isinstance(answer, Response) else JSONResponse(answer)
 
         return endpoint
 
     def meta(request: Request, _: Any) -> dict[str, Any]:
-        path, index = trace(request)
-        return {"file": folder.relative(path), **summarise(index), **_choices(index)}
+        path, index = trace(request, head=True)
+        indexing = folder.indexing(path)
+        with index.reading():
+            answer = {"file": folder.relative(path), **summarise(index), **_choices(index)}
+        if indexing:  # its status is its last hops' word: not read yet
+            answer |= {"status": "indexing", "indexing": True}
+        return answer
 
     def rows(request: Request, _: Any) -> dict[str, Any]:
-        _, index = trace(request)
         params = request.query_params
+        path, index = trace(request, head=not _needs_every_hop(params))
+        indexing = folder.indexing(path)
+        start = max(0, _int_param(params, "start", 0))
+        count = min(PAGE_ROWS, max(1, _int_param(params, "count", 100)))
         started = time.perf_counter()
-        shown, more = _view(index, params)
-        start = max(0, int(params.get("start", "0") or 0))
-        count = min(PAGE_ROWS, max(1, int(params.get("count", "100") or 100)))
-        page = [_row_json(index, i) for i in shown[start : start + count]]
+        with index.reading():
+            shown, more = _view(index, params)
+            page = [_row_json(index, i) for i in shown[start : start + count]]
+            hops = len(index.rows)
         return {
             "total": len(shown),
-            "hops": len(index.rows),
+            "hops": hops,
             "start": start,
             "rows": page,
             "more": more,
+            "indexing": indexing,
             "ms": round((time.perf_counter() - started) * 1000, 1),
         }
 
     def hop(request: Request, _: Any) -> dict[str, Any]:
-        _, index = trace(request)
-        at = int(request.query_params.get("index", "-1"))
-        if not 0 <= at < len(index.rows):
-            raise TraceNotFoundError(f"no hop {at} in this trace")
-        return _hop_json(index, at, config.repo)
+        _, index = trace(request, head=True)
+        at = _int_param(request.query_params, "index", -1)
+        with index.reading():
+            if not 0 <= at < len(index.rows):
+                raise TraceNotFoundError(f"no hop {at} in this trace")
+            return _hop_json(index, at, config.repo)
 
     def eval_case(request: Request, body: Any) -> dict[str, Any]:
         path, _ = trace(request)
@@ -121,6 +186,12 @@ def _choices(index: TraceIndex) -> dict[str, Any]:
     return {"protocols": protocols, "tool_names": tools}
 
 
+def _needs_every_hop(params: Any) -> bool:
+    """Whether these rows' filters or search read every hop (the first page of the whole trace
+    does not: it is served while the rest is indexed)."""
+    return any(params.get(name) for name in ("protocol", "tool", "verdict", "errors", "q"))
+
+
 def _view(index: TraceIndex, params: Any) -> tuple[list[int], bool]:
     """The rows shown for these filters (cached per filter while the trace does not grow)."""
     protocols = frozenset(p for p in params.get("protocol", "").split(",") if p)
@@ -131,7 +202,8 @@ def _view(index: TraceIndex, params: Any) -> tuple[list[int], bool]:
     collapsed = frozenset(c for c in params.get("collapsed", "").split(",") if c)
     key = (protocols, tool, params.get("verdict", ""), errors, query, collapsed, len(index.rows))
     if key in index.views:
-        return index.views[key], False
+        index.views[key] = shown = index.views.pop(key)  # the latest used, last
+        return shown, False
     filtered = bool(protocols or tool or verdict or errors or query)
     more = False
     if query:
@@ -152,6 +224,8 @@ def _view(index: TraceIndex, params: Any) -> tuple[list[int], bool]:
         shown = _folded(index, shown, collapsed)
     if not more:
         index.views[key] = shown
+        while len(index.views) > VIEWS_KEPT:  # the oldest filter's rows go first
+            del index.views[next(iter(index.views))]
     return shown, more
 
 
@@ -173,28 +247,48 @@ def _folded(index: TraceIndex, shown: list[int], collapsed: frozenset[str]) -> l
         return kept
     hidden: dict[str | None, bool] = {None: False}
 
-    def inside(span_id: str | None) -> bool:
-        """Whether a row in span ``span_id`` is hidden: the span or one above is collapsed."""
-        if span_id in hidden:
-            return hidden[span_id]
-        span = index.spans.get(span_id or "")
-        folded = span is not None and (
-            span_id in collapsed
-            or (every_turn and span.kind == "turn" and f"-{span_id}" not in collapsed)
+    def folded_here(span: Span) -> bool:
+        return span.id in collapsed or (
+            every_turn and span.kind == "turn" and f"-{span.id}" not in collapsed
         )
-        hidden[span_id] = answer = folded or (span is not None and inside(span.parent))
-        return answer
+
+    def inside(span_id: str | None) -> bool:
+        """Whether a row in span ``span_id`` is hidden: the span or one above is collapsed
+        (walked up without recursion; each answer kept for the spans below)."""
+        chain: list[Span] = []
+        at = span_id
+        while at not in hidden:
+            span = index.spans.get(at or "")
+            if span is None:
+                hidden[at] = False
+                break
+            chain.append(span)
+            above = _parent(index, span)
+            at = above.id if above is not None else None
+        answer = hidden[at]
+        for span in reversed(chain):
+            answer = answer or folded_here(span)
+            hidden[span.id] = answer
+        return hidden[span_id]
 
     rows = index.rows
     kept = []
     for i in shown:
         row = rows[i]
         if row.protocol == "span" and row.span in index.spans:
-            if not inside(index.spans[row.span].parent):
+            above = _parent(index, index.spans[row.span])
+            if not inside(above.id if above is not None else None):
                 kept.append(i)
         elif not inside(row.span):
             kept.append(i)
     return kept
+
+
+def _parent(index: TraceIndex, span: Span) -> Span | None:
+    """The span ``span`` is in, when it is shallower: a trace that started a span id twice can
+    name a cycle (A in B in A), and a walk up must end."""
+    above = index.spans.get(span.parent or "")
+    return above if above is not None and above.depth < span.depth else None
 
 
 def _is_span_end(row: HopRow) -> bool:
@@ -258,7 +352,7 @@ def _row_json(index: TraceIndex, at: int) -> dict[str, Any]:
         answer["span"] = span.id
         if span.kind == "turn":
             answer["inside"] = _inside(index, span.start, span.end or len(index.rows) - 1)
-        answer["duration"] = (span.end_time - span.start_time) if span.end_time else None
+        answer["duration"] = span.end_time - span.start_time if span.end_time is not None else None
         answer["error"] = span.status == "error"
     elif not index.has_spans and _is_turn_start(index, at):
         stop = _turn_end(index, at)
@@ -304,9 +398,9 @@ def _scale(index: TraceIndex, at: int) -> tuple[float, float]:
     if index.has_spans:
         span = index.spans.get(row.span or "")
         if span is not None and row.protocol == "span" and span.kind == "turn":
-            span = index.spans.get(span.parent or "")
+            span = _parent(index, span)
         while span is not None and span.kind not in {"turn", "run", "flow"}:
-            span = index.spans.get(span.parent or "")
+            span = _parent(index, span)
         if span is None:
             return whole
         return span.start_time, span.end_time if span.end_time is not None else whole[1]
@@ -441,10 +535,12 @@ def _eval_case(trace: Path, repo: Path | None, *, write: bool) -> dict[str, Any]
     if repo is not None:
         evals = (repo / "evals").resolve()
         target = case.path.resolve()
-        answer["path"] = Path(target).relative_to(repo.resolve()).as_posix()
+        if not target.is_relative_to(repo.resolve()):  # evals/ a symlink out of the repository
+            raise NotWrittenError(f"{case.path.name} would go outside the repository: not written")
+        answer["path"] = target.relative_to(repo.resolve()).as_posix()
         if write:
             if evals not in target.parents:
-                raise FileExistsError(f"{answer['path']} is not under the repository's evals/")
+                raise NotWrittenError(f"{answer['path']} is not under the repository's evals/")
             if target.exists():  # an answer, not an error: the page says so and goes on
                 answer["not_written"] = f"{answer['path']} exists already: it is left as it is"
                 return answer

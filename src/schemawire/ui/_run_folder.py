@@ -18,6 +18,8 @@ from schemawire.ui._trace_index import NotATraceError, TraceIndex
 __all__ = ["TraceFolder", "error_response", "summarise"]
 
 INDEXES_KEPT = 6  # whole indexes kept in memory (the runs open lately); summaries are kept all
+HEAD_BYTES = 2 << 20  # a cold trace's bytes indexed before its first page is answered
+STEP_BYTES = 8 << 20  # the rest is indexed off the request, this much per hold of its lock
 
 
 class TraceFolder:
@@ -27,17 +29,21 @@ class TraceFolder:
         self.root = root
         self._indexes: OrderedDict[Path, TraceIndex] = OrderedDict()
         self._summaries: dict[Path, tuple[tuple[int, int], dict[str, Any]]] = {}
+        self._catching_up: set[Path] = set()  # indexes being brought up to date off a request
         self._lock = threading.Lock()
 
     def files(self) -> list[tuple[Path, os.stat_result]]:
-        """Every trace file with its stat, newest first."""
+        """Every trace file with its stat, newest first: regular files under the folder (a
+        symlink to a file outside it is left out, as `resolve` refuses it)."""
+        root = self.root.resolve()
         found = []
         for path in self.root.rglob("*.jsonl"):
             try:
                 stat = path.stat()
-            except OSError:
-                continue  # gone since it was listed
-            if path.is_file():
+                inside = root in path.resolve().parents
+            except (OSError, RuntimeError):
+                continue  # gone since it was listed, or a symlink loop
+            if inside and path.is_file():
                 found.append((path, stat))
         found.sort(key=lambda item: (item[1].st_mtime_ns, str(item[0])), reverse=True)
         return found
@@ -50,11 +56,17 @@ class TraceFolder:
         return digest.hexdigest()
 
     def relative(self, path: Path) -> str:
-        return path.relative_to(self.root).as_posix()
+        """``path`` as the page names it: relative to the folder (as listed, or resolved)."""
+        if path.is_relative_to(self.root):
+            return path.relative_to(self.root).as_posix()
+        return path.relative_to(self.root.resolve()).as_posix()
 
     def resolve(self, relative: str) -> Path | None:
         """The trace file ``relative`` names, when it is one under the folder."""
-        path = (self.root / relative).resolve()
+        try:
+            path = (self.root / relative).resolve()
+        except (OSError, RuntimeError, ValueError):  # a NUL byte, a symlink loop
+            return None
         root = self.root.resolve()
         if root not in path.parents or path.suffix != ".jsonl" or not path.is_file():
             return None
@@ -71,8 +83,11 @@ class TraceFolder:
                 return path
         return None
 
-    def index(self, path: Path) -> TraceIndex:
-        """``path``'s index, brought up to date (built on first use).
+    def index(self, path: Path, *, head: bool = False) -> TraceIndex:
+        """``path``'s index, brought up to date (built on first use). With ``head``, a trace
+        not indexed yet is indexed as far as its first HEAD_BYTES only, and the rest in a
+        thread of its own (`indexing` says until when): the first page of a 100,000-hop trace
+        need not wait for its last hop.
 
         Raises:
             NotATraceError, OSError: as `TraceIndex.refresh`.
@@ -82,8 +97,40 @@ class TraceFolder:
             self._indexes[path] = index
             while len(self._indexes) > INDEXES_KEPT:
                 self._indexes.popitem(last=False)
-        index.refresh()
+            catching_up = path in self._catching_up
+        if not head:
+            index.refresh()
+        elif not catching_up:
+            index.refresh(budget=HEAD_BYTES)
+            if index.behind:
+                self._catch_up(path, index)
         return index
+
+    def indexing(self, path: Path) -> bool:
+        """Whether ``path``'s index is still being built off the request."""
+        with self._lock:
+            return path in self._catching_up
+
+    def _catch_up(self, path: Path, index: TraceIndex) -> None:
+        with self._lock:
+            if path in self._catching_up:
+                return
+            self._catching_up.add(path)
+        threading.Thread(
+            target=self._index_rest, args=(path, index), name="trace-index", daemon=True
+        ).start()
+
+    def _index_rest(self, path: Path, index: TraceIndex) -> None:
+        """Index the rest of ``path`` a step at a time (readers get the lock in between)."""
+        try:
+            index.refresh(budget=STEP_BYTES)
+            while index.behind:
+                index.refresh(budget=STEP_BYTES)
+        except (NotATraceError, OSError):
+            pass  # the next request's own refresh meets it and answers with it
+        finally:
+            with self._lock:
+                self._catching_up.discard(path)
 
     def summary(self, path: Path, stat: os.stat_result) -> dict[str, Any]:
         """``path``'s summary, from the cache when its size and mtime are those cached."""
@@ -92,7 +139,9 @@ class TraceFolder:
         if cached is not None and cached[0] == key:
             return cached[1]
         try:
-            summary = summarise(self.index(path))
+            index = self.index(path)
+            with index.reading():
+                summary = summarise(index)
         except (NotATraceError, OSError, UnicodeDecodeError) as error:
             summary = {"status": "unreadable", "error": str(error), "hops": 0}
         summary = {"file": self.relative(path), "size": stat.st_size, **summary}

@@ -23,6 +23,7 @@ import threading
 from array import array
 from bisect import bisect_right
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,8 @@ LABEL_CHARS = 160  # a row's one-line summary; the whole hop is one click away
 SEARCH_CHUNK = 4 << 20  # bytes searched at a time
 WHOLES_KEPT = 32  # whole request bodies rebuilt lately, kept: the next one starts there
 SEARCH_HITS = 5_000  # hops a search returns at most (the page says when there were more)
+READ_CHUNK = 8 << 20  # bytes indexed at a time (a longer line is read whole, in doublings)
+VIEWS_KEPT = 16  # filtered views kept (each up to a row number per hop): the latest ones
 
 
 class NotATraceError(SchemawireError):
@@ -83,7 +86,8 @@ class HopRow:
 
 @dataclass
 class TraceIndex:
-    """The index of one trace file. `refresh` brings it up to date; safe across threads."""
+    """The index of one trace file. `refresh` brings it up to date; safe across threads when
+    readers hold `reading()` (a refresh appends to and may reset what they read)."""
 
     path: Path
     starts: array[int] = field(default_factory=lambda: array("q"))
@@ -101,10 +105,16 @@ class TraceIndex:
     _wholes: dict[int, dict[str, Any]] = field(default_factory=dict)  # rebuilt lately
     _turn: int | None = None  # old traces: the index of the user-text hop that opened the turn
     _strings: dict[str, str] = field(default_factory=dict[str, str])
-    _lock: threading.Lock = field(default_factory=threading.Lock)
+    behind: bool = False  # the last refresh stopped at its budget, before the end of the file
+    _lock: threading.RLock = field(default_factory=threading.RLock)
 
-    def refresh(self) -> int:
-        """Index what the file gained since the last refresh; the number of new hops.
+    def reading(self) -> threading.RLock:
+        """Hold it while reading the index (``with index.reading(): ...``): no refresh then."""
+        return self._lock
+
+    def refresh(self, budget: int | None = None) -> int:
+        """Index what the file gained since the last refresh (at most about ``budget`` bytes of
+        it, whole lines: the rest on the next call); the number of new hops.
 
         Raises:
             NotATraceError: a line is not a hop.
@@ -114,17 +124,33 @@ class TraceIndex:
             size = os.fstat(file.fileno()).st_size
             if size < self.indexed_to or file.read(len(self.head)) != self.head:
                 self._reset()
-            if size == self.indexed_to:
-                return 0
-            file.seek(self.indexed_to)
-            data = file.read(size - self.indexed_to)
-            if not self.head:
-                self.head = data[:64]
             before = len(self.rows)
-            self._index(data, self.indexed_to)
+            self._read(file, size, budget)
             if len(self.rows) != before:
                 self.views.clear()  # filtered views of the rows before: recomputed on demand
             return len(self.rows) - before
+
+    def _read(self, file: Any, size: int, budget: int | None) -> None:
+        """Index from ``indexed_to`` chunk by chunk (memory: a chunk, or the longest line)."""
+        want, spent = READ_CHUNK, 0
+        self.behind = False
+        while self.indexed_to < size:
+            if budget is not None and spent >= budget:
+                self.behind = True
+                return
+            at = self.indexed_to
+            file.seek(at)
+            data = file.read(min(want, size - at))
+            if not self.head:
+                self.head = data[:64]
+            self._index(data, at)
+            if self.indexed_to == at:  # no line ended in it
+                if at + len(data) >= size:
+                    return  # a line not ended yet: the next refresh reads it whole
+                want *= 2
+                continue
+            spent += self.indexed_to - at
+            want = READ_CHUNK
 
     def _reset(self) -> None:
         self.starts, self.ends, self.rows, self.spans = array("q"), array("q"), [], {}
@@ -212,7 +238,7 @@ class TraceIndex:
         if isinstance(payload, dict) and "id" in payload and row.protocol == "mcp":
             if "method" in payload and row.direction != "send":
                 return  # a request the peer sent us: its answer goes the other way
-            request_id = orjson.dumps(payload["id"]).decode()
+            request_id = _dumps(payload["id"])
         elif row.protocol == "mcp":
             return  # a notification: nothing answers it
         if row.direction == "send":
@@ -267,7 +293,7 @@ class TraceIndex:
         self, run: str, source: str, target: str, payload: dict[str, Any], span: str | None
     ) -> None:
         if "id" in payload and "method" in payload:
-            key = (run, source, target, orjson.dumps(payload["id"]).decode())
+            key = (run, source, target, _dumps(payload["id"]))
             self._requests[key] = span
 
     def _paired(
@@ -280,7 +306,7 @@ class TraceIndex:
             if direction == "send":
                 self._remember_request(run, source, target, payload, None)
             return None
-        key = (run, target, source, orjson.dumps(payload["id"]).decode())
+        key = (run, target, source, _dumps(payload["id"]))
         return self._requests.pop(key, None)
 
     # Reading ----------------------------------------------------------------------------
@@ -297,28 +323,26 @@ class TraceIndex:
 
         The file is read in chunks, each lowered (bytes.lower: ASCII, fast) and searched with
         ``find``; a regular expression with IGNORECASE is several times slower."""
-        needles = sorted(
-            {n.lower().encode() for n in (query, orjson.dumps(query).decode()[1:-1]) if n}
-        )
+        needles = sorted({n.lower().encode() for n in (query, _dumps(query)[1:-1]) if n})
         hits: set[int] = set()
         if not self.starts or not needles:
             return [], False
         overlap = max(len(n) for n in needles) - 1
         with self.path.open("rb") as file:
             at = 0
-            while at < self.indexed_to and len(hits) < limit:
+            while at < self.indexed_to and len(hits) <= limit:
                 file.seek(at)
                 chunk = file.read(min(SEARCH_CHUNK, self.indexed_to - at) + overlap).lower()
                 for needle in needles:
                     found = chunk.find(needle)
-                    while found >= 0 and len(hits) < limit:
+                    while found >= 0 and len(hits) <= limit:
                         index = bisect_right(self.starts, at + found) - 1
                         if index >= 0 and at + found < self.ends[index]:
                             hits.add(index)
                         found = chunk.find(needle, found + 1)
                 at += SEARCH_CHUNK
         ordered = sorted(hits)
-        return ordered[:limit], len(ordered) >= limit
+        return ordered[:limit], len(ordered) > limit
 
     def whole(self, index: int) -> dict[str, Any] | None:
         """Hop ``index``'s payload with its request delta filled in (None: not a delta).
@@ -393,6 +417,15 @@ def _loads(line: bytes) -> Any:
         return orjson.loads(line)
     except orjson.JSONDecodeError:
         return json.loads(line)
+
+
+def _dumps(value: Any) -> str:
+    """``value`` as compact JSON text: orjson's, or the standard library's for an integer
+    beyond 64 bits (which orjson refuses and `_loads` reads exactly)."""
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def _is_delta(payload: Any) -> bool:
@@ -489,8 +522,26 @@ def _response_label(payload: dict[str, Any]) -> str:
 
 
 def _short(value: Any) -> str:
-    text = value if isinstance(value, str) else orjson.dumps(value).decode()
+    """``value`` on one line, cut to LABEL_CHARS (cut first: a hop may hold megabytes)."""
+    if isinstance(value, str):
+        text = value[: LABEL_CHARS * 4]
+    else:
+        text = _dumps(_cut(value))[: LABEL_CHARS * 4]
     return " ".join(text.split())[:LABEL_CHARS]
+
+
+def _cut(value: Any, depth: int = 0) -> Any:
+    """Enough of ``value`` for a label: its first items and the start of its strings, a few
+    levels deep (a label never dumps a hop's megabytes)."""
+    if isinstance(value, str):
+        return value[:LABEL_CHARS]
+    if depth >= 4 and isinstance(value, dict | list):
+        return "…"
+    if isinstance(value, dict):
+        return {k: _cut(v, depth + 1) for k, v in islice(value.items(), LABEL_CHARS)}
+    if isinstance(value, list):
+        return [_cut(v, depth + 1) for v in value[:LABEL_CHARS]]
+    return value
 
 
 def _facts(row: HopRow, payload: Any, verdict: Any, intern: Any) -> None:

@@ -9,11 +9,12 @@
   const PAGE = 200; // rows fetched per request
   const OVERSCAN = 12;
   const FOLLOW_MS = 1500; // how often a run still going is asked for new hops
+  const INDEXING_MS = 250; // how often a trace still being indexed is asked how far it got
   const main = document.getElementById("main");
   const params = new URLSearchParams(location.search);
   const runId = decodeURIComponent(location.pathname.split("/").pop());
   const where = params.get("file") ? `file=${encodeURIComponent(params.get("file"))}` : `run=${encodeURIComponent(runId)}`;
-  const view = { total: 0, pages: new Map(), asked: new Set(), generation: 0, selected: null, filters: {}, collapsed: new Set() };
+  const view = { total: 0, pages: new Map(), asked: new Set(), generation: 0, selected: null, asking: 0, filters: {}, collapsed: new Set() };
   const ui = {};
 
   // The head: what the run was, at a glance. ---------------------------------------------
@@ -120,7 +121,8 @@
       view.total = answer.total;
       view.pages.set(page, answer.rows);
       const what = Object.keys(view.filters).length ? `${answer.total.toLocaleString()} of ${answer.hops.toLocaleString()} hops` : `${answer.hops.toLocaleString()} hops`;
-      ui.count.textContent = answer.more ? `${what} (first ${answer.total.toLocaleString()} matches)` : what;
+      const shown = answer.more ? `${what} (first ${answer.total.toLocaleString()} matches)` : what;
+      ui.count.textContent = answer.indexing ? `${shown} so far (indexing the rest…)` : shown;
       draw();
     } catch (error) {
       view.asked.delete(page);
@@ -225,15 +227,16 @@
   // One hop in full. -------------------------------------------------------------------------
   async function select(row) {
     view.selected = row.i;
+    const asked = ++view.asking; // a later click's answer wins, whichever arrives first
     for (const el of ui.list.querySelectorAll(".wf-row.selected")) el.classList.remove("selected");
     const shown = ui.list.querySelector(`.wf-row[data-index="${row.i}"]`);
     if (shown) shown.classList.add("selected");
     ui.detail.replaceChildren(sw.el("p", { class: "muted" }, "Loading…"));
     try {
       const hop = await sw.api(`/api/runs/hop?${where}&index=${row.i}`);
-      ui.detail.replaceChildren(...detail(row, hop));
+      if (asked === view.asking) ui.detail.replaceChildren(...detail(row, hop));
     } catch (error) {
-      ui.detail.replaceChildren(sw.errorBox(error));
+      if (asked === view.asking) ui.detail.replaceChildren(sw.errorBox(error));
     }
   }
 
@@ -374,28 +377,44 @@
     ui.head = head(meta);
     main.replaceChildren(ui.head, toolbar(meta), sw.el("div", { class: "split" }, sw.el("div", { class: "wf-column" }, legend, ui.scroller), ui.detail));
     await reload();
-    if (meta.status === "open") setTimeout(() => follow(meta.hops), FOLLOW_MS);
+    later(meta);
   }
 
-  /** A run still going (its run span open): new hops appear, the rows in view stay put. */
-  async function follow(hops) {
+  /** Ask again while the run is still going (its run span open) or still being indexed. */
+  function later(meta) {
+    if (meta.indexing) setTimeout(() => follow(meta), INDEXING_MS);
+    else if (meta.status === "open") setTimeout(() => follow(meta), FOLLOW_MS);
+  }
+
+  /** New hops appear (a run still going, a trace indexed on), the rows in view stay put. */
+  async function follow(before) {
     let meta;
     try {
       meta = await sw.api(`/api/runs/run?${where}`);
     } catch {
-      setTimeout(() => follow(hops), FOLLOW_MS);
+      later(before);
       return;
     }
-    if (meta.hops !== hops) {
+    if (meta.hops !== before.hops || meta.indexing !== before.indexing) {
       const fresh = head(meta);
       ui.head.replaceWith(fresh);
       ui.head = fresh;
+      choices("protocol", meta.protocols);
+      choices("tool", meta.tool_names);
       view.generation += 1;
       view.pages.clear();
       view.asked.clear();
       await fetchPage(Math.floor(ui.scroller.scrollTop / ROW_H / PAGE));
     }
-    if (meta.status === "open") setTimeout(() => follow(meta.hops), FOLLOW_MS);
+    later(meta);
+  }
+
+  /** A filter's choices, grown with the trace (the one picked stays picked). */
+  function choices(name, options) {
+    const select = document.querySelector(`.filters select[name="${name}"]`);
+    const picked = select.value;
+    select.replaceChildren(sw.el("option", { value: "" }, "all"), options.map((o) => sw.el("option", { value: o }, o)));
+    select.value = options.includes(picked) ? picked : "";
   }
 
   document.addEventListener("DOMContentLoaded", start);

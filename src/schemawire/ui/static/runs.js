@@ -60,6 +60,7 @@
       state.signature = answer.signature;
     } catch (error) {
       main.replaceChildren(sw.errorBox(error));
+      state.signature = null; // the next answer draws the list again, changed or not
     } finally {
       state.timer = setTimeout(poll, POLL_MS);
     }
