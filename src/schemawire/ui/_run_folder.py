@@ -29,7 +29,7 @@ class TraceFolder:
         self.root = root
         self._indexes: OrderedDict[Path, TraceIndex] = OrderedDict()
         self._summaries: dict[Path, tuple[tuple[int, int], dict[str, Any]]] = {}
-        self._catching_up: set[Path] = set()  # indexes being brought up to date off a request
+        self._catching_up: dict[Path, threading.Thread] = {}  # indexes built off a request
         self._lock = threading.Lock()
 
     def files(self) -> list[tuple[Path, os.stat_result]]:
@@ -111,14 +111,23 @@ class TraceFolder:
         with self._lock:
             return path in self._catching_up
 
+    def wait_indexed(self, path: Path, timeout: float) -> bool:
+        """Wait (at most ``timeout`` seconds) for ``path``'s index to be built; whether it is."""
+        with self._lock:
+            thread = self._catching_up.get(path)
+        if thread is not None:
+            thread.join(timeout)
+        return not self.indexing(path)
+
     def _catch_up(self, path: Path, index: TraceIndex) -> None:
         with self._lock:
             if path in self._catching_up:
                 return
-            self._catching_up.add(path)
-        threading.Thread(
-            target=self._index_rest, args=(path, index), name="trace-index", daemon=True
-        ).start()
+            thread = threading.Thread(
+                target=self._index_rest, args=(path, index), name="trace-index", daemon=True
+            )
+            self._catching_up[path] = thread
+        thread.start()
 
     def _index_rest(self, path: Path, index: TraceIndex) -> None:
         """Index the rest of ``path`` a step at a time (readers get the lock in between)."""
@@ -130,7 +139,7 @@ class TraceFolder:
             pass  # the next request's own refresh meets it and answers with it
         finally:
             with self._lock:
-                self._catching_up.discard(path)
+                self._catching_up.pop(path, None)
 
     def summary(self, path: Path, stat: os.stat_result) -> dict[str, Any]:
         """``path``'s summary, from the cache when its size and mtime are those cached."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import threading
 from array import array
@@ -34,6 +35,7 @@ from schemawire.errors import SchemawireError
 __all__ = ["HopRow", "NotATraceError", "Span", "TraceIndex", "whole_body"]
 
 HOP_START = b'{"run":'
+LONG_DIGITS = re.compile(rb"\d{19}")  # an integer this long may not fit in 64 bits
 LABEL_CHARS = 160  # a row's one-line summary; the whole hop is one click away
 SEARCH_CHUNK = 4 << 20  # bytes searched at a time
 WHOLES_KEPT = 32  # whole request bodies rebuilt lately, kept: the next one starts there
@@ -132,7 +134,8 @@ class TraceIndex:
 
     def _read(self, file: Any, size: int, budget: int | None) -> None:
         """Index from ``indexed_to`` chunk by chunk (memory: a chunk, or the longest line)."""
-        want, spent = READ_CHUNK, 0
+        step = min(READ_CHUNK, budget) if budget is not None else READ_CHUNK
+        want, spent = step, 0
         self.behind = False
         while self.indexed_to < size:
             if budget is not None and spent >= budget:
@@ -150,7 +153,7 @@ class TraceIndex:
                 want *= 2
                 continue
             spent += self.indexed_to - at
-            want = READ_CHUNK
+            want = step
 
     def _reset(self) -> None:
         self.starts, self.ends, self.rows, self.spans = array("q"), array("q"), [], {}
@@ -411,12 +414,14 @@ def whole_body(previous_whole: dict[str, Any] | None, delta: dict[str, Any]) -> 
 
 
 def _loads(line: bytes) -> Any:
-    """One line's JSON: orjson's, or the standard library's for what orjson refuses (an
-    integer beyond 64 bits, which the trace writes exactly)."""
-    try:
-        return orjson.loads(line)
-    except orjson.JSONDecodeError:
-        return json.loads(line)
+    """One line's JSON: orjson's, or the standard library's when the line may hold an integer
+    beyond 64 bits (orjson reads one as a float, silently inexact; the trace writes it exact)."""
+    if LONG_DIGITS.search(line) is None:
+        try:
+            return orjson.loads(line)
+        except orjson.JSONDecodeError:
+            pass  # what orjson refuses and json may read: a reader's last word below
+    return json.loads(line)
 
 
 def _dumps(value: Any) -> str:
