@@ -98,3 +98,27 @@ def test_a_file_that_is_not_a_trace_is_listed_as_unreadable(
     assert "line 1 is not JSON" in bad.inner_text()
     assert page.locator("tr[data-file='fine.jsonl'] a.run-link").count() == 1
     shoot(page, "runs-unreadable")
+
+
+def test_the_list_comes_back_after_a_poll_that_failed(
+    ui_server: Server, open_page: Callable[..., Any], tmp_path: Path
+) -> None:
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    generate(traces / "steady.jsonl", hops=50)
+    page = open_page(ui_server(traces=traces))
+    page.locator("tr[data-file='steady.jsonl']").wait_for()
+    polls: list[str] = []
+
+    def once_broken(route: Any) -> None:
+        polls.append(route.request.url)
+        if len(polls) == 1:  # an answer that is not JSON (a proxy's page, a server restarting)
+            route.fulfill(status=200, content_type="text/plain", body="busy")
+        else:
+            route.continue_()
+
+    page.route("**/api/runs/list*", once_broken)
+    page.locator(".error-box").wait_for(timeout=WAIT_MS)
+    # The folder did not change meanwhile: the list must be drawn again all the same.
+    page.locator("tr[data-file='steady.jsonl']").wait_for(timeout=WAIT_MS)
+    assert page.locator(".error-box").count() == 0
