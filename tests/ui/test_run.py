@@ -319,3 +319,26 @@ def test_a_refusal_names_its_schema_file_and_version_and_a_delta_opens_whole(
     toggle.click()
     expect(page.locator(messages)).not_to_have_text(written, timeout=WAIT_MS)
     assert int(page.locator(messages).inner_text().split()[0]) > int(written.split()[0])
+
+
+def test_a_cold_100k_trace_shows_its_first_rows_before_it_is_indexed_whole(
+    ui_server: Server, open_page: Callable[..., Any], big_trace: Path, tmp_path: Path
+) -> None:
+    traces = tmp_path / "cold"
+    traces.mkdir()
+    server = ui_server(traces=traces)
+    page = open_page(server, "/static/favicon.svg")  # the token set; the Runs page left
+    shutil.copy(big_trace, traces / "big.jsonl")  # so no listing has indexed it
+    with page.expect_response(lambda r: "/api/runs/run?" in r.url) as first_meta:
+        started = time.perf_counter()
+        page.goto(f"{server.base}/run/big?file=big.jsonl")
+    page.locator(".wf-row").first.wait_for()
+    opened = time.perf_counter() - started
+    assert first_meta.value.json()["indexing"] is True  # answered from the file's head
+    assert page.locator(".wf-row[data-seq='1']").count() == 1
+    # The rest is indexed off the request: the count and the status fill in by themselves.
+    with big_trace.open("rb") as file:
+        hops = sum(1 for _ in file)
+    expect(page.locator(".count")).to_have_text(f"{hops:,} hops", timeout=WAIT_MS)
+    expect(page.locator(".run-title .badge")).to_have_text("ok", timeout=WAIT_MS)
+    assert opened < 2.0

@@ -98,8 +98,10 @@ class TraceFolder:
             while len(self._indexes) > INDEXES_KEPT:
                 self._indexes.popitem(last=False)
             catching_up = path in self._catching_up
-        if not head:
-            index.refresh()
+        if not head:  # a step at a time: a page of rows read meanwhile need not wait for all
+            index.refresh(budget=STEP_BYTES)
+            while index.behind:
+                index.refresh(budget=STEP_BYTES)
         elif not catching_up:
             index.refresh(budget=HEAD_BYTES)
             if index.behind:
