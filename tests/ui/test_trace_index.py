@@ -328,7 +328,8 @@ def test_a_cold_trace_answers_from_its_head_and_is_indexed_on_off_the_request(
     index = folder.index(path, head=True)
     assert 0 < len(index.rows) < 1000  # the head only: the first page needs no more
     assert index.indexed_to <= 4096 + (16 << 10)
-    assert folder.indexing(path)
+    assert folder.indexing(path)  # the rest is to be indexed: after the first answer
+    folder.index_rest(path, index)
     assert folder.wait_indexed(path, WAIT_MS / 1000)
     assert not folder.indexing(path)
     assert len(index.rows) >= 20_000

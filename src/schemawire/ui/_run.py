@@ -135,6 +135,7 @@ def routes(config: UiConfig, folder: TraceFolder) -> list[BaseRoute]:
             answer = {"file": folder.relative(path), **summarise(index), **_choices(index)}
         if indexing:  # its status is its last hops' word: not read yet
             answer |= {"status": "indexing", "indexing": True}
+        folder.index_rest(path, index)
         return answer
 
     def rows(request: Request, _: Any) -> dict[str, Any]:
@@ -148,6 +149,7 @@ def routes(config: UiConfig, folder: TraceFolder) -> list[BaseRoute]:
             shown, more = _view(index, params)
             page = [_row_json(index, i) for i in shown[start : start + count]]
             hops = len(index.rows)
+        folder.index_rest(path, index)
         return {
             "total": len(shown),
             "hops": hops,
@@ -159,12 +161,14 @@ def routes(config: UiConfig, folder: TraceFolder) -> list[BaseRoute]:
         }
 
     def hop(request: Request, _: Any) -> dict[str, Any]:
-        _, index = trace(request, head=True)
+        path, index = trace(request, head=True)
         at = _int_param(request.query_params, "index", -1)
         with index.reading():
             if not 0 <= at < len(index.rows):
                 raise TraceNotFoundError(f"no hop {at} in this trace")
-            return _hop_json(index, at, config.repo)
+            answer = _hop_json(index, at, config.repo)
+        folder.index_rest(path, index)
+        return answer
 
     def eval_case(request: Request, body: Any) -> dict[str, Any]:
         path, _ = trace(request)

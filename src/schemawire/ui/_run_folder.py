@@ -18,8 +18,8 @@ from schemawire.ui._trace_index import NotATraceError, TraceIndex
 __all__ = ["TraceFolder", "error_response", "summarise"]
 
 INDEXES_KEPT = 6  # whole indexes kept in memory (the runs open lately); summaries are kept all
-HEAD_BYTES = 2 << 20  # a cold trace's bytes indexed before its first page is answered
-STEP_BYTES = 8 << 20  # the rest is indexed off the request, this much per hold of its lock
+HEAD_BYTES = 512 << 10  # a cold trace's bytes indexed before its first answer (1,500 hops)
+STEP_BYTES = 1 << 20  # the rest is indexed off the request, this much per hold of its lock
 
 
 class TraceFolder:
@@ -87,7 +87,7 @@ class TraceFolder:
         """``path``'s index, brought up to date (built on first use). With ``head``, a trace
         not indexed yet is indexed as far as its first HEAD_BYTES only, and the rest in a
         thread of its own (`indexing` says until when): the first page of a 100,000-hop trace
-        need not wait for its last hop.
+        need not wait for its last hop (`index_rest` goes on).
 
         Raises:
             NotATraceError, OSError: as `TraceIndex.refresh`.
@@ -103,15 +103,20 @@ class TraceFolder:
             while index.behind:
                 index.refresh(budget=STEP_BYTES)
         elif not catching_up:
-            index.refresh(budget=HEAD_BYTES)
-            if index.behind:
-                self._catch_up(path, index)
+            index.refresh(budget=HEAD_BYTES)  # the caller answers, then calls `index_rest`
         return index
 
+    def index_rest(self, path: Path, index: TraceIndex) -> None:
+        """Index the rest of a trace indexed as far as its head, in a thread of its own (after
+        the first answer is sent: it would share the interpreter with it)."""
+        if index.behind:
+            self._catch_up(path, index)
+
     def indexing(self, path: Path) -> bool:
-        """Whether ``path``'s index is still being built off the request."""
+        """Whether ``path``'s index is still being built off the request (or is to be)."""
         with self._lock:
-            return path in self._catching_up
+            index = self._indexes.get(path)
+            return path in self._catching_up or (index is not None and index.behind)
 
     def wait_indexed(self, path: Path, timeout: float) -> bool:
         """Wait (at most ``timeout`` seconds) for ``path``'s index to be built; whether it is."""

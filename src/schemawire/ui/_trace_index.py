@@ -22,7 +22,9 @@ import re
 import sys
 import threading
 from array import array
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
@@ -41,6 +43,7 @@ SEARCH_CHUNK = 4 << 20  # bytes searched at a time
 WHOLES_KEPT = 32  # whole request bodies rebuilt lately, kept: the next one starts there
 SEARCH_HITS = 5_000  # hops a search returns at most (the page says when there were more)
 READ_CHUNK = 8 << 20  # bytes indexed at a time (a longer line is read whole, in doublings)
+READERS_FIRST_S = 1.0  # a refresh waits this long at most for the readers to be done
 VIEWS_KEPT = 16  # filtered views kept (each up to a row number per hop): the latest ones
 
 
@@ -109,10 +112,26 @@ class TraceIndex:
     _strings: dict[str, str] = field(default_factory=dict[str, str])
     behind: bool = False  # the last refresh stopped at its budget, before the end of the file
     _lock: threading.RLock = field(default_factory=threading.RLock)
+    _readers: int = 0  # readers in or waiting: a refresh's next step lets them in first
+    _readers_done: threading.Condition = field(default_factory=threading.Condition)
 
-    def reading(self) -> threading.RLock:
-        """Hold it while reading the index (``with index.reading(): ...``): no refresh then."""
-        return self._lock
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Read the index within it: no refresh meanwhile. A reader goes before the next step
+        of a refresh going on (a lock alone is not fair: a loop of steps would keep it)."""
+        with self._readers_done:
+            self._readers += 1
+        try:
+            with self._lock:
+                yield
+        finally:
+            with self._readers_done:
+                self._readers -= 1
+                self._readers_done.notify_all()
+
+    def _let_readers_in(self) -> None:
+        with self._readers_done:
+            self._readers_done.wait_for(lambda: self._readers == 0, timeout=READERS_FIRST_S)
 
     def refresh(self, budget: int | None = None) -> int:
         """Index what the file gained since the last refresh (at most about ``budget`` bytes of
@@ -122,6 +141,7 @@ class TraceIndex:
             NotATraceError: a line is not a hop.
             OSError: the file cannot be read.
         """
+        self._let_readers_in()
         with self._lock, self.path.open("rb") as file:
             size = os.fstat(file.fileno()).st_size
             if size < self.indexed_to or file.read(len(self.head)) != self.head:
@@ -163,19 +183,22 @@ class TraceIndex:
 
     def _index(self, data: bytes, base: int) -> None:
         at = 0
+        long_digits = [m.start() for m in LONG_DIGITS.finditer(data)]  # once per chunk: cheap
         while True:
             newline = data.find(b"\n", at)
             if newline < 0:
                 break  # a line not ended yet: the next refresh reads it whole
             line = data[at:newline]
             if line.strip():
-                self._line(line, base + at, len(self.starts) + self.cut_lines + 1)
+                k = bisect_left(long_digits, at)
+                exact = k < len(long_digits) and long_digits[k] < newline
+                self._line(line, base + at, len(self.starts) + self.cut_lines + 1, exact=exact)
             at = newline + 1
         self.indexed_to = base + at
 
-    def _line(self, line: bytes, offset: int, number: int) -> None:
+    def _line(self, line: bytes, offset: int, number: int, *, exact: bool) -> None:
         try:
-            hop = _loads(line)
+            hop = _loads(line, exact=exact)
         except ValueError:
             if line.startswith(HOP_START):
                 self.cut_lines += 1  # a crash cut it short; reading goes on, as read_trace does
@@ -413,10 +436,13 @@ def whole_body(previous_whole: dict[str, Any] | None, delta: dict[str, Any]) -> 
     return body
 
 
-def _loads(line: bytes) -> Any:
+def _loads(line: bytes, *, exact: bool | None = None) -> Any:
     """One line's JSON: orjson's, or the standard library's when the line may hold an integer
-    beyond 64 bits (orjson reads one as a float, silently inexact; the trace writes it exact)."""
-    if LONG_DIGITS.search(line) is None:
+    beyond 64 bits (orjson reads one as a float, silently inexact; the trace writes it exact).
+    ``exact``: whether it may (None: look)."""
+    if exact is None:
+        exact = LONG_DIGITS.search(line) is not None
+    if not exact:
         try:
             return orjson.loads(line)
         except orjson.JSONDecodeError:
