@@ -478,12 +478,17 @@ def _label(protocol: str, direction: str, payload: Any, verdict: Any) -> str:
 
 
 def _verdict_label(verdict: dict[str, Any]) -> str:
-    text = f"{verdict.get('gate')} gate · {verdict.get('tool')} · {verdict.get('outcome')}"
+    """The gate, the tool and the first violation (the row's badge says the outcome and its
+    protocol badge says "gate": what is left must fit a narrow column)."""
+    text = f"{verdict.get('gate')} · {verdict.get('tool')}"
     rejection = verdict.get("rejection")
     if isinstance(rejection, dict) and isinstance(rejection.get("violations"), list):
-        first = rejection["violations"][0] if rejection["violations"] else {}
+        violations = rejection["violations"]
+        first = violations[0] if violations else {}
         if isinstance(first, dict):
             text += f" · {first.get('pointer') or '/'} {first.get('message', '')}"
+        if len(violations) > 1:
+            text += f" (+{len(violations) - 1} more)"
     return text[:LABEL_CHARS]
 
 
