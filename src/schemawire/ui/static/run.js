@@ -158,7 +158,8 @@
       !isSpan && arrow(row) ? sw.el("span", { class: "dir" }, arrow(row)) : null,
       sw.el("span", { class: "label", title: isSpan ? (row.name ?? row.label) : row.label }, isSpan ? spanName(row) : row.label),
       row.inside ? turnSummary(row.inside) : null);
-    name.style.paddingLeft = `${row.depth * 16 + 4}px`;
+    const flat = Object.keys(view.filters).length > 0; // filtered rows lose their tree: no indent
+    name.style.paddingLeft = `${(flat ? 0 : row.depth) * 16 + 4}px`;
     const element = sw.el("div", {
       class: `wf-row${isSpan ? " wf-span" : ""}${row.error ? " wf-error" : ""}${view.selected === row.i ? " selected" : ""}`,
       role: "row", tabindex: "0", dataset: { index: row.i, seq: row.seq, depth: row.depth },
