@@ -33,7 +33,10 @@
     keyword overlap and FastMCP-style BM25 reimplemented on the same catalogue; then
     (`bench/shortlist_user.py`) the user-style set over ten MCP servers, and the semantic
     extra alone and fused with BM25 on both sets.
-11. soak (`bench/soak.py`, only with ``--only soak``: it runs 30 minutes): mixed traffic
+11. ui (`bench/ui.py`): a generated 100,000-hop trace with spans in Debian's chromium: from
+    navigation to the Run page's first screen, from typing a query to its results; the server's
+    index (cold, and after the file grew), its search and its memory per hop.
+12. soak (`bench/soak.py`, only with ``--only soak``: it runs 30 minutes): mixed traffic
     against ``serve --http`` and the proxy, memory sampled every 10 s.
 
 Medians of several runs; the machine is small and shared, so read the ratios.
@@ -62,6 +65,7 @@ from bench import (
     shortlist_user,
     soak,
     startup,
+    ui,
 )
 
 WORK = Path(__file__).parent / ".work"
@@ -78,6 +82,7 @@ DEFAULT = (
     "load",
     "gateway",
     "shortlist",
+    "ui",
 )
 
 
@@ -157,6 +162,9 @@ def _run_last(options: argparse.Namespace) -> None:
         shortlist_sets.write_jsonl(shortlist_sets.cases(), WORK / "shortlist-bfcl.jsonl")
         shortlist.print_table(*shortlist.run(options.shortlist_scale))
         shortlist_user.main()
+    if options.only in (None, "ui"):
+        ui.main()
+        print()
     if options.only == "soak":
         flat = soak.print_report(*soak.run(WORK, options.minutes, options.every))
         sys.exit(0 if flat else 1)

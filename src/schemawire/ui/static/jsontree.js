@@ -75,13 +75,41 @@ const jsonTree = (() => {
 
   /** The tree of ``text`` (JSON) as an element.
    *  options.highlight: JSON Pointers to mark (a gate's violations);
-   *  options.open: levels open at first (default 2). */
+   *  options.open: levels open at first (default 2);
+   *  options.unwrap: show a string that is itself JSON (an arguments string, a tool result's
+   *  text) as a tree in place, marked "JSON in a string", the raw string one click away; the
+   *  pointers inside go on from the string's own. */
   function render(text, options = {}) {
     const highlight = new Set(options.highlight || []);
     const open = options.open ?? 2;
+    const unwrap = options.unwrap === true;
     const root = sw.el("div", { class: "jt", role: "tree" });
     root.append(node(parse(text), "", null, 0));
     return root;
+
+    function inner(value) {
+      const trimmed = value.trim();
+      if (!unwrap || trimmed.length < 2 || !"{[".includes(trimmed[0])) return null;
+      try {
+        return parse(trimmed);
+      } catch {
+        return null;
+      }
+    }
+
+    function unwrapped(parsed, raw, pointer, label, depth) {
+      const tree = node(parsed, pointer, null, depth);
+      const rawRow = sw.el("div", { class: "jt-row hidden" }, sw.el("span", { class: "jt-toggle" }), sw.el("span", { class: "jt-str" }, JSON.stringify(raw)));
+      const button = sw.el("button", { class: "jt-raw", type: "button", title: "Show the string as written" }, "raw");
+      button.addEventListener("click", () => {
+        const showRaw = rawRow.classList.contains("hidden");
+        rawRow.classList.toggle("hidden", !showRaw);
+        tree.classList.toggle("hidden", showRaw);
+        button.textContent = showRaw ? "tree" : "raw";
+      });
+      const head = sw.el("div", { class: "jt-row" + (highlight.has(pointer) ? " jt-hl" : ""), dataset: { pointer } }, sw.el("span", { class: "jt-toggle" }), label, sw.el("span", { class: "jt-inner" }, "JSON in a string"), button);
+      return sw.el("div", { class: "jt-unwrapped" }, head, sw.el("div", { class: "jt-children" }, tree, rawRow));
+    }
 
     function node(n, pointer, key, depth) {
       const label = key === null ? null : sw.el("span", { class: "jt-key" }, JSON.stringify(key), ": ");
@@ -102,10 +130,13 @@ const jsonTree = (() => {
           row.setAttribute("aria-expanded", String(isOpen));
         };
         toggle.addEventListener("click", () => setOpen(children.classList.contains("hidden")));
+        row.jtSetOpen = setOpen;
         row.append(toggle, label || "", openMark, summary);
         setOpen(depth < open || highlightedBelow(pointer));
         return sw.el("div", {}, row, children, sw.el("div", { class: "jt-row" }, closeMark));
       }
+      const parsed = n.type === "string" ? inner(n.value) : null;
+      if (parsed) return unwrapped(parsed, n.value, pointer, label, depth);
       const shown = n.type === "string" ? JSON.stringify(n.value) : n.raw;
       const kind = n.type === "string" ? "jt-str" : n.type === "number" ? "jt-num" : n.raw === "null" ? "jt-null" : "jt-bool";
       return sw.el(
@@ -123,5 +154,14 @@ const jsonTree = (() => {
     }
   }
 
-  return { parse, render };
+  /** Open (or close) every level of a rendered tree. */
+  function expandAll(root, isOpen = true) {
+    for (const row of root.querySelectorAll(".jt-row")) if (row.jtSetOpen) row.jtSetOpen(isOpen);
+    if (!isOpen) {
+      const top = root.querySelector(".jt-row");
+      if (top && top.jtSetOpen) top.jtSetOpen(true); // the root stays open: its keys show
+    }
+  }
+
+  return { parse, render, expandAll, collapseAll: (root) => expandAll(root, false) };
 })();
