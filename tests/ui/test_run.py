@@ -16,6 +16,7 @@ import pytest
 from bench.ui import QUERY, generate
 from playwright.sync_api import expect
 
+from schemawire.trace import read_trace
 from schemawire.ui.server import LocalServer
 from tests.ui.conftest import WAIT_MS
 
@@ -24,11 +25,24 @@ Server = Callable[..., LocalServer]
 
 @pytest.fixture(scope="session")
 def demo_trace(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A real trace without spans: ``schemawire demo --trace``."""
+    """A real trace, with spans: ``schemawire demo --trace``."""
     folder = tmp_path_factory.mktemp("demo")
     command = [sys.executable, "-m", "schemawire", "demo", "--trace", "demo.jsonl"]
     subprocess.run(command, cwd=folder, check=True, capture_output=True, timeout=120)
     return folder / "demo.jsonl"
+
+
+OLD_DEMO_TRACE = Path(__file__).parents[1] / "data" / "traces" / "demo-before-spans.jsonl"
+"""A real trace without spans: ``schemawire demo`` as it wrote them before spans."""
+
+
+def first_delta_seq(trace: Path) -> int:
+    """The seq of the first model request ``trace`` holds as a delta of the one before."""
+    return next(
+        hop.seq
+        for hop in read_trace(trace, whole=False)
+        if hop.direction == "send" and isinstance(hop.payload, dict) and "history" in hop.payload
+    )
 
 
 @pytest.fixture(scope="session")
@@ -71,11 +85,11 @@ def test_the_waterfall_nests_spans_run_turn_model_tool_mcp(
 
 
 def test_an_old_trace_without_spans_is_grouped_by_its_user_turns(
-    ui_server: Server, open_page: Callable[..., Any], shoot: Any, demo_trace: Path, tmp_path: Path
+    ui_server: Server, open_page: Callable[..., Any], shoot: Any, tmp_path: Path
 ) -> None:
     traces = tmp_path / "traces"
     traces.mkdir()
-    shutil.copy(demo_trace, traces / "demo.jsonl")
+    shutil.copy(OLD_DEMO_TRACE, traces / "demo.jsonl")
     page = _open_run(ui_server(traces=traces), open_page, "demo.jsonl")
     assert "no spans" in page.locator(".run-head").inner_text()
     texts = page.locator(".wf-row.wf-span:has(.kind-turn)")  # each user text opens a turn
@@ -282,11 +296,11 @@ def test_turns_collapse_to_one_row_each_and_one_opens_again(
 
 
 def test_an_old_traces_turns_collapse_too(
-    ui_server: Server, open_page: Callable[..., Any], demo_trace: Path, tmp_path: Path
+    ui_server: Server, open_page: Callable[..., Any], tmp_path: Path
 ) -> None:
     traces = tmp_path / "traces"
     traces.mkdir()
-    shutil.copy(demo_trace, traces / "demo.jsonl")
+    shutil.copy(OLD_DEMO_TRACE, traces / "demo.jsonl")
     page = _open_run(ui_server(traces=traces), open_page, "demo.jsonl")
     page.locator(".wf-row:has(.kind-turn)").first.locator("button.fold").click()
     expect(page.locator(".wf-row")).to_have_count(28 - 8, timeout=WAIT_MS)  # turn 1's 8 hops
@@ -311,7 +325,7 @@ def test_a_refusal_names_its_schema_file_and_version_and_a_delta_opens_whole(
     marked.wait_for()
     assert '"kelvin"' in marked.inner_text()  # the model's unit, in its arguments string
     # the second request of a turn was written as a delta; the page shows it whole on demand
-    page.locator(".wf-row[data-seq='14']").click()
+    page.locator(f".wf-row[data-seq='{first_delta_seq(demo_trace)}']").click()
     toggle = page.locator(".detail button.whole-toggle")
     toggle.wait_for()
     messages = ".detail .jt-row[data-pointer='/payload/messages'] .jt-note"

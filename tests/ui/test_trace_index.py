@@ -15,10 +15,11 @@ from typing import Any
 import pytest
 from bench.ui import generate
 
+from schemawire.trace import read_trace
 from schemawire.ui import _run, _run_folder, _trace_index
 from schemawire.ui._run_folder import TraceFolder, summarise
 from schemawire.ui._security import TOKEN_HEADER
-from schemawire.ui._trace_index import NotATraceError, TraceIndex, whole_body
+from schemawire.ui._trace_index import NotATraceError, TraceIndex
 from tests.ui.conftest import WAIT_MS
 
 
@@ -178,7 +179,10 @@ def test_whole_bodies_are_rebuilt_from_a_real_runs_deltas(tmp_path: Path) -> Non
         kept = delta["history"]["kept"]
         assert len(whole["messages"]) == kept + len(delta["messages"])
         assert isinstance(whole["tools"], list)  # "unchanged" filled in
-    assert whole_body(None, {"model": "m", "messages": []}) == {"model": "m", "messages": []}
+    # The page seeks back from one hop; read_trace rebuilds in order: the same bodies.
+    read_whole = {hop.seq: hop.payload for hop in read_trace(tmp_path / "demo.jsonl")}
+    for at in deltas:
+        assert index.whole(at) == read_whole[index.rows[at].seq]
 
 
 def test_the_summary_counts_refusals_and_the_folder_caches_it(tmp_path: Path) -> None:

@@ -267,7 +267,7 @@ def _folded(index: TraceIndex, shown: list[int], collapsed: frozenset[str]) -> l
                 hidden[at] = False
                 break
             chain.append(span)
-            above = _parent(index, span)
+            above = index.parent_of(span)
             at = above.id if above is not None else None
         answer = hidden[at]
         for span in reversed(chain):
@@ -280,19 +280,12 @@ def _folded(index: TraceIndex, shown: list[int], collapsed: frozenset[str]) -> l
     for i in shown:
         row = rows[i]
         if row.protocol == "span" and row.span in index.spans:
-            above = _parent(index, index.spans[row.span])
+            above = index.parent_of(index.spans[row.span])
             if not inside(above.id if above is not None else None):
                 kept.append(i)
         elif not inside(row.span):
             kept.append(i)
     return kept
-
-
-def _parent(index: TraceIndex, span: Span) -> Span | None:
-    """The span ``span`` is in, when it is shallower: a trace that started a span id twice can
-    name a cycle (A in B in A), and a walk up must end."""
-    above = index.spans.get(span.parent or "")
-    return above if above is not None and above.depth < span.depth else None
 
 
 def _is_span_end(row: HopRow) -> bool:
@@ -402,9 +395,9 @@ def _scale(index: TraceIndex, at: int) -> tuple[float, float]:
     if index.has_spans:
         span = index.spans.get(row.span or "")
         if span is not None and row.protocol == "span" and span.kind == "turn":
-            span = _parent(index, span)
+            span = index.parent_of(span)
         while span is not None and span.kind not in {"turn", "run", "flow"}:
-            span = _parent(index, span)
+            span = index.parent_of(span)
         if span is None:
             return whole
         return span.start_time, span.end_time if span.end_time is not None else whole[1]

@@ -33,8 +33,9 @@ from typing import Any
 import orjson
 
 from schemawire.errors import SchemawireError
+from schemawire.trace import whole_body
 
-__all__ = ["HopRow", "NotATraceError", "Span", "TraceIndex", "whole_body"]
+__all__ = ["HopRow", "NotATraceError", "Span", "TraceIndex"]
 
 HOP_START = b'{"run":'
 LONG_DIGITS = re.compile(rb"\d{19}")  # an integer this long may not fit in 64 bits
@@ -399,18 +400,36 @@ class TraceIndex:
         return before
 
     def _previous_send(self, index: int) -> int | None:
-        """The request before hop ``index`` to the same peer, by the same protocol."""
+        """The request before hop ``index`` to the same model in the same run (run id and
+        ``run`` span: two runs that overlap in one file each have their own deltas), which
+        the delta of hop ``index`` extends (docs/traces.md)."""
         row = self.rows[index]
+        run_span = self._run_span(row.span)
         for at in range(index - 1, -1, -1):
             other = self.rows[at]
             if (
                 other.direction == "send"
+                and other.run == row.run
                 and other.source == row.source
                 and other.target == row.target
                 and other.protocol == row.protocol
+                and self._run_span(other.span) == run_span
             ):
                 return at
         return None
+
+    def _run_span(self, span_id: str | None) -> str | None:
+        """The ``run`` span that span ``span_id`` is in, if any."""
+        span = self.spans.get(span_id) if span_id is not None else None
+        while span is not None and span.kind != "run":
+            span = self.parent_of(span)
+        return span.id if span is not None else None
+
+    def parent_of(self, span: Span) -> Span | None:
+        """The span ``span`` is in, when it is shallower: a trace that started a span id twice
+        can name a cycle (A in B in A), and a walk up must end."""
+        above = self.spans.get(span.parent or "")
+        return above if above is not None and above.depth < span.depth else None
 
     def memory(self) -> int:
         """Bytes the index holds (rows, their labels, the offsets), roughly."""
@@ -418,22 +437,6 @@ class TraceIndex:
         for row in self.rows:
             size += sys.getsizeof(row) + sys.getsizeof(row.label)
         return size
-
-
-def whole_body(previous_whole: dict[str, Any] | None, delta: dict[str, Any]) -> dict[str, Any]:
-    """A model request's whole body from the previous whole request to the same model and this
-    request's delta (spans.md). Temporary, until ``schemawire.trace.whole_body`` lands."""
-    body = {key: value for key, value in delta.items() if key != "history"}
-    history = delta.get("history")
-    if isinstance(history, dict) and previous_whole is not None:
-        key, kept = history.get("key"), history.get("kept")
-        if isinstance(key, str) and isinstance(kept, int):
-            before = previous_whole.get(key)
-            earlier = before[:kept] if isinstance(before, list) else []
-            body[key] = [*earlier, *(delta.get(key) or [])]
-    if body.get("tools") == "unchanged" and previous_whole is not None:
-        body["tools"] = previous_whole.get("tools")
-    return body
 
 
 def _loads(line: bytes, *, exact: bool | None = None) -> Any:
