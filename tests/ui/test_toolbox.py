@@ -526,3 +526,20 @@ def test_a_schema_chosen_by_file_name_or_id_gives_the_commands_verdict(
         {k: v[k] for k in ("pointer", "keyword", "message")} for v in expected["violations"]
     ]
     assert got["violations"]  # the document is meant to break the schema
+
+
+def test_the_run_pages_schema_link_opens_validate_with_that_schema_chosen(
+    ui_server: Servers, open_page: Opener
+) -> None:
+    # A verdict on the Run page links its schema as /toolbox?schema=<file or $id>.
+    server = ui_server(repo=EXAMPLES / "support-desk")
+    page = open_page(server, "/toolbox?schema=schemas/tools/get_weather.json")
+    page.wait_for_selector("#schema")
+    assert page.input_value("#schema") == "schemas/tools/get_weather.json"
+    assert page.is_checked("#action-validate")
+    assert page.evaluate("document.activeElement.id") == "input"
+    page.fill("#input", '{"city": "Paris", "unit": "kelvin"}')
+    run_action(page, "validate")
+    (got,) = page_results(page)
+    assert got["valid"] is False
+    assert [v["pointer"] for v in got["violations"]] == ["/unit"]

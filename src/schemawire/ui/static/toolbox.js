@@ -486,8 +486,19 @@
     }
   }
 
+  /** `/toolbox?schema=NAME` (the Run page's link from a verdict to its schema): validate
+   *  against that schema, chosen already. */
+  function fromAddress() {
+    const schema = new URLSearchParams(location.search).get("schema");
+    if (!schema) return;
+    ui.schema.value = schema;
+    chooseAction("validate");
+    ui.input.focus();
+  }
+
   document.addEventListener("DOMContentLoaded", () => {
     build();
+    fromAddress();
     loadRepository();
   });
 })();
