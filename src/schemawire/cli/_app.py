@@ -219,9 +219,10 @@ COMMANDS = (
         "schemawire.cli._ui:ui_command",
         "Open the local page: runs, hops, diffs, JSON toolbox, tools.",
         (
-            "schemawire ui                                  # .schemawire/traces of this folder",
+            "schemawire ui                      # the runs in .schemawire/traces",
             "schemawire ui --repo examples/support-desk --open",
             "schemawire ui --traces ci-traces --port 8737",
+            "schemawire ui --repo . -- python -m my_server   # Tools page calls go there",
         ),
     ),
 )

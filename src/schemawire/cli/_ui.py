@@ -19,14 +19,14 @@ def ui_command(
         typer.Option(
             "--repo",
             help="The schema repository the Toolbox and Tools pages use "
-            "[default: this folder, when it is one].",
+            "(default: this folder, when it holds a schemawire.toml).",
         ),
     ] = None,
     traces: Annotated[
         Path | None,
         typer.Option(
             "--traces",
-            help="The folder of trace files to list [default: .schemawire/traces].",
+            help="The folder of trace files to list (default: .schemawire/traces).",
         ),
     ] = None,
     port: Annotated[

@@ -42,7 +42,8 @@
   function toolbar(meta) {
     const select = (name, label, options) => sw.el("label", {}, label + " ",
       sw.el("select", { name, onchange: changed }, sw.el("option", { value: "" }, "all"), options.map((o) => sw.el("option", { value: o }, o))));
-    ui.search = sw.el("input", { type: "search", name: "q", placeholder: "Search every hop (server side)…", "aria-label": "Search every hop", oninput: debounced(changed, 150) });
+    const search = debounced(changed, 150); // while typing; Enter searches at once
+    ui.search = sw.el("input", { type: "search", name: "q", placeholder: "Search every hop (server side)… Enter searches", "aria-label": "Search every hop", oninput: search, onkeydown: (event) => { if (event.key === "Enter") search.now(); } });
     ui.count = sw.el("span", { class: "muted count", "aria-live": "polite" });
     return sw.el("div", { class: "toolbar filters" },
       ui.search,
@@ -57,7 +58,9 @@
 
   function debounced(f, ms) {
     let timer = null;
-    return () => { clearTimeout(timer); timer = setTimeout(f, ms); };
+    const later = () => { clearTimeout(timer); timer = setTimeout(f, ms); };
+    later.now = () => { clearTimeout(timer); f(); };
+    return later;
   }
 
   function changed() {
