@@ -9,12 +9,13 @@ and its calls outlive a request), which is the app's. Every answer of the API is
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -24,14 +25,26 @@ from schemawire.ui._security import LocalOnly
 
 __all__ = ["create_app"]
 
-PAGES = {
-    "/": "runs.html",
-    "/run/{run_id}": "run.html",
-    "/diff": "diff.html",
-    "/toolbox": "toolbox.html",
-    "/tools": "tools.html",
-}
-"""Each page's path and its HTML file under ``static/``; the page's script loads its data."""
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """One page: its path, its name (``static/<name>.js`` fills it, ``static/<name>.css``
+    styles it), its title, and the scripts it loads before its own."""
+
+    path: str
+    name: str
+    title: str
+    scripts: tuple[str, ...] = ()
+
+
+PAGES = (
+    Page("/", "runs", "Runs"),
+    Page("/run/{run_id}", "run", "Run"),
+    Page("/diff", "diff", "Diff"),
+    Page("/toolbox", "toolbox", "Toolbox"),
+    Page("/tools", "tools", "Tools", scripts=("toolsform.js",)),
+)
+"""Every page, each one HTML document made from ``static/page.html``."""
 
 
 def create_app(config: UiConfig) -> LocalOnly:
@@ -40,7 +53,7 @@ def create_app(config: UiConfig) -> LocalOnly:
 
     tools = _tools.ToolsApi(config)
     routes: list[BaseRoute] = [
-        *(_page_route(path, file) for path, file in PAGES.items()),
+        *(_page_route(page) for page in PAGES),
         *_runs.routes(config),
         *_diff.routes(config),
         *_toolbox.routes(config),
@@ -61,13 +74,31 @@ def _static_folder() -> Path:
     return Path(str(folder))  # the wheel installs the package as files, never zipped
 
 
-def _page_route(path: str, file: str) -> Route:
-    page = _static_folder() / file
+def _page_route(page: Page) -> Route:
+    html = _page_html(page).encode("utf-8")
 
     async def endpoint(request: Request) -> Response:
-        return FileResponse(page, media_type="text/html", headers={"cache-control": "no-store"})
+        return Response(html, media_type="text/html", headers={"cache-control": "no-store"})
 
-    return Route(path, endpoint, methods=["GET"], name=file.removesuffix(".html"))
+    return Route(page.path, endpoint, methods=["GET"], name=page.name)
+
+
+def _page_html(page: Page) -> str:
+    """``static/page.html`` for ``page``: its title, its stylesheet and scripts, its name (the
+    navigation marks the current page by it)."""
+    static = _static_folder()
+    styles = [f"{page.name}.css"] if (static / f"{page.name}.css").is_file() else []
+    scripts = [*page.scripts, f"{page.name}.js"]
+    head = [
+        *(f'<link rel="stylesheet" href="/static/{css}">' for css in styles),
+        *(f'<script src="/static/{js}" defer></script>' for js in scripts),
+    ]
+    template = (static / "page.html").read_text(encoding="utf-8")
+    return (
+        template.replace("{title}", page.title)
+        .replace("{page}", page.name)
+        .replace("{head}", "\n".join(head))
+    )
 
 
 async def _schemawire_error(request: Request, error: Exception) -> Response:
