@@ -17,6 +17,8 @@ test-fast`` does not.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -83,6 +85,16 @@ def offline_browser(browser: Any) -> Iterator[Any]:
     )
     yield launched
     launched.close()
+
+
+@pytest.fixture(scope="session")
+def demo_trace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real trace, with spans: ``schemawire demo --trace`` (an MCP server over stdio, a
+    scripted model, a refused call and its correction)."""
+    folder = tmp_path_factory.mktemp("demo")
+    command = [sys.executable, "-m", "schemawire", "demo", "--trace", "demo.jsonl"]
+    subprocess.run(command, cwd=folder, check=True, capture_output=True, timeout=120)
+    return folder / "demo.jsonl"
 
 
 ServerFactory = Callable[..., LocalServer]

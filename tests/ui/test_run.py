@@ -5,8 +5,6 @@ too), and an eval case made from the run."""
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -21,15 +19,6 @@ from schemawire.ui.server import LocalServer
 from tests.ui.conftest import WAIT_MS
 
 Server = Callable[..., LocalServer]
-
-
-@pytest.fixture(scope="session")
-def demo_trace(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A real trace, with spans: ``schemawire demo --trace``."""
-    folder = tmp_path_factory.mktemp("demo")
-    command = [sys.executable, "-m", "schemawire", "demo", "--trace", "demo.jsonl"]
-    subprocess.run(command, cwd=folder, check=True, capture_output=True, timeout=120)
-    return folder / "demo.jsonl"
 
 
 OLD_DEMO_TRACE = Path(__file__).parents[1] / "data" / "traces" / "demo-before-spans.jsonl"
