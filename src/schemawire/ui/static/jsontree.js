@@ -123,7 +123,8 @@ const jsonTree = (() => {
         }
         const row = sw.el("div", { class: "jt-row" + marked, role: "treeitem", dataset: { pointer } });
         const toggle = sw.el("span", { class: "jt-toggle", "aria-hidden": "true" });
-        const summary = sw.el("span", { class: "jt-note" }, `${entries.length} ${n.type === "object" ? "keys" : "items"}`);
+        const noun = (n.type === "object" ? "key" : "item") + (entries.length === 1 ? "" : "s");
+        const summary = sw.el("span", { class: "jt-note" }, `${entries.length} ${noun}`);
         const setOpen = (isOpen) => {
           children.classList.toggle("hidden", !isOpen);
           toggle.textContent = entries.length ? (isOpen ? "▾" : "▸") : "";
