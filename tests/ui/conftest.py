@@ -53,7 +53,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.slow)
 
 
-@pytest.fixture(scope="session")
+# One browser per module, not per session: Playwright's sync API runs an asyncio loop in the
+# main thread while it is open, and the tests after tests/ui that start a loop of their own
+# (anyio.run) would find it running.
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
@@ -76,7 +79,7 @@ OFFLINE_ARGS = [
 ]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def offline_browser(browser: Any) -> Iterator[Any]:
     """A second chromium with the network off (`OFFLINE_ARGS`); ``open_page(..., offline=True)``
     opens its pages there."""
