@@ -4,6 +4,7 @@ rule places MCP responses; a process killed inside a span leaves it open, and th
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import subprocess
 import sys
@@ -288,3 +289,71 @@ async def test_a_server_and_a_proxy_in_front_of_it_each_hold_a_span_per_request_
         "arguments",
         "results",
     ]
+
+
+def request(request_id: int, method: str = "tools/call") -> Any:
+    from mcp.shared.message import SessionMessage
+    from mcp.types import JSONRPCRequest
+
+    return SessionMessage(JSONRPCRequest(jsonrpc="2.0", id=request_id, method=method))
+
+
+@contextlib.asynccontextmanager
+async def memory_transport() -> Any:
+    """A client transport over anyio memory streams: what the client writes, the test reads."""
+    to_server, from_client = anyio.create_memory_object_stream[Any](8)
+    to_client, from_server = anyio.create_memory_object_stream[Any](8)
+    async with to_server, from_client, to_client, from_server:
+        yield from_server, to_server
+
+
+def ends(trace: Trace) -> list[tuple[str, Any]]:
+    return [
+        (h.payload["status"], h.payload.get("error", {}).get("code"))
+        for h in trace.hops
+        if h.protocol == "span" and h.direction == "end"
+    ]
+
+
+async def test_an_mcp_request_still_awaited_when_the_connection_ends_ends_its_span() -> None:
+    from schemawire.mcp._wire import WireTap, traced
+
+    trace = Trace("r7")
+    tap = WireTap(trace, "host", "mcp:gone")
+    async with traced(memory_transport(), tap) as (_, write):
+        await write.send(request(1))  # the server dies before it answers
+    assert ends(trace) == [("error", "no_response")]
+    (call,) = span_tree(trace.hops).roots
+    assert (call.name, call.status, [h.direction for h in call.hops]) == (
+        "tools/call",
+        "error",
+        ["send"],
+    )
+
+
+async def test_an_mcp_request_that_cannot_be_written_ends_its_span() -> None:
+    from schemawire.mcp._wire import WireTap, traced
+
+    trace = Trace("r8")
+    tap = WireTap(trace, "host", "mcp:gone")
+    async with traced(memory_transport(), tap) as (_, write):
+        await write._inner.aclose()
+        with pytest.raises(anyio.ClosedResourceError):
+            await write.send(request(1))
+        assert ends(trace) == [("error", "not_sent")]
+    assert len(ends(trace)) == 1  # ended once
+
+
+async def test_an_mcp_request_forgotten_or_whose_id_is_minted_again_ends_its_span() -> None:
+    from schemawire.mcp import _wire
+    from schemawire.mcp._wire import WireTap
+
+    trace = Trace("r9")
+    tap = WireTap(trace, "host", "mcp:busy")
+    await tap.sent(request(1))
+    await tap.sent(request(1))  # the SDK mints an id again once its request is over
+    assert ends(trace) == [("error", "no_response")]
+    for request_id in range(2, _wire._PENDING + 2):
+        await tap.sent(request(request_id))
+    assert len(ends(trace)) == 2  # the oldest, given up
+    assert len(tap._pending) == _wire._PENDING
