@@ -430,3 +430,18 @@ def test_a_hundred_thousand_nested_spans_build_and_show_without_recursion() -> N
     assert node["status"] == "ok"
     assert repr(root).startswith("SpanNode(id='0000000000000000'")
     assert seconds < 10  # linear: a quadratic walk takes minutes
+
+
+def test_a_span_left_in_another_context_keeps_that_contexts_current_span() -> None:
+    import contextvars
+
+    trace = Trace("r10")
+    entered, closer = contextvars.copy_context(), contextvars.copy_context()
+    span = trace.span("tool", "inside a generator")
+    entered.run(span.__enter__)
+    # The closer (say, the loop's finaliser of an async generator) is inside a span of its
+    # own when it ends the generator's: its own stays current.
+    own = closer.run(trace.span("run", "the closer's").__enter__)
+    closer.run(span.__exit__, None, None, None)
+    assert closer.run(lambda: trace.current_span) == own.id
+    assert [h.direction for h in trace.hops if h.span == span.id] == ["start", "end"]
