@@ -445,3 +445,15 @@ def test_a_span_left_in_another_context_keeps_that_contexts_current_span() -> No
     closer.run(span.__exit__, None, None, None)
     assert closer.run(lambda: trace.current_span) == own.id
     assert [h.direction for h in trace.hops if h.span == span.id] == ["start", "end"]
+
+
+def test_a_verdict_that_cannot_be_redacted_is_written_as_the_schema_says(tmp_path: Path) -> None:
+    # A verdict's violation without its pointer cannot be redacted: the hop keeps a note in its
+    # place, and the line still passes the format's schema (the autouse fixture checks it).
+    path = tmp_path / "verdict.jsonl"
+    broken = {"gate": "arguments", "rejection": {"violations": [{"keyword": "type"}]}}
+    with Trace("r11", path=path) as trace:
+        trace.record("host", "host", "gate", "check", {"tool": "t"}, verdict=broken)
+    (hop,) = read_trace(path)
+    assert isinstance(hop.verdict, str)
+    assert hop.verdict.startswith("[NOT KEPT")
