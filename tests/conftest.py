@@ -62,7 +62,8 @@ def snapshot(request: pytest.FixtureRequest) -> Callable[[str, Any], None]:
 
 
 # Every hop a test writes to a trace file is checked against the shipped schema of the format
-# (src/schemawire/trace/hop.schema.json): the writer is wrapped, each line it writes validated,
+# (src/schemawire/trace/hop.schema.json): the writer is wrapped, each line it writes validated
+# (and each hop a trace without a file keeps, as the line it would write),
 # and what breaks the schema fails the test at its end (not in the writer: recording must not
 # raise inside the code it records). A compiled validator, and a payload the schema leaves
 # open, keep it to a few microseconds a hop.
@@ -93,6 +94,14 @@ def written_hops_follow_the_schema(monkeypatch: pytest.MonkeyPatch) -> Any:
             broken.append(f"hop {hop.seq} at /{where}: {errors[0].message}")
         return line
 
+    def kept(trace: Any, *args: Any, **kwargs: Any) -> Any:
+        hop = record(trace, *args, **kwargs)
+        if hop is not None and trace.path is None:  # kept in memory only: checked here
+            checked(hop)
+        return hop
+
+    record = recorder.Trace.record
     monkeypatch.setattr(recorder, "hop_line", checked)
+    monkeypatch.setattr(recorder.Trace, "record", kept)
     yield
     assert not broken, "hops written against the trace schema:\n" + "\n".join(broken)

@@ -4,9 +4,11 @@ rule places MCP responses; a process killed inside a span leaves it open, and th
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +17,7 @@ import pytest
 
 from schemawire import Host, Repository, ScriptedModel, StdioServer, python_tools
 from schemawire.trace import SpanNode, Trace, read_trace, span_tree
+from schemawire.types import Hop
 from tests.helpers import EXAMPLES, WriteRepo
 from tests.host.chat_script import calls, says
 from tests.host.test_loop import Desk, desk_repository
@@ -288,3 +291,169 @@ async def test_a_server_and_a_proxy_in_front_of_it_each_hold_a_span_per_request_
         "arguments",
         "results",
     ]
+
+
+def request(request_id: int, method: str = "tools/call") -> Any:
+    from mcp.shared.message import SessionMessage
+    from mcp.types import JSONRPCRequest
+
+    return SessionMessage(JSONRPCRequest(jsonrpc="2.0", id=request_id, method=method))
+
+
+@contextlib.asynccontextmanager
+async def memory_transport() -> Any:
+    """A client transport over anyio memory streams: what the client writes, the test reads."""
+    to_server, from_client = anyio.create_memory_object_stream[Any](8)
+    to_client, from_server = anyio.create_memory_object_stream[Any](8)
+    async with to_server, from_client, to_client, from_server:
+        yield from_server, to_server
+
+
+def ends(trace: Trace) -> list[tuple[str, Any]]:
+    return [
+        (h.payload["status"], h.payload.get("error", {}).get("code"))
+        for h in trace.hops
+        if h.protocol == "span" and h.direction == "end"
+    ]
+
+
+async def test_an_mcp_request_still_awaited_when_the_connection_ends_ends_its_span() -> None:
+    from schemawire.mcp._wire import WireTap, traced
+
+    trace = Trace("r7")
+    tap = WireTap(trace, "host", "mcp:gone")
+    async with traced(memory_transport(), tap) as (_, write):
+        await write.send(request(1))  # the server dies before it answers
+    assert ends(trace) == [("error", "no_response")]
+    (call,) = span_tree(trace.hops).roots
+    assert (call.name, call.status, [h.direction for h in call.hops]) == (
+        "tools/call",
+        "error",
+        ["send"],
+    )
+
+
+async def test_an_mcp_request_that_cannot_be_written_ends_its_span() -> None:
+    from schemawire.mcp._wire import WireTap, traced
+
+    trace = Trace("r8")
+    tap = WireTap(trace, "host", "mcp:gone")
+    async with traced(memory_transport(), tap) as (_, write):
+        await write._inner.aclose()
+        with pytest.raises(anyio.ClosedResourceError):
+            await write.send(request(1))
+        assert ends(trace) == [("error", "not_sent")]
+    assert len(ends(trace)) == 1  # ended once
+
+
+async def test_an_mcp_request_forgotten_or_whose_id_is_minted_again_ends_its_span() -> None:
+    from schemawire.mcp import _wire
+    from schemawire.mcp._wire import WireTap
+
+    trace = Trace("r9")
+    tap = WireTap(trace, "host", "mcp:busy")
+    await tap.sent(request(1))
+    await tap.sent(request(1))  # the SDK mints an id again once its request is over
+    assert ends(trace) == [("error", "no_response")]
+    for request_id in range(2, _wire._PENDING + 2):
+        await tap.sent(request(request_id))
+    assert len(ends(trace)) == 2  # the oldest, given up
+    assert len(tap._pending) == _wire._PENDING
+
+
+def span_hop(seq: int, span: str, direction: str, payload: dict[str, Any]) -> Hop:
+    return Hop("h", seq, float(seq), "host", "host", "span", direction, payload, None, span)
+
+
+def start(seq: int, span: str, parent: str | None, kind: str = "tool") -> Hop:
+    return span_hop(seq, span, "start", {"kind": kind, "name": span, "parent": parent})
+
+
+def end(seq: int, span: str, status: str = "ok") -> Hop:
+    return span_hop(seq, span, "end", {"kind": "tool", "status": status})
+
+
+def hop_in(seq: int, span: str | None) -> Hop:
+    return Hop("h", seq, float(seq), "host", "python:t", "python", "send", {}, None, span)
+
+
+def walk_up(tree: Any, node: SpanNode) -> int:
+    """How many ancestors ``node`` has, following ``parent`` (fails on a loop)."""
+    seen = 0
+    while node.parent is not None:
+        node = tree.spans[node.parent]
+        seen += 1
+        assert seen <= len(tree.spans), "the parents loop"
+    return seen
+
+
+def test_a_span_that_names_itself_as_its_parent_is_a_root_not_a_loop() -> None:
+    tree = span_tree([start(1, "a" * 16, "a" * 16), hop_in(2, "a" * 16), end(3, "a" * 16)])
+    (node,) = tree.roots
+    assert (node.children, node.parent, node.status) == ([], None, "ok")
+    assert tree.to_json()["entries"][0]["entries"][0]["seq"] == 2
+
+
+def test_two_spans_that_name_each_other_as_parents_do_not_loop() -> None:
+    a, b = "a" * 16, "b" * 16
+    tree = span_tree([start(1, a, b), start(2, b, a), hop_in(3, b)])
+    assert [s.id for s in tree.roots] == [a]  # b's parent had started: b is in it
+    assert [walk_up(tree, tree.spans[s]) for s in (a, b)] == [0, 1]
+
+
+def test_a_span_started_twice_or_ended_before_its_start_is_one_span_and_keeps_every_hop() -> None:
+    a, b = "a" * 16, "b" * 16
+    hops = [start(1, a, None), hop_in(2, a), start(3, a, None), hop_in(4, a), end(5, a)]
+    hops += [end(6, b, "refused"), start(7, b, None), end(8, b)]
+    tree = span_tree(hops)
+    assert [(s.id, s.status, s.end) for s in tree.roots] == [(a, "ok", 5.0), (b, "refused", 6.0)]
+    assert [h.seq for h in tree.spans[a].hops] == [2, 3, 4]  # the second start is a hop of it
+    assert [h.seq for h in tree.spans[b].hops] == [7, 8]
+    assert tree.spans[b].kind == "unknown"  # made by the first hop that named it: its end
+
+
+def test_a_hundred_thousand_nested_spans_build_and_show_without_recursion() -> None:
+    count = 100_000
+    ids = [f"{i:016x}" for i in range(count)]
+    hops = [start(i + 1, ids[i], ids[i - 1] if i else None) for i in range(count)]
+    hops += [end(count + 1 + i, ids[count - 1 - i]) for i in range(count)]
+    began = time.perf_counter()
+    tree = span_tree(hops)
+    shown = tree.to_json()
+    seconds = time.perf_counter() - began
+    (root,) = tree.roots
+    depth, node = 0, shown["entries"][0]
+    while node["entries"]:
+        (node,) = node["entries"]
+        depth += 1
+    assert depth == count - 1
+    assert node["status"] == "ok"
+    assert repr(root).startswith("SpanNode(id='0000000000000000'")
+    assert seconds < 10  # linear: a quadratic walk takes minutes
+
+
+def test_a_span_left_in_another_context_keeps_that_contexts_current_span() -> None:
+    import contextvars
+
+    trace = Trace("r10")
+    entered, closer = contextvars.copy_context(), contextvars.copy_context()
+    span = trace.span("tool", "inside a generator")
+    entered.run(span.__enter__)
+    # The closer (say, the loop's finaliser of an async generator) is inside a span of its
+    # own when it ends the generator's: its own stays current.
+    own = closer.run(trace.span("run", "the closer's").__enter__)
+    closer.run(span.__exit__, None, None, None)
+    assert closer.run(lambda: trace.current_span) == own.id
+    assert [h.direction for h in trace.hops if h.span == span.id] == ["start", "end"]
+
+
+def test_a_verdict_that_cannot_be_redacted_is_written_as_the_schema_says(tmp_path: Path) -> None:
+    # A verdict's violation without its pointer cannot be redacted: the hop keeps a note in its
+    # place, and the line still passes the format's schema (the autouse fixture checks it).
+    path = tmp_path / "verdict.jsonl"
+    broken = {"gate": "arguments", "rejection": {"violations": [{"keyword": "type"}]}}
+    with Trace("r11", path=path) as trace:
+        trace.record("host", "host", "gate", "check", {"tool": "t"}, verdict=broken)
+    (hop,) = read_trace(path)
+    assert isinstance(hop.verdict, str)
+    assert hop.verdict.startswith("[NOT KEPT")

@@ -7,7 +7,9 @@ what crosses them is exactly what the transport writes and reads.
 Each request the host sends opens an ``mcp`` span (named by its method, under the span open in
 the task that sends it: a tool call's); its response arrives on the SDK's reader task, which
 has no span of its own, so the tap pairs it by id: the response hop names the request's span,
-and the span ends with it. Other messages read (notifications, the server's own requests)
+and the span ends with it. A request that gets no response ends its span as an error: cancelled
+(``notifications/cancelled``), not written, or still awaited when the connection ends. Other
+messages read (notifications, the server's own requests)
 belong to no span.
 """
 
@@ -41,6 +43,21 @@ PROTOCOL = "mcp"
 _UNREADABLE_KEPT = 8  # lines that are not JSON-RPC kept for an error to quote (the last is quoted)
 _SEEN = 4000  # characters of an unreadable line redacted: a secret begun in the 500 quoted ends
 _PENDING = 1024  # requests awaiting their response, whose spans are remembered (oldest dropped)
+# How the span of a request that gets no response ends (its end hop's error).
+_NO_RESPONSE = {
+    "code": "no_response",
+    "message": "the connection ended before the server answered this request",
+}
+_UNSENT = {"code": "not_sent", "message": "the request could not be written to the server"}
+_FORGOTTEN = {
+    "code": "no_response",
+    "message": f"more than {_PENDING} requests awaited a response: this one, the oldest, is no "
+    "longer awaited",
+}
+_REPLACED = {
+    "code": "no_response",
+    "message": "a later request took this one's id before it was answered",
+}
 
 
 def message_json(message: SessionMessage | Exception) -> dict[str, Any]:
@@ -112,10 +129,29 @@ class WireTap:
         """The span of a request about to be sent, opened in the sender's span."""
         span = self.trace.open_span("mcp", request.method, label=self.local)
         if span is not None:
-            if len(self._pending) >= _PENDING:  # a request never answered: forget the oldest
-                del self._pending[next(iter(self._pending))]
+            if len(self._pending) >= _PENDING:  # a request never answered: give up the oldest
+                oldest = next(iter(self._pending))
+                self._unanswered(oldest, _FORGOTTEN)
+            self._unanswered(request.id, _REPLACED)  # an id the SDK mints again
             self._pending[request.id] = span
         return span
+
+    def unsent(self, message: SessionMessage) -> None:
+        """A request whose write failed: its span ends, as an error, since no response will."""
+        inner = message.message
+        if self._pending and isinstance(inner, JSONRPCRequest):
+            self._unanswered(inner.id, _UNSENT)
+
+    def ended(self) -> None:
+        """The connection is over: the span of every request still awaiting its response ends,
+        as an error (a server that died mid-call, a request abandoned without a cancel)."""
+        for request_id in list(self._pending):
+            self._unanswered(request_id, _NO_RESPONSE)
+
+    def _unanswered(self, request_id: Any, error: dict[str, str]) -> None:
+        span = self._pending.pop(request_id, None)
+        if span is not None:
+            self.trace.close_span(span, "mcp", "error", error, label=self.local)
 
     def _answered(self, message: SessionMessage | Exception) -> str | None:
         """The span of the request ``message`` answers (None: it answers none we sent)."""
@@ -212,7 +248,11 @@ class _TappedWrite(_ClosedOnExit):
 
     async def send(self, item: Any, /) -> None:
         await self._tap.sent(item)
-        await self._inner.send(item)
+        try:
+            await self._inner.send(item)
+        except BaseException:
+            self._tap.unsent(item)
+            raise
 
     async def aclose(self) -> None:
         await self._inner.aclose()
@@ -234,7 +274,11 @@ def traced(
 
     @asynccontextmanager
     async def opened() -> AsyncIterator[tuple[Any, Any]]:
-        async with transport as (read, write):
-            yield tap_streams(read, write, tap)
+        try:
+            async with transport as (read, write):
+                yield tap_streams(read, write, tap)
+        finally:
+            if tap is not None:  # no response comes after this: no span stays open
+                tap.ended()
 
     return opened()

@@ -170,7 +170,9 @@ class Span:
             return
         try:
             self._current.reset(token)
-        except ValueError:  # exited in another context than it was entered in
+        except ValueError:  # exited in another context (a generator closed by a finaliser)
+            if self._current.get() != self.id:  # that context has a span of its own: keep it
+                return
             old = token.old_value
             self._current.set(None if old is Token.MISSING else old)
 

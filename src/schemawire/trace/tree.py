@@ -4,7 +4,8 @@ Each hop goes in the span it names. A JSON-RPC response that names none (protoco
 an ``id``, no ``method``: read on a task that had no span, as the SDK's reader is) goes in the
 span of the latest earlier ``send`` hop of the same run with the same ``id`` and the reverse
 ``from``/``to`` (the pairing rule, docs/traces.md). Hops of no span, and spans whose parent is
-not in the trace, are at the root, in order; old traces, written before spans, are all root.
+not in the trace (or has not started yet), are at the root, in order; old traces, written
+before spans, are all root. Hostile input makes a tree too, in one pass and without recursion.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ class SpanNode:
         kind: ``run``, ``turn``, ``model``, ``tool``, ``mcp``, ``flow``, ``agent`` (or
             ``unknown``: hops name it but its start hop is not in the trace).
         name: what its start hop names (the model, the tool, the JSON-RPC method...).
-        parent: the parent span's id (None: a root).
+        parent: the parent span's id (None: a root, also when the parent named is not in the
+            trace or starts after it).
         attributes: the start hop's other members.
         start: its start hop's time (seconds since the epoch); an unknown span's first hop's.
         end: its end hop's time; None while it is open (its end hop is missing: a crash).
@@ -47,9 +49,10 @@ class SpanNode:
     end: float | None = None
     status: str = "open"
     error: Any = None
-    hops: list[Hop] = field(default_factory=list)
-    children: list[SpanNode] = field(default_factory=list)
-    entries: list[Hop | SpanNode] = field(default_factory=list)
+    # Not in the repr: a repr of the whole subtree would recurse as deep as the spans nest.
+    hops: list[Hop] = field(default_factory=list, repr=False)
+    children: list[SpanNode] = field(default_factory=list, repr=False)
+    entries: list[Hop | SpanNode] = field(default_factory=list, repr=False)
 
     @property
     def duration(self) -> float | None:
@@ -58,6 +61,11 @@ class SpanNode:
 
     def to_json(self) -> dict[str, Any]:
         """The span and everything in it as JSON: its hops as `Hop.to_json`, in order."""
+        (shown,) = _entries_json([self])
+        return shown
+
+    def _json(self, entries: list[dict[str, Any]]) -> dict[str, Any]:
+        """The span as JSON, with its entries' JSON given."""
         return {
             "span": self.id,
             "kind": self.kind,
@@ -69,8 +77,27 @@ class SpanNode:
             "duration": self.duration,
             "status": self.status,
             "error": self.error,
-            "entries": [entry.to_json() for entry in self.entries],
+            "entries": entries,
         }
+
+
+def _entries_json(entries: list[Hop | SpanNode]) -> list[dict[str, Any]]:
+    """``entries`` as JSON, without recursion: a hostile or very long trace may nest spans
+    deeper than Python's recursion limit. Each span is shown after all of its children."""
+    shown: dict[int, dict[str, Any]] = {}  # id() of a span shown -> its JSON, until its parent's
+    stack: list[tuple[SpanNode, bool]] = [(e, False) for e in entries if isinstance(e, SpanNode)]
+    while stack:
+        node, children_shown = stack.pop()
+        if not children_shown:
+            stack.append((node, True))
+            stack.extend((child, False) for child in node.children)
+            continue
+        shown[id(node)] = node._json([_entry_json(entry, shown) for entry in node.entries])
+    return [_entry_json(entry, shown) for entry in entries]
+
+
+def _entry_json(entry: Hop | SpanNode, shown: dict[int, dict[str, Any]]) -> dict[str, Any]:
+    return shown.pop(id(entry)) if isinstance(entry, SpanNode) else entry.to_json()
 
 
 @dataclass(slots=True)
@@ -91,7 +118,7 @@ class SpanTree:
 
     def to_json(self) -> dict[str, Any]:
         """The tree as JSON: ``{"entries": [hop or span, ...]}``."""
-        return {"entries": [entry.to_json() for entry in self.entries]}
+        return {"entries": _entries_json(self.entries)}
 
 
 def span_tree(hops: Iterable[Hop]) -> SpanTree:
@@ -123,18 +150,28 @@ class _Builder:
         return self.tree
 
     def _span_hop(self, hop: Hop) -> None:
+        """A span's start or end. The first hop that names a span makes it: a start that comes
+        after it (a second start, or one after the span's hops or its end) is one of the span's
+        hops, as is an end after the first, so a span is one node and nothing is dropped."""
         payload = hop.payload if isinstance(hop.payload, dict) else {}
         assert hop.span is not None
-        if hop.direction == "start":
+        node = self.tree.spans.get(hop.span)
+        if node is None and hop.direction == "start":
             self._started(hop.span, payload, hop.time)
             return
-        node = self.tree.spans.get(hop.span) or self._unknown(hop.span, hop.time)
-        if hop.direction == "end":
+        if node is None:
+            node = self._unknown(hop.span, hop.time)
+        if hop.direction == "end" and node.end is None:
             node.end = hop.time
             node.status = str(payload.get("status", "ok"))
             node.error = payload.get("error")
+            return
+        node.hops.append(hop)
+        node.entries.append(hop)
 
     def _started(self, span_id: str, payload: dict[str, Any], time: float) -> None:
+        """A new span, in its parent when the parent has started (so parents come first, and
+        no chain of parents can loop back), else at the root."""
         parent = payload.get("parent")
         attributes = {k: v for k, v in payload.items() if k not in ("kind", "name", "parent")}
         node = SpanNode(
@@ -145,9 +182,10 @@ class _Builder:
             attributes,
             time,
         )
-        self.tree.spans[span_id] = node
         holder = self.tree.spans.get(node.parent) if node.parent is not None else None
+        self.tree.spans[span_id] = node  # after its holder is found: never its own parent
         if holder is None:
+            node.parent = None  # a root: walking up from a span never loops
             self.tree.roots.append(node)
             self.tree.entries.append(node)
         else:
