@@ -68,3 +68,16 @@ def test_ui_help_shows_examples() -> None:
     )
     assert "schemawire ui --repo examples/support-desk --open" in result.stdout
     assert "127.0.0.1" in result.stdout
+
+
+def test_a_repository_that_is_not_there_is_refused_with_what_to_do(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [SCHEMAWIRE, "ui", "--repo", str(tmp_path / "nope"), "--traces", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert "no such folder" in result.stderr
+    assert "schemawire init --blank" in result.stderr

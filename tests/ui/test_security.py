@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import httpx2 as httpx
@@ -80,3 +81,16 @@ def test_a_write_must_be_json_from_this_page(server: LocalServer) -> None:
 def test_the_server_listens_on_127_0_0_1_only(server: LocalServer) -> None:
     assert server.base.startswith("http://127.0.0.1:")
     assert server._socket.getsockname()[0] == "127.0.0.1"
+
+
+def test_an_unexpected_failure_is_still_a_json_error(
+    ui_server: Callable[..., LocalServer], tmp_path: Path
+) -> None:
+    # A repository that went away under a running page: its file list cannot be read.
+    server = ui_server(repo=tmp_path / "gone")
+    answer = get(server, "/api/toolbox/files", headers={TOKEN_HEADER: server.config.token})
+    assert answer.status_code == 500
+    error = answer.json()["error"]
+    assert error["code"] == "internal"
+    assert error["message"].startswith("the page's server failed: ")
+    assert "Traceback" not in answer.text

@@ -63,6 +63,11 @@ def ui_command(
 
     if mcp_url and command:
         raise UsageError("give the MCP server's command after `--`, or --mcp-url (one of them)")
+    if repo is not None and not repo.is_dir():
+        raise UsageError(
+            f"--repo {repo}: no such folder; give a schema repository's folder "
+            "(`schemawire init --blank DIR` makes one)"
+        )
     chosen_repo = repo if repo is not None else _this_folder_if_repository()
     config = UiConfig(
         traces=traces or TRACES,

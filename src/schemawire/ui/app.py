@@ -62,10 +62,13 @@ def create_app(config: UiConfig) -> LocalOnly:
     ]
     app = Starlette(
         routes=routes,
-        exception_handlers={SchemawireError: _schemawire_error, 404: _not_found},
+        exception_handlers={
+            SchemawireError: _schemawire_error,
+            404: _not_found,
+            Exception: _unexpected,
+        },
         lifespan=tools.lifespan,
     )
-    app.state.config = config
     return LocalOnly(app, token=config.token)
 
 
@@ -105,6 +108,13 @@ async def _schemawire_error(request: Request, error: Exception) -> Response:
     status = 400 if isinstance(error, InputError) else 500
     body = error.to_json() if isinstance(error, InputError) else {"message": one_line(error)}
     return JSONResponse({"error": body}, status_code=status)
+
+
+async def _unexpected(request: Request, error: Exception) -> Response:
+    """Any other failure: still JSON the page can show (the command's words, never a
+    traceback), and a 500."""
+    message = f"the page's server failed: {one_line(error)}"
+    return JSONResponse({"error": {"code": "internal", "message": message}}, status_code=500)
 
 
 async def _not_found(request: Request, error: Exception) -> Response:
