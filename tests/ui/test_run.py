@@ -5,6 +5,8 @@ too), and an eval case made from the run."""
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -237,6 +239,19 @@ def test_an_eval_case_is_made_from_the_run_and_written_under_evals_once(
     page.locator(".detail .ok", has_text="written").wait_for()
     written = repo / "evals" / "demo.json"
     assert '"input"' in written.read_text(encoding="utf-8")
+    # The same bytes as the command writes (which checks the case runs before it writes it).
+    by_command = repo / "evals" / "by-command.json"  # beside it: the same relative paths inside
+    command = [
+        sys.executable,
+        "-m",
+        "schemawire",
+        "eval",
+        "--from-trace",
+        str(traces / "demo.jsonl"),
+    ]
+    command += ["--out", str(by_command), "--repo", str(repo)]
+    subprocess.run(command, check=True, capture_output=True, timeout=120)
+    assert written.read_text(encoding="utf-8") == by_command.read_text(encoding="utf-8")
     shoot(page, "run-eval-case")
     page.locator("button.eval-button").click()  # again: the file is there, never overwritten
     page.locator(".detail button.write-case").click()

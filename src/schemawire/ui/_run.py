@@ -20,6 +20,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from schemawire._json import dumps
 from schemawire.errors import SchemawireError, one_line
 from schemawire.ui._run_folder import TraceFolder, error_response, summarise
 from schemawire.ui._trace_index import (
@@ -518,10 +519,11 @@ def _repository(repo: Path) -> Repository | None:
 def _eval_case(trace: Path, repo: Path | None, *, write: bool) -> dict[str, Any]:
     """`schemawire eval --from-trace`'s case for ``trace``; written under the repository's
     evals/ when asked and there is a repository (never over a file)."""
-    from schemawire.evals.from_trace import case_from_trace
+    from schemawire.evals import case_from_trace, check_case
 
     case = case_from_trace(trace, repo=repo)
-    text = json.dumps(case.document, ensure_ascii=False, indent=2) + "\n"
+    check_case(case.document, case.path)  # as the command: only a case that can run is given
+    text = dumps(case.document) + "\n"  # the bytes `eval --from-trace --out` writes
     answer: dict[str, Any] = {
         "case": text,
         "name": case.path.name,
