@@ -48,7 +48,7 @@
       sw.el("span", { class: "live muted", title: "New and growing traces appear here by themselves" }, "● live"));
     const body = answer.runs.length
       ? table(answer)
-      : sw.el("p", { class: "muted empty" }, "No traces yet. Run an agent with --trace (or schemawire demo) and it appears here.");
+      : sw.el("p", { class: "muted empty" }, "No traces yet. schemawire run and schemawire demo write one per run into this folder; a run appears here as it goes.");
     main.replaceChildren(title, body);
   }
 
