@@ -266,7 +266,7 @@ def test_a_pasted_schema_validates_and_each_violation_jumps_to_its_place(
         "() => { const t = document.querySelector('#input');"
         " return [document.activeElement.id, t.value.slice(t.selectionStart, t.selectionEnd)]; }"
     )
-    assert selected == ["input", "7]"]
+    assert selected == ["input", "7"]  # the item itself, not the rest of its line
     shoot(page, "toolbox-validate")
 
 
@@ -549,3 +549,20 @@ def test_the_run_pages_schema_link_opens_validate_with_that_schema_chosen(
     (got,) = page_results(page)
     assert got["valid"] is False
     assert [v["pointer"] for v in got["violations"]] == ["/unit"]
+
+
+def test_a_jump_in_minified_json_selects_only_the_member_it_names(
+    ui_server: Servers, open_page: Opener
+) -> None:
+    page = toolbox(open_page, ui_server())
+    page.fill("#input", '{"a": 1, "b": "x", "c": [true, 2]}')
+    page.check("#action-validate")
+    page.check("#paste-schema")
+    page.fill("#schema-text", '{"properties": {"b": {"type": "integer"}}}')
+    run_action(page, "validate")
+    page.click(".tb-violation[data-pointer='/b']")
+    selected = page.evaluate(
+        "() => { const t = document.querySelector('#input');"
+        " return t.value.slice(t.selectionStart, t.selectionEnd); }"
+    )
+    assert selected == '"b": "x"'  # not the rest of the line

@@ -439,12 +439,36 @@
 
   // --- jumping to a place in the input ---
 
-  /** Select from ``offset`` (UTF-16 units) to the end of that line, and scroll it into view. */
+  /** Select what a pointer names at ``offset`` (UTF-16 units), and scroll it into view: an
+   *  array item, or an object member from its key, to the end of its value when that is a
+   *  string, number or literal; an object or array to the end of its first line. */
   function jumpToOffset(serverOffset) {
     const offset = areaOffset(serverOffset);
     const text = ui.input.value;
-    const end = text.indexOf("\n", offset);
-    select(offset, end === -1 ? text.length : end);
+    const lineEnd = text.indexOf("\n", offset);
+    select(offset, valueEnd(text, offset) ?? (lineEnd === -1 ? text.length : lineEnd));
+  }
+
+  /** Where the value at ``at`` ends (past a member's key and colon); null for an object or
+   *  an array. */
+  function valueEnd(text, at) {
+    let end = scalarEnd(text, at);
+    if (end !== null && text[at] === '"') {
+      const colon = /^\s*:\s*/.exec(text.slice(end, end + 200));
+      if (colon) end = scalarEnd(text, end + colon[0].length); // a key: on to its value
+    }
+    return end;
+  }
+
+  /** Where the string, number or literal that starts at ``at`` ends; null for anything else. */
+  function scalarEnd(text, at) {
+    if (text[at] === '"') {
+      let i = at + 1;
+      while (i < text.length && text[i] !== '"') i += text[i] === "\\" ? 2 : 1;
+      return Math.min(i + 1, text.length);
+    }
+    const literal = /^(?:-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null|NaN|-?Infinity)/.exec(text.slice(at, at + 400));
+    return literal ? at + literal[0].length : null;
   }
 
   /** Line and column as the parser counts them (1-based; columns in characters). */
