@@ -8,10 +8,10 @@ BENCH_PEERS := bench/.work/peers-venv/.installed
 
 .PHONY: demo test test-fast check bench soak fuzz clean
 
-$(INSTALLED): pyproject.toml
+$(INSTALLED): pyproject.toml tests/frameworks.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,bench]' -c tests/frameworks.txt
 	# Real tool definitions for tests and benchmarks (data files only; its own deps not needed).
 	$(BIN)/python -m pip install --quiet --no-deps bfcl-eval==2026.3.23
 	touch $@

@@ -169,6 +169,12 @@ class CallRecord:
         assert self.argument_verdict.rejection is not None
         return ToolResult(self.call.call_id, self.argument_verdict.rejection.to_json(), True)
 
+    @property
+    def status(self) -> Literal["ok", "error", "refused"]:
+        """How the call's tool span ends: refused by a gate (or not sent), failed (an error
+        result), or ok."""
+        return "refused" if self.result is None else _call_status(self.result)
+
 
 @dataclass(slots=True)
 class RunResult:

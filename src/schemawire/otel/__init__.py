@@ -1,0 +1,1 @@
+"""OpenTelemetry export of schemawire traces (extra ``otel``): docs/otel.md."""
