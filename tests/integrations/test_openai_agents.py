@@ -23,7 +23,9 @@ from openai.types.responses import (
 
 from schemawire import Repository, Trace
 from schemawire.errors import FlowError
+from schemawire.host import PythonTool
 from schemawire.integrations.openai_agents import (
+    function_tool_of,
     function_tools,
     gated_handoff,
     mcp_function_tools,
@@ -31,6 +33,7 @@ from schemawire.integrations.openai_agents import (
 )
 from schemawire.mcp import McpClient, StdioServer
 from schemawire.trace import read_trace, span_tree
+from schemawire.types import ToolSpec
 
 ROOT = Path(__file__).resolve().parents[2]
 SUPPORT_DESK = ROOT / "examples" / "support-desk"
@@ -132,6 +135,22 @@ async def test_tools_are_sent_strict_with_our_projection() -> None:
     assert tool.strict_json_schema is True
     assert tool.params_json_schema["required"] == ["city", "unit"]
     assert tool.params_json_schema["properties"]["unit"]["enum"] == ["celsius", "fahrenheit", None]
+
+
+async def test_a_tool_the_strict_projection_would_narrow_is_sent_non_strict() -> None:
+    # Strict mode cannot say "any value": sent strict, the model could never send a list here.
+    schema = {"type": "object", "properties": {"value": {"description": "any JSON value"}}}
+    schema |= {"required": ["value"], "additionalProperties": False}
+    stored: list[Any] = []
+    runner = PythonTool(ToolSpec("store", schema), lambda value: stored.append(value) or {})
+    tool = function_tool_of(runner, Trace())
+    assert tool.strict_json_schema is False
+    assert tool.params_json_schema == schema
+    model = ScriptedModel([[("store", {"value": [1, {"a": None}]})], "stored"])
+    await AgentsRunner.run(
+        Agent(name="s", model=model, tools=[tool]), "go", run_config=NO_SDK_TRACING
+    )
+    assert stored == [[1, {"a": None}]]
 
 
 async def test_a_bad_call_never_reaches_the_function_and_the_model_corrects_itself() -> None:

@@ -16,7 +16,8 @@ Example::
     from agents import Agent
     from schemawire.integrations.openai_agents import function_tools, run
 
-    agent = Agent(name="desk", tools=function_tools("examples/support-desk"))
+    trace = Trace(run_id := new_run_id(), path=trace_path(run_id))
+    agent = Agent(name="desk", tools=function_tools("examples/support-desk", trace=trace))
     result = await run(agent, "Weather in Paris?", trace=trace)
 """
 
