@@ -91,6 +91,15 @@ COMMANDS = (
         ),
     ),
     Command(
+        "bump",
+        "schemawire.cli._bump:bump_command",
+        "Set the x-versions check --since asks for: major, minor or patch.",
+        (
+            "schemawire bump --since origin/main",
+            "schemawire bump --since origin/main --dry-run --json",
+        ),
+    ),
+    Command(
         "validate",
         "schemawire.cli._toolbox:validate",
         "Validate instances against a schema: every violation and where.",
