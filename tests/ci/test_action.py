@@ -70,7 +70,7 @@ def test_each_script_is_valid_bash_and_splices_no_expression(name: str) -> None:
     script = step(name)["run"]
     assert "${{" not in script  # inputs come through env: no script injection
     checked = subprocess.run(
-        ["bash", "-n"], input=script, capture_output=True, encoding="utf-8", timeout=30
+        ["bash", "-n"], input=script, capture_output=True, encoding="utf-8", timeout=30, check=False
     )
     assert checked.returncode == 0, checked.stderr
 
@@ -94,7 +94,9 @@ def test_docs_show_a_workflow_that_uses_the_action() -> None:
 # --- the check steps, run as the runner runs them -------------------------------------------------
 
 
-def run_step(name: str, inputs: dict[str, str], runner_temp: Path) -> subprocess.CompletedProcess[str]:
+def run_step(
+    name: str, inputs: dict[str, str], runner_temp: Path
+) -> subprocess.CompletedProcess[str]:
     """Run one ``run`` step with bash, its env expressions evaluated from ``inputs`` over the
     defaults, in the project root as the workspace, this interpreter's schemawire on PATH."""
     values = {key: str(spec["default"]) for key, spec in action()["inputs"].items()}
@@ -115,6 +117,7 @@ def run_step(name: str, inputs: dict[str, str], runner_temp: Path) -> subprocess
         capture_output=True,
         encoding="utf-8",
         timeout=120,
+        check=False,
     )
 
 

@@ -74,6 +74,7 @@ def pre_commit(root: Path, home: Path, *args: str) -> subprocess.CompletedProces
         env=env,
         capture_output=True,
         encoding="utf-8",
+        check=False,
         timeout=600,  # the first run builds the python hook environment (pip install)
     )
 
