@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from schemawire.cli._app import app
-from schemawire.schema.github import to_github_annotations
+from schemawire.schema._github import to_github_annotations
 from schemawire.schema.rules import Finding, rule
 from tests.helpers import EXAMPLES
 

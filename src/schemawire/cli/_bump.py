@@ -38,7 +38,7 @@ def bump_command(
 
     Exit 0 when done (or nothing needed a bump), 2 when REV or the repository cannot be read.
     """
-    from schemawire.application.bump import bump_versions
+    from schemawire.application._bump import bump_versions
 
     if not directory.is_dir():
         fail(f"{directory} is not a directory")

@@ -50,7 +50,7 @@ def render_check(
 def _print_annotations(report: CheckReport, title: str) -> None:
     """Workflow commands GitHub Actions turns into annotations, then one plain summary line for
     the job's log (a workflow command is not shown as text)."""
-    from schemawire.schema.github import to_github_annotations
+    from schemawire.schema._github import to_github_annotations
 
     for line in to_github_annotations(report.findings):
         print(line)
