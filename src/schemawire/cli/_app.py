@@ -58,6 +58,7 @@ COMMANDS = (
             "schemawire check",
             "schemawire check examples/support-desk --json",
             "schemawire check --format sarif > schemawire.sarif   # for code scanning",
+            "schemawire check --format github   # annotations in GitHub Actions",
             "schemawire check --fail-on warning",
             "schemawire check --since origin/main   # a breaking change needs a major x-version",
             "schemawire check --allow-empty          # a repository that holds no schema yet",
