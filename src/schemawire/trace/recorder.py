@@ -194,6 +194,20 @@ class Trace:
             return QUIET_SPAN
         return Span(self, self._span, kind, name, label=label, attributes=attributes)
 
+    def listen(self, listener: Callable[[Hop], None]) -> None:
+        """Call ``listener`` with each hop once it is kept, after the ``on_hop`` given (an
+        exporter added to a trace that already shows its hops)."""
+        before = self._on_hop
+        if before is None:
+            self._on_hop = listener
+            return
+
+        def both(hop: Hop) -> None:
+            before(hop)
+            listener(hop)
+
+        self._on_hop = both
+
     @property
     def current_span(self) -> str | None:
         """The id of the span open here, if any."""
