@@ -10,7 +10,6 @@ GenAI and MCP semantic conventions in the pinned ``opentelemetry-semantic-conven
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -21,6 +20,7 @@ from opentelemetry.sdk.util.instrumentation import InstrumentationScope
 from opentelemetry.trace import SpanContext, SpanKind, Status, StatusCode, TraceFlags
 
 from schemawire._version import __version__
+from schemawire.trace.spans import parse_traceparent, trace_id_of
 from schemawire.types import Hop
 
 __all__ = ["SCHEMA_URL", "SpanBuilder", "trace_id_of"]
@@ -30,12 +30,6 @@ SCHEMA_URL: Final = "https://opentelemetry.io/schemas/1.44.0"
 ``opentelemetry-semantic-conventions`` 0.66b2 package."""
 
 _NS: Final = 1_000_000_000
-
-
-def trace_id_of(run_id: str) -> int:
-    """The OpenTelemetry trace id of run ``run_id``: 128 bits of its SHA-256 (stable, so the
-    same run exports to the same trace, live or from its file)."""
-    return int.from_bytes(hashlib.sha256(run_id.encode()).digest()[:16], "big") or 1
 
 
 @dataclass
@@ -139,16 +133,9 @@ def _ns(hop: Hop) -> int:
 
 
 def _remote_parent(traceparent: Any) -> SpanContext | None:
-    """The W3C ``traceparent`` a server span's start hop carries, as a remote parent."""
-    if not isinstance(traceparent, str):
-        return None
-    parts = traceparent.split("-")
-    if len(parts) != 4 or len(parts[1]) != 32 or len(parts[2]) != 16:
-        return None
-    try:
-        return SpanContext(int(parts[1], 16), int(parts[2], 16), True, TraceFlags(1))
-    except ValueError:
-        return None
+    """The W3C ``traceparent`` a served span's start hop carries, as a remote parent."""
+    ids = parse_traceparent(traceparent)
+    return SpanContext(ids[0], ids[1], True, TraceFlags(1)) if ids else None
 
 
 def _provider(protocol: str) -> str:
