@@ -83,3 +83,19 @@ def test_through_the_proxy_client_proxy_and_server_spans_are_one_chain(
         links.append(span.attributes["schemawire.mcp.served"])
     assert links == [True, False, True]
     assert {s.trace_id for s in chain} == {root.trace_id}
+
+
+@pytest.mark.slow
+def test_serve_otlp_exports_its_spans_live_and_flushes_them_on_exit(
+    receiver: Receiver, tmp_path: Path
+) -> None:
+    client = tmp_path / "client.jsonl"
+    command = ("-m", "schemawire", "serve", SUPPORT_DESK, "--otlp", receiver.url)
+    run_against(StdioServer(sys.executable, command), client)  # the server exits with stdin
+    export_file(client, receiver.url)
+    assert receiver.rejected == 0
+    ours = [s for s in receiver.spans if s.span.name == "tools/call get_weather"]
+    (answered,) = [s for s in ours if s.attributes["schemawire.mcp.served"]]
+    (sent,) = [s for s in ours if not s.attributes["schemawire.mcp.served"]]
+    assert (answered.trace_id, answered.parent_id) == (sent.trace_id, sent.span_id)
+    assert {s.service for s in ours} == {"schemawire"}

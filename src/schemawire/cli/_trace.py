@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from schemawire.cli._output import fail, guarded, print_json, stdout
+
+if TYPE_CHECKING:
+    from schemawire.otel import OtlpExport
+
+__all__ = ["live_export", "trace_app"]
 
 trace_app = typer.Typer(
     name="trace",
@@ -53,3 +59,28 @@ def export_command(
         return
     for path, count in sent.items():
         stdout.print(f"{path}: {count} spans sent to {endpoint}")
+
+
+def live_export(otlp: str | None) -> OtlpExport | None:
+    """The live export a server's ``--otlp URL`` asks for, or the OTel environment does
+    (``OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT``, unless ``OTEL_SDK_DISABLED=true``); None when
+    neither does.
+
+    Raises:
+        UsageError: --otlp was given but OpenTelemetry is not installed.
+    """
+    from schemawire.errors import UsageError
+
+    wanted = otlp is not None or any(
+        os.environ.get(name)
+        for name in ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT")
+    )
+    if not wanted or os.environ.get("OTEL_SDK_DISABLED", "").lower() == "true":
+        return None
+    try:
+        from schemawire.otel import OtlpExport
+    except ImportError as error:
+        if otlp is None:  # only the environment asked: serve as before
+            return None
+        raise UsageError("--otlp needs OpenTelemetry: pip install 'schemawire[otel]'") from error
+    return OtlpExport(otlp)
