@@ -224,6 +224,7 @@ COMMANDS = (
             "evals/recorded.json",
         ),
     ),
+    Command("trace", "schemawire.cli._trace:trace_app", "Send a trace's spans to OpenTelemetry."),
     Command(
         "ui",
         "schemawire.cli._ui:ui_command",

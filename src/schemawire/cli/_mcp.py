@@ -28,6 +28,7 @@ from schemawire.cli._output import (
     stdout,
 )
 from schemawire.cli._server_options import Headers, Timeout, Token, Url
+from schemawire.cli._trace import live_export
 from schemawire.errors import UsageError
 
 if TYPE_CHECKING:
@@ -47,6 +48,15 @@ Repo = Annotated[
 ]
 Trace = Annotated[
     Path | None, typer.Option("--trace", help="Append every hop to this JSON Lines file.")
+]
+Otlp = Annotated[
+    str | None,
+    typer.Option(
+        "--otlp",
+        metavar="URL",
+        help="Export spans live to this OTLP/HTTP collector (default: "
+        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT, when set).",
+    ),
 ]
 
 
@@ -254,6 +264,7 @@ def serve_command(
     max_sessions: MaxSessions = 1000,
     client_sessions: ClientSessions = 100,
     trace: Trace = None,
+    otlp: Otlp = None,
 ) -> None:
     """Serve the repository's tools over MCP, every call gated both ways; or, with --upstream,
     stand in front of another MCP server and gate every call to it; or, with named upstreams
@@ -298,8 +309,15 @@ def serve_command(
         trace=trace,
         on_ready=functools.partial(_announce, host),
     )
-    with _server_errors(own_hints=target.upstream is None):  # a gateway's say what to check
-        serve(target.directory, options)
+    export = live_export(otlp)
+    if export is not None:
+        options = dataclasses.replace(options, on_hop=export.hop)
+    try:
+        with _server_errors(own_hints=target.upstream is None):  # a gateway's say what to check
+            serve(target.directory, options)
+    finally:
+        if export is not None:
+            export.close()  # flush the spans still batched
 
 
 # --- serve's upstreams on the command line ---------------------------------------------------
