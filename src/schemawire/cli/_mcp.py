@@ -28,7 +28,6 @@ from schemawire.cli._output import (
     stdout,
 )
 from schemawire.cli._server_options import Headers, Timeout, Token, Url
-from schemawire.cli._trace import live_export
 from schemawire.errors import UsageError
 
 if TYPE_CHECKING:
@@ -274,6 +273,7 @@ def serve_command(
     call, restarts an upstream that died on its own, and passes tools/list_changed on. With
     --shortlist it lists only search_tools and call_tool.
     """
+    from schemawire.cli._trace import live_export
     from schemawire.mcp.launch import HttpOptions, ServeOptions, SessionBounds, serve
 
     if _MISTAKE in ctx.meta:
