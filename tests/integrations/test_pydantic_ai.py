@@ -18,7 +18,6 @@ from pydantic_ai import Agent
 from pydantic_ai.exceptions import UnexpectedModelBehavior
 from pydantic_ai.messages import (
     ModelMessage,
-    ModelRequest,
     ModelResponse,
     TextPart,
     ToolCallPart,
@@ -35,7 +34,6 @@ ROOT = Path(__file__).resolve().parents[2]
 SUPPORT_DESK = ROOT / "examples" / "support-desk"
 DOCS = ROOT / "docs" / "integrations" / "pydantic-ai.md"
 SECRET = json.loads((ROOT / "tests/data/secrets.json").read_text(encoding="utf-8"))["secrets"][0]
-
 
 
 @pytest.fixture
@@ -64,7 +62,9 @@ def calls(tool: str, arguments: dict[str, Any]) -> ModelResponse:
 
 def answers(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
     """The final turn: says what the last tool returned."""
-    return ModelResponse(parts=[TextPart(f"tool said: {last_return(messages).content}")])
+    return ModelResponse(
+        parts=[TextPart(f"tool said: {last_return(messages).model_response_str()}")]
+    )
 
 
 def last_return(messages: list[ModelMessage]) -> ToolReturnPart:
@@ -120,7 +120,7 @@ def test_a_good_call_runs_the_function_with_the_accepted_arguments() -> None:
     model, requests = scripted(calls("get_weather", {"city": "Paris", "unit": "fahrenheit"}))
     result = Agent(model, toolsets=[toolset(weather)]).run_sync("Weather in Paris?")
     assert weather.calls == [{"city": "Paris", "unit": "fahrenheit"}]
-    assert json.loads(last_return(requests[1]).content)["temp_c"] == 11.5
+    assert json.loads(last_return(requests[1]).model_response_str())["temp_c"] == 11.5
     assert result.output.startswith("tool said: ")
 
 
@@ -166,7 +166,7 @@ def test_a_leaked_secret_is_redacted_in_what_the_model_reads_and_in_the_trace() 
     trace = Trace()
     model, requests = scripted(calls("get_weather", {"city": "Paris"}))
     Agent(model, toolsets=[toolset(leaky, trace=trace)]).run_sync("Weather in Paris?")
-    read = last_return(requests[1]).content
+    read = last_return(requests[1]).model_response_str()
     assert SECRET["secret"] not in read
     assert "Paris" in read
     assert SECRET["secret"] not in json.dumps([hop.to_json() for hop in trace.hops])
@@ -177,7 +177,7 @@ def test_a_result_that_breaks_the_output_schema_is_caught_by_the_result_gate() -
     model, requests = scripted(calls("get_weather", {"city": "Paris"}))
     Agent(model, toolsets=[toolset(wrong)]).run_sync("Weather in Paris?")
     assert wrong.calls == [{"city": "Paris"}]
-    read = last_return(requests[1]).content
+    read = last_return(requests[1]).model_response_str()
     error = json.loads(read)["error"]
     assert error["code"] == "result_invalid"
     assert "/temp_c" in [v["pointer"] for v in error["violations"]]
@@ -238,7 +238,7 @@ def test_show_the_same_conversation_without_and_with_schemawire() -> None:
     model, requests = scripted(*conversation)
     result = Agent(model, toolsets=[toolset(weather)]).run_sync("Weather in Paris?")
     assert weather.calls == [{"city": "Paris"}]
-    assert "/unit" in last_return(requests[1]).content
+    assert "/unit" in last_return(requests[1]).model_response_str()
     assert "temp_c" in result.output
 
 
@@ -270,8 +270,9 @@ async def test_an_mcp_servers_tool_through_pydantic_ai_is_gated_both_ways(tmp_pa
             result = await Agent(model, toolsets=[tools]).run("Refund A-1042, it came late.")
     error = json.loads(last_return(requests[1]).content)["error"]
     assert [v["pointer"] for v in error["violations"]] == ["/amount"]
-    refund = json.loads(last_return(requests[2]).content)
-    assert refund["status"] == "pending" and refund["amount"] == 12.5
+    refund = json.loads(last_return(requests[2]).model_response_str())
+    assert refund["status"] == "pending"
+    assert refund["amount"] == 12.5
     assert "pending" in result.output
     hops = read_trace(path)
     sent = [h.payload for h in hops if h.protocol == "mcp" and h.direction == "send"]

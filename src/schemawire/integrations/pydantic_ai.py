@@ -10,9 +10,9 @@ retry limit still applies. Results pass our result gate (output schema, budget, 
 before the model reads them. Every call is one tool span of a schemawire `Trace`, inside one
 run span per agent run.
 
-Example:
-    >>> from pydantic_ai import Agent  # doctest: +SKIP
-    >>> agent = Agent(model, toolsets=[SchemawireToolset("examples/support-desk")])  # doctest: +SKIP
+Example::
+
+    agent = Agent(model, toolsets=[SchemawireToolset("examples/support-desk")])
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from schemawire.gates import ArgumentOptions, ResultOptions
 from schemawire.host.tools import ToolRunner, mcp_tools, python_tools
 from schemawire.integrations._gated import GatedTool, model_text
 from schemawire.mcp import McpClient
-from schemawire.project import project_mcp
+from schemawire.project.mcp import project_mcp
 from schemawire.schema.repository import Repository
 from schemawire.trace import Span, Trace
 
@@ -55,7 +55,9 @@ class _OpenArguments:
         try:
             value = json.loads(input)
         except ValueError:
-            return {_RAW: input if isinstance(input, str) else bytes(input).decode(errors="replace")}
+            return {
+                _RAW: input if isinstance(input, str) else bytes(input).decode(errors="replace")
+            }
         return value if isinstance(value, dict) else {_RAW: input}
 
     def validate_python(self, input: Any, **_: Any) -> dict[str, Any]:
@@ -173,13 +175,16 @@ class SchemawireToolset(AbstractToolset[Any]):
     async def call_tool(
         self, name: str, tool_args: dict[str, Any], ctx: RunContext[Any], tool: ToolsetTool[Any]
     ) -> Any:
-        """Run one call through the gates: our refusal as a retry prompt, else the result the
-        result gate passed, as the JSON text the model reads."""
+        """Run one call through the gates: our refusal as a retry prompt, else what the result
+        gate passed: its structured content as a value (Pydantic AI serialises it for the
+        model, and scans a text result for look-alike framing on every later request, which
+        costs milliseconds in a long run), or the text of `model_text`."""
         arguments = tool_args.get(_RAW, tool_args)
         record = await self._gated[name].call(arguments, ctx.tool_call_id)
         if record.result is None:
             raise ModelRetry(model_text(record))
-        return model_text(record)
+        structured = record.output.structured
+        return structured if structured is not None else model_text(record)
 
 
 class _RunToolset(AbstractToolset[Any]):
@@ -228,5 +233,3 @@ class _RunToolset(AbstractToolset[Any]):
         self, name: str, tool_args: dict[str, Any], ctx: RunContext[Any], tool: ToolsetTool[Any]
     ) -> Any:
         return await self.tools.call_tool(name, tool_args, ctx, tool)
-
-
