@@ -40,6 +40,7 @@ def test_the_wheel_holds_every_file_of_the_package(wheel: Path) -> None:
         "schemawire/gates/secrets.json",
         "schemawire/gates/related_words.json",
         "schemawire/host/demo.json",
+        "schemawire/py.typed",  # the "Typing :: Typed" classifier's promise to type checkers
     ):
         assert data in expected
     assert expected - inside == set()
