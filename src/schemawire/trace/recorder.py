@@ -195,7 +195,7 @@ class Trace:
         hop on exit (status ``"error"`` when the block raised; set `Span.status` to say
         ``"refused"``). When the trace keeps nothing, a span records nothing and costs a check.
 
-        Example:
+        Examples:
             >>> trace = Trace(run_id="demo", clock=lambda: 1.0)
             >>> with trace.span("tool", "get_weather"):
             ...     _ = trace.record("host", "python:get_weather", "python", "send", {})
