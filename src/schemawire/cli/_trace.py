@@ -15,19 +15,23 @@ if TYPE_CHECKING:
 
 __all__ = ["live_export", "trace_app"]
 
+_EXAMPLES = (
+    "[bold]Examples[/]\n\n"
+    "  schemawire trace export .schemawire/traces/RUN_ID.jsonl --otlp http://127.0.0.1:4318\n\n"
+    "  OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:6006 schemawire trace export RUN.jsonl\n\n"
+    "  schemawire trace export RUN.jsonl --otlp http://127.0.0.1:4318 --json"
+)
+
 trace_app = typer.Typer(
     name="trace",
     help="Recorded traces: send their spans to OpenTelemetry.",
     no_args_is_help=True,
     rich_markup_mode="rich",
-    epilog="[bold]Examples[/]\n\n"
-    "  schemawire trace export .schemawire/traces/RUN_ID.jsonl --otlp http://127.0.0.1:4318\n\n"
-    "  OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:6006 schemawire trace export RUN.jsonl\n\n"
-    "  schemawire trace export RUN.jsonl --otlp http://127.0.0.1:4318 --json",
+    epilog=_EXAMPLES,
 )
 
 
-@trace_app.command("export")
+@trace_app.command("export", epilog=_EXAMPLES)
 @guarded
 def export_command(
     files: Annotated[list[Path], typer.Argument(help="Trace files (JSON Lines).")],
