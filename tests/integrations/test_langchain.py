@@ -51,3 +51,26 @@ def test_the_args_schema_is_the_canonical_one() -> None:
     schema = tool.tool_call_schema
     assert isinstance(schema, dict)
     assert schema["properties"]["unit"]["enum"] == ["celsius", "fahrenheit"]
+
+
+def test_langgraph_tool_node_runs_the_gated_tools() -> None:
+    from langchain_core.messages import AIMessage
+    from langgraph.graph import END, START, MessagesState, StateGraph
+    from langgraph.prebuilt import ToolNode
+
+    calls: list[dict[str, Any]] = []
+    graph = StateGraph(MessagesState)
+    graph.add_node("tools", ToolNode(list(_tools(calls).values())))
+    graph.add_edge(START, "tools")
+    graph.add_edge("tools", END)
+    asked = AIMessage(
+        "",
+        tool_calls=[
+            {"name": "get_weather", "args": {"city": "Paris", "unit": "kelvin"}, "id": "a"},
+            {"name": "get_weather", "args": {"city": "Paris"}, "id": "b"},
+        ],
+    )
+    _, refused, answered = graph.compile().invoke({"messages": [asked]})["messages"]
+    assert calls == [{"city": "Paris", "unit": "celsius"}]
+    assert refused.status == "error" and "/unit" in str(refused.content)
+    assert answered.status == "success"
