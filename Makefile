@@ -6,7 +6,7 @@ INSTALLED := $(VENV)/.installed
 PEERS := tests/peers/node_modules/.package-lock.json
 BENCH_PEERS := bench/.work/peers-venv/.installed
 
-.PHONY: demo test test-fast check bench soak fuzz clean
+.PHONY: demo test test-fast check docs bench soak fuzz clean
 
 $(INSTALLED): pyproject.toml tests/frameworks.txt
 	$(PYTHON) -m venv $(VENV)
@@ -47,8 +47,14 @@ check: $(INSTALLED)
 
 # Everything, as CI runs it: real peers (npm servers, Inspector, the conformance suite),
 # processes, crash tests and PostgreSQL included.
-test: check $(PEERS)
+test: check docs $(PEERS)
 	$(BIN)/pytest
+
+# The docs site (mkdocs.yml over docs/, with the API reference from the docstrings) into site/,
+# warnings as errors: a broken link, a missing page or a docstring mkdocstrings cannot read
+# fails the build.
+docs: $(INSTALLED)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir site
 
 # The tests a contributor runs while working, in under a minute: all but those marked slow
 # (real processes and peers, PostgreSQL, large inputs). `make test` still runs them all.
@@ -73,4 +79,4 @@ fuzz: $(INSTALLED)
 	$(BIN)/python -m tests.gates.fuzz --inputs $(INPUTS) --seconds $(SECONDS)
 
 clean:
-	rm -rf $(VENV) tests/peers/node_modules bench/.work
+	rm -rf $(VENV) tests/peers/node_modules bench/.work site

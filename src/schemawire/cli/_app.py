@@ -58,6 +58,7 @@ COMMANDS = (
             "schemawire check",
             "schemawire check examples/support-desk --json",
             "schemawire check --format sarif > schemawire.sarif   # for code scanning",
+            "schemawire check --format github   # annotations in GitHub Actions",
             "schemawire check --fail-on warning",
             "schemawire check --since origin/main   # a breaking change needs a major x-version",
             "schemawire check --allow-empty          # a repository that holds no schema yet",
@@ -88,6 +89,15 @@ COMMANDS = (
             "schemawire diff --json before.json after.json > patch.json",
             "schemawire diff --schema old/create_refund.json schemas/tools/create_refund.json",
             "schemawire diff --since origin/main --json",
+        ),
+    ),
+    Command(
+        "bump",
+        "schemawire.cli._bump:bump_command",
+        "Set the x-versions check --since asks for: major, minor or patch.",
+        (
+            "schemawire bump --since origin/main",
+            "schemawire bump --since origin/main --dry-run --json",
         ),
     ),
     Command(
@@ -214,6 +224,7 @@ COMMANDS = (
             "evals/recorded.json",
         ),
     ),
+    Command("trace", "schemawire.cli._trace:trace_app", "Send a trace's spans to OpenTelemetry."),
     Command(
         "ui",
         "schemawire.cli._ui:ui_command",

@@ -1,5 +1,5 @@
 """How ``schemawire check`` and ``lint`` show a report: findings and a summary for people,
-JSON or SARIF for tools."""
+JSON, SARIF or GitHub workflow commands for tools."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ class ReportFormat(StrEnum):
     TEXT = "text"
     JSON = "json"
     SARIF = "sarif"
+    GITHUB = "github"
 
 
 def render_check(
@@ -39,9 +40,22 @@ def render_check(
         from schemawire.schema.sarif import to_sarif
 
         print_json(to_sarif(report.findings))
+    elif report_format == ReportFormat.GITHUB:
+        _print_annotations(report, title)
     else:
         render_findings(report.findings)
         stdout.print(_summary(report, title))
+
+
+def _print_annotations(report: CheckReport, title: str) -> None:
+    """Workflow commands GitHub Actions turns into annotations, then one plain summary line for
+    the job's log (a workflow command is not shown as text)."""
+    from schemawire.schema._github import to_github_annotations
+
+    for line in to_github_annotations(report.findings):
+        print(line)
+    errors, warnings = report.count(Severity.ERROR), report.count(Severity.WARNING)
+    print(f"{title}: {errors} errors, {warnings} warnings")
 
 
 def render_findings(findings: Iterable[Finding]) -> None:

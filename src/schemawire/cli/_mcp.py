@@ -48,6 +48,15 @@ Repo = Annotated[
 Trace = Annotated[
     Path | None, typer.Option("--trace", help="Append every hop to this JSON Lines file.")
 ]
+Otlp = Annotated[
+    str | None,
+    typer.Option(
+        "--otlp",
+        metavar="URL",
+        help="Export spans live to this OTLP/HTTP collector (default: "
+        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT, when set).",
+    ),
+]
 
 
 @guarded
@@ -254,6 +263,7 @@ def serve_command(
     max_sessions: MaxSessions = 1000,
     client_sessions: ClientSessions = 100,
     trace: Trace = None,
+    otlp: Otlp = None,
 ) -> None:
     """Serve the repository's tools over MCP, every call gated both ways; or, with --upstream,
     stand in front of another MCP server and gate every call to it; or, with named upstreams
@@ -263,6 +273,7 @@ def serve_command(
     call, restarts an upstream that died on its own, and passes tools/list_changed on. With
     --shortlist it lists only search_tools and call_tool.
     """
+    from schemawire.cli._trace import live_export
     from schemawire.mcp.launch import HttpOptions, ServeOptions, SessionBounds, serve
 
     if _MISTAKE in ctx.meta:
@@ -298,8 +309,15 @@ def serve_command(
         trace=trace,
         on_ready=functools.partial(_announce, host),
     )
-    with _server_errors(own_hints=target.upstream is None):  # a gateway's say what to check
-        serve(target.directory, options)
+    export = live_export(otlp)
+    if export is not None:
+        options = dataclasses.replace(options, on_hop=export.hop)
+    try:
+        with _server_errors(own_hints=target.upstream is None):  # a gateway's say what to check
+            serve(target.directory, options)
+    finally:
+        if export is not None:
+            export.close()  # flush the spans still batched
 
 
 # --- serve's upstreams on the command line ---------------------------------------------------

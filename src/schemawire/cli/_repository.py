@@ -25,7 +25,12 @@ Directory = Annotated[
     Path, typer.Argument(help="A directory in the repository (its root is found upwards).")
 ]
 Format = Annotated[
-    ReportFormat, typer.Option("--format", "-f", help="text for people; json or sarif for tools.")
+    ReportFormat,
+    typer.Option(
+        "--format",
+        "-f",
+        help="text for people; json, sarif or github (workflow annotations) for tools.",
+    ),
 ]
 Json = Annotated[bool, typer.Option("--json", help="Same as --format json.")]
 FailOn = Annotated[

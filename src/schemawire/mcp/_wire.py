@@ -134,6 +134,7 @@ class WireTap:
                 self._unanswered(oldest, _FORGOTTEN)
             self._unanswered(request.id, _REPLACED)  # an id the SDK mints again
             self._pending[request.id] = span
+            _carry_trace_context(request, self.trace.traceparent(span))
         return span
 
     def unsent(self, message: SessionMessage) -> None:
@@ -282,3 +283,12 @@ def traced(
                 tap.ended()
 
     return opened()
+
+
+def _carry_trace_context(request: JSONRPCRequest, traceparent: str) -> None:
+    """W3C trace context in the request's ``params._meta`` (the MCP semantic conventions), so
+    the server's span of it is a child of ours."""
+    params = dict(request.params or {})
+    meta = params.get("_meta")
+    params["_meta"] = {**(meta if isinstance(meta, dict) else {}), "traceparent": traceparent}
+    request.params = params

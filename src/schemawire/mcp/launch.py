@@ -32,6 +32,7 @@ from schemawire.schema.config import GatewayUpstream
 from schemawire.schema.implementations import load_implementations
 from schemawire.schema.repository import Repository
 from schemawire.trace import Trace
+from schemawire.types import Hop
 
 __all__ = [
     "DEFAULT_TOP",
@@ -68,6 +69,7 @@ class ServeOptions:
             repository's tools (default ``[serve] timeout``, 60).
         trace: a JSON Lines file to append every hop to.
         name: the server's name (default: ``[serve] name``, else the repository's directory).
+        on_hop: told each hop too (an OpenTelemetry export: ``serve --otlp``).
     """
 
     upstream: StdioServer | HttpServer | None = None
@@ -80,11 +82,12 @@ class ServeOptions:
     trace: Path | None = None
     name: str | None = None
     on_ready: Callable[[int | None], None] = field(default=lambda port: None)
+    on_hop: Callable[[Hop], None] | None = None
 
     def open_trace(self) -> Trace:
         """The server's trace: every hop written to ``trace`` (when given), none kept in
         memory, so a server that runs for days does not grow with the calls it serves."""
-        return Trace(path=self.trace, keep=False)
+        return Trace(path=self.trace, keep=False, on_hop=self.on_hop)
 
 
 @asynccontextmanager

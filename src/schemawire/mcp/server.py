@@ -46,6 +46,7 @@ from schemawire.project.mcp import VERSIONS, project_mcp
 from schemawire.schema.implementations import implemented_specs
 from schemawire.schema.repository import Repository
 from schemawire.trace import Trace, record_verdicts
+from schemawire.trace.spans import parse_traceparent
 from schemawire.types import Rejection, ToolResult
 
 __all__ = ["LocalTools", "Sessions", "ToolBackend", "build_server", "mcp_result", "verdict_result"]
@@ -189,7 +190,9 @@ class _TraceMiddleware:
         if ctx.request_id is None:  # a notification: one hop, no span
             return await self._served(ctx, call_next)
         # A span per request served: the gates' verdicts and an upstream's hops go inside.
-        with self.trace.span("mcp", ctx.method, label=self.label, served=True):
+        remote = _traceparent(ctx.params)
+        context = {"traceparent": remote} if remote is not None else {}
+        with self.trace.span("mcp", ctx.method, label=self.label, served=True, **context):
             return await self._served(ctx, call_next)
 
     async def _served(
@@ -357,3 +360,14 @@ def _checked(gate: ArgumentGate | ResultGate, value: Any, trace: Trace, label: s
     verdict = gate.check(value)
     record_verdicts(trace, label, verdict)
     return verdict
+
+
+def _traceparent(params: Any) -> str | None:
+    """The W3C ``traceparent`` a client put in a request's ``params._meta``, if a valid one."""
+    meta = params.get("_meta") if isinstance(params, dict) else getattr(params, "meta", None)
+    if meta is None:
+        return None
+    value = (
+        meta.get("traceparent") if isinstance(meta, dict) else getattr(meta, "traceparent", None)
+    )
+    return value if parse_traceparent(value) is not None else None

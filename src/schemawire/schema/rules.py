@@ -427,6 +427,12 @@ _CATEGORY_TITLES = {
 }
 
 
+def _markdown_text(text: str) -> str:
+    """``text`` as Markdown shows it: a summary's brackets (a pattern's ``[A-Z]``) escaped, so no
+    renderer reads them as a link reference."""
+    return text.replace("[", "\\[")
+
+
 def rules_markdown() -> str:
     """The rules page of the docs (docs/rules.md), drawn from the catalogue."""
     lines = [
@@ -451,7 +457,7 @@ def rules_markdown() -> str:
     for category, title in _CATEGORY_TITLES.items():
         lines += ["", f"## {title}", "", "| id | name | severity | why |", "|---|---|---|---|"]
         lines += [
-            f"| {item.id} | `{item.name}` | {item.severity} | {item.summary} |"
+            f"| {item.id} | `{item.name}` | {item.severity} | {_markdown_text(item.summary)} |"
             for item in RULES.values()
             if item.category == category
         ]

@@ -33,7 +33,16 @@ from typing import IO, TYPE_CHECKING, Any
 from schemawire.gates.redact import Redactor, default_redactor
 from schemawire.trace._lines import CutLine, hop_line, hops_of
 from schemawire.trace.bodies import Wholes
-from schemawire.trace.spans import CURRENT, QUIET_SPAN, Current, Span, span_end, span_start
+from schemawire.trace.spans import (
+    CURRENT,
+    QUIET_SPAN,
+    Current,
+    Span,
+    parse_traceparent,
+    span_end,
+    span_start,
+    trace_id_of,
+)
 from schemawire.types import Hop, Violation
 
 if TYPE_CHECKING:
@@ -119,6 +128,9 @@ class Trace:
         # The span open in this task (or thread), for this trace alone: a contextvar, so the
         # tasks of parallel tool calls each see their own, and two traces never share one.
         self._span: ContextVar[str | None] = ContextVar("schemawire_span", default=None)
+        # Open spans under a remote parent (a ``traceparent`` a client sent): their trace id,
+        # which their children share and pass on; each leaves when its span closes.
+        self._remote_trace: dict[str, int] = {}
 
     def begin(self, run_id: str) -> None:
         """Record the hops that follow under ``run_id`` (a run resumed with this trace),
@@ -183,7 +195,7 @@ class Trace:
         hop on exit (status ``"error"`` when the block raised; set `Span.status` to say
         ``"refused"``). When the trace keeps nothing, a span records nothing and costs a check.
 
-        Example:
+        Examples:
             >>> trace = Trace(run_id="demo", clock=lambda: 1.0)
             >>> with trace.span("tool", "get_weather"):
             ...     _ = trace.record("host", "python:get_weather", "python", "send", {})
@@ -193,6 +205,20 @@ class Trace:
         if not self.keeps_anything:  # a server without --trace: nothing built, nothing set
             return QUIET_SPAN
         return Span(self, self._span, kind, name, label=label, attributes=attributes)
+
+    def listen(self, listener: Callable[[Hop], None]) -> None:
+        """Call ``listener`` with each hop once it is kept, after the ``on_hop`` given (an
+        exporter added to a trace that already shows its hops)."""
+        before = self._on_hop
+        if before is None:
+            self._on_hop = listener
+            return
+
+        def both(hop: Hop) -> None:
+            before(hop)
+            listener(hop)
+
+        self._on_hop = both
 
     @property
     def current_span(self) -> str | None:
@@ -216,9 +242,20 @@ class Trace:
             return None
         span_id = f"{random.getrandbits(64):016x}"
         parent_id = self._span.get() if isinstance(parent, Current) else parent
+        remote = parse_traceparent(attributes.get("traceparent"))
+        trace_id = remote[0] if remote else self._remote_trace.get(parent_id or "")
+        if trace_id is not None:
+            with self._lock:
+                self._remote_trace[span_id] = trace_id
         start = span_start(kind, name, parent_id, attributes)
         self.record(label, label, "span", "start", start, span=span_id)
         return span_id
+
+    def traceparent(self, span_id: str) -> str:
+        """The W3C ``traceparent`` that makes a remote span a child of ``span_id``: the trace
+        id of its remote parent, if it has one, else of this run (`trace_id_of`)."""
+        trace_id = self._remote_trace.get(span_id) or trace_id_of(self.run_id)
+        return f"00-{trace_id:032x}-{span_id}-01"
 
     def close_span(
         self,
@@ -232,6 +269,8 @@ class Trace:
         """Record the end hop of the span ``span_id`` (nothing when it is None)."""
         if span_id is not None:
             self.record(label, label, "span", "end", span_end(kind, status, error), span=span_id)
+            with self._lock:
+                self._remote_trace.pop(span_id, None)
 
     @property
     def keeps_anything(self) -> bool:

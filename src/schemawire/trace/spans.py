@@ -10,13 +10,14 @@ builds the tree back.
 
 from __future__ import annotations
 
+import hashlib
 from contextvars import ContextVar, Token
 from types import TracebackType
 from typing import Any, Final, Literal, Protocol
 
 from schemawire.errors import one_line
 
-__all__ = ["CURRENT", "KINDS", "STATUSES", "Span"]
+__all__ = ["CURRENT", "KINDS", "STATUSES", "Span", "parse_traceparent", "trace_id_of"]
 
 KINDS: Final = ("run", "turn", "model", "tool", "mcp", "flow", "agent")
 """The kinds of span schemawire records (a reader must accept others)."""
@@ -34,6 +35,27 @@ class Current:
 
 CURRENT: Final = Current()
 """Stands for "the span open where the hop is recorded" (a hop's default)."""
+
+
+def trace_id_of(run_id: str) -> int:
+    """The W3C (and OpenTelemetry) trace id of run ``run_id``: 128 bits of its SHA-256, so the
+    same run has the same trace id wherever it is exported from."""
+    return int.from_bytes(hashlib.sha256(run_id.encode()).digest()[:16], "big") or 1
+
+
+def parse_traceparent(value: Any) -> tuple[int, int] | None:
+    """The trace id and parent span id of a W3C ``traceparent`` (``00-<32 hex>-<16 hex>-<2
+    hex>``); None when ``value`` is not one, or names the invalid all-zero ids."""
+    if not isinstance(value, str) or len(value) != 55:
+        return None
+    version, trace, parent, flags = [*value.split("-"), "", "", ""][:4]
+    if len(version) != 2 or len(trace) != 32 or len(parent) != 16 or len(flags) != 2:
+        return None
+    try:
+        ids = int(trace, 16), int(parent, 16)
+    except ValueError:
+        return None
+    return ids if all(ids) else None
 
 
 def span_start(
