@@ -36,7 +36,11 @@
 11. ui (`bench/ui.py`): a generated 100,000-hop trace with spans in Debian's chromium: from
     navigation to the Run page's first screen, from typing a query to its results; the server's
     index (cold, and after the file grew), its search and its memory per hop.
-12. soak (`bench/soak.py`, only with ``--only soak``: it runs 30 minutes): mixed traffic
+12. integrations (`bench/integrations_pydantic_ai.py`, `integrations_openai_agents.py`): each
+    framework per tool call with its own tool and with ours
+    (both gates, a tool span), the same scripted conversation, and each tool invoker alone.
+13. otel (`bench/otel.py`): what live OpenTelemetry export adds per hop, batch processor on.
+14. soak (`bench/soak.py`, only with ``--only soak``: it runs 30 minutes): mixed traffic
     against ``serve --http`` and the proxy, memory sampled every 10 s.
 
 Medians of several runs; the machine is small and shared, so read the ratios.
@@ -58,6 +62,7 @@ from bench import (
     load,
     loop,
     mcp_calls,
+    otel,
     projection,
     redaction,
     shortlist,
@@ -83,6 +88,8 @@ DEFAULT = (
     "gateway",
     "shortlist",
     "ui",
+    "integrations",
+    "otel",
 )
 
 
@@ -165,9 +172,23 @@ def _run_last(options: argparse.Namespace) -> None:
     if options.only in (None, "ui"):
         ui.main()
         print()
+    if options.only in (None, "integrations"):
+        _run_integrations(options.runs)
+    if options.only in (None, "otel"):
+        otel.print_table(otel.run(options.runs))
+        print()
     if options.only == "soak":
         flat = soak.print_report(*soak.run(WORK, options.minutes, options.every))
         sys.exit(0 if flat else 1)
+
+
+def _run_integrations(rounds: int) -> None:
+    # Imported here: each brings its framework (seconds of imports for the other sections).
+    from bench import integrations_openai_agents, integrations_pydantic_ai
+
+    for bench in (integrations_pydantic_ai, integrations_openai_agents):
+        bench.print_table(bench.run(rounds))
+        print()
 
 
 def print_projection(rows: list[projection.Row], real: int) -> None:

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from langchain_core.messages import ToolMessage
 
 from schemawire.integrations.langchain import structured_tools
@@ -75,3 +76,11 @@ def test_langgraph_tool_node_runs_the_gated_tools() -> None:
     assert refused.status == "error"
     assert "/unit" in str(refused.content)
     assert answered.status == "success"
+
+
+def test_the_docs_quick_start_runs_as_written(capsys: pytest.CaptureFixture[str]) -> None:
+    page = Path("docs/integrations/langchain.md").read_text(encoding="utf-8")
+    block = page.split("<!-- quick start -->\n```python\n", 1)[1].split("```", 1)[0]
+    exec(compile(block, "langchain.md", "exec"), {})
+    expected = block.rsplit("# ", 1)[1].strip()
+    assert capsys.readouterr().out.strip() == expected
