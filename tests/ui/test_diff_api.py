@@ -152,6 +152,23 @@ def test_what_always_differs_is_left_out_of_the_comparison() -> None:
     assert "id" not in compared(one)["payload"]
 
 
+def test_the_trace_context_an_mcp_request_carries_is_left_out_and_the_rest_of_meta_kept() -> None:
+    def call(meta: dict[str, str]) -> Hop:
+        params = {"name": "get_weather", "arguments": {"city": "paris"}, "_meta": meta}
+        return hop(
+            1, "mcp", "send", {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}
+        )
+
+    one = call({"traceparent": "00-071e9053bac9b8d2735f0e675d4bd15f-88db7cf67ea9d4ac-01"})
+    other = call({"traceparent": "00-f7e7eb527bf537e3ebffe65ffc9324ef-f6b92bc7bd24a50e-01"})
+    assert compared(one) == compared(other)
+    assert "_meta" not in compared(one)["payload"]["params"]
+    kept = call(
+        {"traceparent": "00-071e9053bac9b8d2735f0e675d4bd15f-88db7cf67ea9d4ac-01", "k": "v"}
+    )
+    assert compared(kept)["payload"]["params"]["_meta"] == {"k": "v"}
+
+
 def write_trace(path: Path, hops: list[Hop]) -> None:
     path.write_text("".join(json.dumps(h.to_json()) + "\n" for h in hops), encoding="utf-8")
 

@@ -44,6 +44,7 @@ IGNORED = (
     "the run id, seq and time of every hop",
     "span ids (a hop's span, a span's parent)",
     "JSON-RPC ids (payload.id of an MCP message)",
+    "W3C trace context (params._meta.traceparent and tracestate of an MCP message)",
 )
 """What always differs between two runs, so the patches leave it out (the page says so)."""
 
@@ -369,11 +370,28 @@ def compared(hop: Hop) -> dict[str, Any]:
     payload = document.get("payload")
     if isinstance(payload, dict):
         if hop.protocol == "mcp" and "jsonrpc" in payload:
-            payload = {k: v for k, v in payload.items() if k != "id"}
+            payload = _without_trace_context({k: v for k, v in payload.items() if k != "id"})
         if hop.protocol == "span":
             payload = {k: v for k, v in payload.items() if k != "parent"}
         document["payload"] = payload
     return document
+
+
+_TRACE_CONTEXT = ("traceparent", "tracestate")
+
+
+def _without_trace_context(message: dict[str, Any]) -> dict[str, Any]:
+    """``message`` without the W3C trace context in ``params._meta``, which names this run's
+    trace and span ids; an emptied ``_meta`` goes too, so a run with export off compares equal."""
+    params = message.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    if not isinstance(meta, dict) or not any(key in meta for key in _TRACE_CONTEXT):
+        return message
+    rest = {k: v for k, v in meta.items() if k not in _TRACE_CONTEXT}
+    params = {k: v for k, v in cast(dict[str, Any], params).items() if k != "_meta"}
+    if rest:
+        params["_meta"] = rest
+    return {**message, "params": params}
 
 
 def _outcome(hop: Hop) -> str | None:
