@@ -46,9 +46,12 @@ check: $(INSTALLED)
 	$(BIN)/lint-imports --no-cache --no-logo
 
 # Everything, as CI runs it: real peers (npm servers, Inspector, the conformance suite),
-# processes, crash tests and PostgreSQL included.
+# processes, crash tests and PostgreSQL included. One worker per core (pytest-xdist; each has
+# its own PostgreSQL, browser and temporary folders), work-stealing because a few tests take
+# minutes; the slowest are listed at the end.
+PYTEST_PARALLEL := -n auto --dist worksteal
 test: check docs $(PEERS)
-	$(BIN)/pytest
+	$(BIN)/pytest $(PYTEST_PARALLEL) --durations=25
 
 # The docs site (mkdocs.yml over docs/, with the API reference from the docstrings) into site/,
 # warnings as errors: a broken link, a missing page or a docstring mkdocstrings cannot read
@@ -59,7 +62,7 @@ docs: $(INSTALLED)
 # The tests a contributor runs while working, in under a minute: all but those marked slow
 # (real processes and peers, PostgreSQL, large inputs). `make test` still runs them all.
 test-fast: $(INSTALLED)
-	$(BIN)/pytest -q -m "not slow"
+	$(BIN)/pytest -q -m "not slow" $(PYTEST_PARALLEL)
 
 bench: $(INSTALLED) $(BENCH_PEERS)
 	$(BIN)/python -m bench.run

@@ -137,7 +137,9 @@ def test_shipped_hooks_fail_on_a_broken_schema_with_our_message(
     assert "error: schemas/tools/create_refund.json:7:20" in hook_section(
         ran.stdout, "schemawire-fmt"
     )
-    assert "Failed" in hook_section(ran.stdout, "schemawire-export-check")
+    export_check = hook_section(ran.stdout, "schemawire-export-check")
+    assert "Failed" in export_check
+    assert f"6 adapters not compared: {REFUND} cannot be used" in export_check
 
 
 def test_local_system_hooks_pass_then_fail_on_a_broken_schema(

@@ -60,6 +60,27 @@ def test_check_fails_when_an_adapter_is_edited_by_hand(desk: Path) -> None:
     assert [f["rule"] for f in json.loads(check.output)["findings"]] == ["SW015"]
 
 
+def test_check_with_no_adapter_to_compare_is_never_green(desk: Path) -> None:
+    result = invoke("export", str(desk), "--check")
+    assert result.exit_code == 1
+    assert "no adapter in adapters/ to compare" in result.output
+    assert "run schemawire export" in result.output
+    assert "current" not in result.output
+
+
+def test_check_says_a_schema_that_cannot_be_read_blocks_the_comparison(desk: Path) -> None:
+    invoke("export", str(desk))
+    (desk / "schemas/tools/create_refund.json").write_text('{"type": "object",')
+    result = invoke("export", str(desk), "--check")
+    assert result.exit_code == 1
+    assert "adapters not compared: schemas/tools/create_refund.json cannot be used" in result.output
+    assert "remove" not in result.output  # no made-up drift: every tool after it would "change"
+    listed = json.loads(invoke("export", str(desk), "--check", "--json").stdout)
+    assert {entry["not_compared"] for entry in listed} == {
+        "schemas/tools/create_refund.json cannot be used"
+    }
+
+
 def test_one_target_with_options(desk: Path) -> None:
     result = invoke("export", str(desk), "--target", "gemini", "--openapi", "--json")
     assert json.loads(result.output)[0]["options"] == {"openapi": True}

@@ -429,7 +429,7 @@ def test_a_hundred_thousand_nested_spans_build_and_show_without_recursion() -> N
     assert depth == count - 1
     assert node["status"] == "ok"
     assert repr(root).startswith("SpanNode(id='0000000000000000'")
-    assert seconds < 10  # linear: a quadratic walk takes minutes
+    assert seconds < 60  # linear (a quadratic walk takes minutes), loose for a loaded machine
 
 
 def test_a_span_left_in_another_context_keeps_that_contexts_current_span() -> None:

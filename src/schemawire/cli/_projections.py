@@ -26,6 +26,7 @@ from schemawire.project import TARGETS
 from schemawire.project.checkers import Problem, check_payload, check_request
 from schemawire.project.export import (
     DEFAULT_OPTIONS,
+    AdapterStatus,
     Export,
     adapter_status,
     export,
@@ -69,7 +70,14 @@ Out = Annotated[
     Path | None, typer.Option("--out", help="Where adapters go (default: \\[export] adapters).")
 ]
 Check = Annotated[
-    bool, typer.Option("--check", help="Write nothing; exit 1 if committed adapters differ.")
+    bool,
+    typer.Option(
+        "--check",
+        help=(
+            "Write nothing; exit 1 if a committed adapter differs from a fresh export, "
+            "cannot be compared, or there is none."
+        ),
+    ),
 ]
 Losses = Annotated[bool, typer.Option("--losses", help="Print what each tool loses per target.")]
 Verify = Annotated[
@@ -227,18 +235,57 @@ def _report_written(exports: list[Export], written: list[Path], root: Path, json
 
 
 def _check(repository: Repository, folder: Path, json: bool) -> None:
-    statuses = list(adapter_status(repository, folder)) if folder.is_dir() else []
-    stale = [status for status in statuses if status.stale]
+    """Exit 1 when a committed adapter is not what a fresh export writes, when one could not be
+    compared (a schema it is made from cannot be used), or when there is none to compare: a
+    check that compared nothing is never green."""
+    unusable = unusable_files(repository)
+    statuses = (
+        list(adapter_status(repository, folder, unusable=unusable)) if folder.is_dir() else []
+    )
+    failing = [status for status in statuses if status.stale or status.not_compared]
     if json:
-        print_json([{"file": s.file, "detail": s.detail, "patch": list(s.patch)} for s in stale])
-    for status in [] if json else stale:
+        print_json([_status_json(status) for status in failing])
+    else:
+        _print_statuses(failing)
+    if not statuses:
+        shown = _shown(folder, repository.root)
+        fail(
+            f"no adapter in {shown}/ to compare with a fresh export; "
+            "run schemawire export to write them",
+            EXIT_FINDINGS,
+        )
+    if failing:
+        raise typer.Exit(EXIT_FINDINGS)
+    if not json:
+        stdout.print(f"[green]adapters are current[/] ({len(statuses)} files)")
+
+
+def _status_json(status: AdapterStatus) -> dict[str, Any]:
+    document: dict[str, Any] = {"file": status.file, "detail": status.detail}
+    document["patch"] = list(status.patch)
+    if status.not_compared:
+        document["not_compared"] = status.not_compared
+    return document
+
+
+def _print_statuses(statuses: list[AdapterStatus]) -> None:
+    """The stale adapters with their patches, then those not compared, grouped by why."""
+    blocked: dict[str, list[str]] = {}
+    for status in statuses:
+        if status.not_compared:
+            blocked.setdefault(status.not_compared, []).append(status.file)
+            continue
         stdout.print(f"[bold]{escape(status.file)}[/]: [red]{escape(status.detail)}[/]")
         for operation in status.patch[:20]:
             stdout.print(f"  {escape(dumps(operation, indent=False))}")
-    if not stale and not json:
-        stdout.print(f"[green]adapters are current[/] ({len(statuses)} files)")
-    if stale:
-        raise typer.Exit(EXIT_FINDINGS)
+    for why, files in blocked.items():
+        count = f"{len(files)} adapters" if len(files) > 1 else "1 adapter"
+        stdout.print(
+            f"[bold]{count} not compared[/]: [red]{escape(why)}[/]; "
+            "run schemawire check to see what to fix"
+        )
+        for file in files:
+            stdout.print(f"  {escape(file)}")
 
 
 def _show_losses(exports: list[Export], json: bool) -> None:

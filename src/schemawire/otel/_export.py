@@ -99,7 +99,8 @@ class OtlpExport:
         """Read one hop (an ``on_hop`` listener); the span it ends goes to the processor."""
         with self._lock:
             self._last = hop.time
-            span = self.builder.feed(self._wholes.whole(hop))
+            # Only content needs a model request's whole body; without it a delta says enough.
+            span = self.builder.feed(self._wholes.whole(hop) if self.builder.content else hop)
         if span is not None:
             self.spans += 1
             self.processor.on_end(span)
