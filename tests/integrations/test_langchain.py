@@ -1,86 +1,191 @@
-"""The LangChain integration: StructuredTools whose calls pass our gates, run by LangGraph."""
+"""The LangChain integration against the real framework: `StructuredTool`s run by LangGraph's
+`ToolNode` in a small agent graph (a model node and the tool node in a loop), the model one of
+LangChain's own fake chat models, scripted per test: no network."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from langchain_core.messages import ToolMessage
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.tools import BaseTool
+from langgraph.graph import END, START, MessagesState, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.prebuilt import ToolNode, tools_condition
 
 from schemawire.integrations.langchain import structured_tools
-from schemawire.schema.repository import Repository
+from schemawire.trace import Trace
 
-DESK = Path(__file__).parents[2] / "examples" / "support-desk"
+ROOT = Path(__file__).resolve().parents[2]
+SUPPORT_DESK = ROOT / "examples" / "support-desk"
+PAGE = ROOT / "docs" / "integrations" / "langchain.md"
+SECRET = json.loads((ROOT / "tests/data/secrets.json").read_text(encoding="utf-8"))["secrets"][0]
 
-
-def _tools(calls: list[dict[str, Any]]) -> dict[str, Any]:
-    def get_weather(city: str, unit: str = "celsius") -> dict[str, Any]:
-        calls.append({"city": city, "unit": unit})
-        return {"city": city, "temp_c": 11.5, "condition": "cloudy"}
-
-    tools = structured_tools(Repository.load(DESK), {"get_weather": get_weather})
-    return {tool.name: tool for tool in tools}
+KELVIN = ("get_weather", {"city": "Paris", "unit": "kelvin"})
+CELSIUS = ("get_weather", {"city": "Paris"})
 
 
-def _invoke(tool: Any, args: dict[str, Any]) -> ToolMessage:
-    message = tool.invoke({"type": "tool_call", "name": tool.name, "args": args, "id": "c1"})
-    assert isinstance(message, ToolMessage)
+class Weather:
+    """get_weather's implementation, remembering every call it was given."""
+
+    def __init__(self, answer: Any = None) -> None:
+        self.calls: list[dict[str, Any]] = []
+        self.answer = answer
+
+    def __call__(self, **arguments: Any) -> Any:
+        self.calls.append(arguments)
+        if self.answer is not None:
+            return self.answer
+        return {"city": arguments["city"], "temp_c": 11.5, "condition": "cloudy"}
+
+
+def weather_tools(weather: Weather, trace: Trace | None = None) -> list[BaseTool]:
+    return list(structured_tools(SUPPORT_DESK, {"get_weather": weather}, trace=trace))
+
+
+Turn = tuple[str, dict[str, Any]] | str  # one tool call, or the model's final answer
+
+
+class Agent:
+    """The smallest LangGraph agent: a model node (a scripted `GenericFakeChatModel`) and a
+    `ToolNode` in a loop, ended by `tools_condition` when the model answers in text. Keeps
+    every list of messages the model was sent."""
+
+    def __init__(self, tools: Iterable[BaseTool], *turns: Turn) -> None:
+        self.model = GenericFakeChatModel(
+            messages=iter([_message(t, k) for k, t in enumerate(turns)])
+        )
+        self.inputs: list[list[BaseMessage]] = []
+        self.graph = self._graph(list(tools))
+
+    def _graph(self, tools: list[BaseTool]) -> CompiledStateGraph[Any, Any, Any, Any]:
+        graph = StateGraph(MessagesState)
+        graph.add_node("model", self._model_turn)
+        graph.add_node("tools", ToolNode(tools))
+        graph.add_edge(START, "model")
+        graph.add_conditional_edges("model", tools_condition)
+        graph.add_edge("tools", "model")
+        return graph.compile()
+
+    def _model_turn(self, state: MessagesState) -> dict[str, Any]:
+        self.inputs.append(list(state["messages"]))
+        return {"messages": [self.model.invoke(state["messages"])]}
+
+    def run(self, text: str, config: dict[str, Any] | None = None) -> list[BaseMessage]:
+        state = self.graph.invoke({"messages": [HumanMessage(text)]}, config)
+        return list(state["messages"])
+
+    async def arun(self, text: str, config: dict[str, Any] | None = None) -> list[BaseMessage]:
+        state = await self.graph.ainvoke({"messages": [HumanMessage(text)]}, config)
+        return list(state["messages"])
+
+
+def _message(turn: Turn, number: int) -> AIMessage:
+    if isinstance(turn, str):
+        return AIMessage(turn)
+    name, args = turn
+    return AIMessage("", tool_calls=[{"name": name, "args": args, "id": f"call_{number}"}])
+
+
+def last_tool_message(messages: list[BaseMessage]) -> ToolMessage:
+    """The tool message the model read on this turn (the last message it was sent)."""
+    message = messages[-1]
+    assert isinstance(message, ToolMessage), message
     return message
 
 
-def test_a_good_call_runs_the_function() -> None:
-    calls: list[dict[str, Any]] = []
-    message = _invoke(_tools(calls)["get_weather"], {"city": "Paris"})
-    assert calls == [{"city": "Paris", "unit": "celsius"}]
-    assert message.status == "success"
-    assert json.loads(str(message.content))["city"] == "Paris"
-
-
-def test_a_bad_call_never_reaches_the_function() -> None:
-    calls: list[dict[str, Any]] = []
-    message = _invoke(_tools(calls)["get_weather"], {"city": "Paris", "unit": "kelvin"})
-    assert calls == []
-    assert message.status == "error"
-    error = json.loads(str(message.content))["error"]
-    assert "/unit" in json.dumps(error)
-
-
-def test_the_args_schema_is_the_canonical_one() -> None:
-    tool = _tools([])["get_weather"]
-    schema = tool.tool_call_schema
+def test_the_args_schema_is_the_canonical_one_with_its_references_resolved() -> None:
+    (refund,) = structured_tools(SUPPORT_DESK, {"create_refund": lambda **_: {}})
+    schema = refund.tool_call_schema
     assert isinstance(schema, dict)
-    assert schema["properties"]["unit"]["enum"] == ["celsius", "fahrenheit"]
+    assert "$ref" not in json.dumps(schema)  # self-contained: order.json inlined
+    assert schema["properties"]["amount"]["exclusiveMinimum"] == 0
+    assert schema["required"] == ["order_id", "amount", "reason"]
 
 
-def test_langgraph_tool_node_runs_the_gated_tools() -> None:
-    from langchain_core.messages import AIMessage
-    from langgraph.graph import END, START, MessagesState, StateGraph
-    from langgraph.prebuilt import ToolNode
+def test_a_good_call_runs_the_function_and_the_model_reads_its_result() -> None:
+    weather = Weather()
+    agent = Agent(weather_tools(weather), CELSIUS, "11.5 in Paris")
+    messages = agent.run("Weather in Paris?")
+    assert weather.calls == [{"city": "Paris"}]
+    read = last_tool_message(agent.inputs[1])
+    assert read.status == "success"
+    assert json.loads(str(read.content)) == {"city": "Paris", "temp_c": 11.5, "condition": "cloudy"}
+    assert messages[-1].content == "11.5 in Paris"
 
-    calls: list[dict[str, Any]] = []
-    graph = StateGraph(MessagesState)
-    graph.add_node("tools", ToolNode(list(_tools(calls).values())))
-    graph.add_edge(START, "tools")
-    graph.add_edge("tools", END)
-    asked = AIMessage(
+
+def test_a_bad_call_never_runs_and_the_model_reads_our_violations_then_corrects_itself() -> None:
+    weather = Weather()
+    agent = Agent(weather_tools(weather), KELVIN, CELSIUS, "11.5 in Paris")
+    agent.run("Weather in Paris?")
+    refusal = last_tool_message(agent.inputs[1])
+    assert refusal.status == "error"
+    error = json.loads(str(refusal.content))["error"]
+    assert error["code"] == "arguments_invalid"
+    assert [v["pointer"] for v in error["violations"]] == ["/unit"]
+    assert weather.calls == [{"city": "Paris"}]  # only the corrected call ran
+    assert last_tool_message(agent.inputs[2]).status == "success"
+
+
+def test_one_turn_of_two_calls_runs_only_the_good_one() -> None:
+    weather = Weather()
+    both = AIMessage(
         "",
         tool_calls=[
-            {"name": "get_weather", "args": {"city": "Paris", "unit": "kelvin"}, "id": "a"},
-            {"name": "get_weather", "args": {"city": "Paris"}, "id": "b"},
+            {"name": KELVIN[0], "args": KELVIN[1], "id": "a"},
+            {"name": CELSIUS[0], "args": CELSIUS[1], "id": "b"},
         ],
     )
-    _, refused, answered = graph.compile().invoke({"messages": [asked]})["messages"]
-    assert calls == [{"city": "Paris", "unit": "celsius"}]
-    assert refused.status == "error"
-    assert "/unit" in str(refused.content)
-    assert answered.status == "success"
+    graph = StateGraph(MessagesState)
+    graph.add_node("tools", ToolNode(weather_tools(weather)))
+    graph.add_edge(START, "tools")
+    graph.add_edge("tools", END)
+    _, refused, answered = graph.compile().invoke({"messages": [both]})["messages"]
+    assert weather.calls == [{"city": "Paris"}]
+    assert (refused.tool_call_id, refused.status) == ("a", "error")
+    assert (answered.tool_call_id, answered.status) == ("b", "success")
+
+
+def test_the_tools_run_in_an_async_graph_too() -> None:
+    weather = Weather()
+    agent = Agent(weather_tools(weather), KELVIN, CELSIUS, "done")
+    asyncio.run(agent.arun("Weather in Paris?"))
+    assert weather.calls == [{"city": "Paris"}]
+    assert "/unit" in str(last_tool_message(agent.inputs[1]).content)
+
+
+def test_a_leaked_secret_is_redacted_in_the_tool_message_and_in_the_trace() -> None:
+    leaky = Weather({"city": "Paris", "temp_c": 11.5, "condition": SECRET["text"]})
+    trace = Trace()
+    agent = Agent(weather_tools(leaky, trace), CELSIUS, "done")
+    agent.run("Weather in Paris?")
+    read = str(last_tool_message(agent.inputs[1]).content)
+    assert SECRET["secret"] not in read
+    assert json.loads(read)["city"] == "Paris"
+    assert SECRET["secret"] not in json.dumps([hop.to_json() for hop in trace.hops])
+
+
+def test_a_result_that_breaks_the_output_schema_is_caught_by_the_result_gate() -> None:
+    wrong = Weather({"city": "Paris", "temp_c": "warm", "condition": "cloudy"})
+    agent = Agent(weather_tools(wrong), CELSIUS, "done")
+    agent.run("Weather in Paris?")
+    assert wrong.calls == [{"city": "Paris"}]  # it ran; its result did not reach the model
+    read = last_tool_message(agent.inputs[1])
+    assert read.status == "error"
+    error = json.loads(str(read.content))["error"]
+    assert error["code"] == "result_invalid"
+    assert [v["pointer"] for v in error["violations"]] == ["/temp_c"]
 
 
 def test_the_docs_quick_start_runs_as_written(capsys: pytest.CaptureFixture[str]) -> None:
-    page = Path("docs/integrations/langchain.md").read_text(encoding="utf-8")
+    page = PAGE.read_text(encoding="utf-8")
     block = page.split("<!-- quick start -->\n```python\n", 1)[1].split("```", 1)[0]
-    exec(compile(block, "langchain.md", "exec"), {})
+    assert len([line for line in block.splitlines() if line.strip()]) <= 10
+    exec(compile(block, PAGE.name, "exec"), {})
     expected = block.rsplit("# ", 1)[1].strip()
     assert capsys.readouterr().out.strip() == expected
