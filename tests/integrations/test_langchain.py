@@ -8,12 +8,12 @@ import asyncio
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
-from langchain_core.tools import BaseTool
+from langchain_core.tools import BaseTool, tool
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
@@ -180,6 +180,59 @@ def test_a_result_that_breaks_the_output_schema_is_caught_by_the_result_gate() -
     error = json.loads(str(read.content))["error"]
     assert error["code"] == "result_invalid"
     assert [v["pointer"] for v in error["violations"]] == ["/temp_c"]
+
+
+def plain_tools(seen: list[dict[str, Any]]) -> list[BaseTool]:
+    """get_weather as LangChain's own ``@tool`` makes it: its pydantic ``args_schema`` from the
+    signature, ``unit: str`` as most code has it."""
+
+    @tool
+    def get_weather(city: str, unit: str = "celsius") -> dict[str, Any]:
+        """The current weather in a city."""
+        seen.append({"city": city, "unit": unit})
+        return {"city": city, "temp_c": 11.5, "condition": "cloudy"}
+
+    return [get_weather]
+
+
+def typed_plain_tools(seen: list[dict[str, Any]]) -> list[BaseTool]:
+    """The same with the unit's values in its type: LangChain's pydantic validation refuses."""
+
+    @tool
+    def get_weather(
+        city: str, unit: Literal["celsius", "fahrenheit"] = "celsius"
+    ) -> dict[str, Any]:
+        """The current weather in a city."""
+        seen.append({"city": city, "unit": unit})
+        return {"city": city, "temp_c": 11.5, "condition": "cloudy"}
+
+    return [get_weather]
+
+
+def test_show_the_same_conversation_without_and_with_schemawire() -> None:
+    conversation = (KELVIN, CELSIUS, "done")
+    # Without, `unit: str`: LangChain passes kelvin on, and the function runs with it.
+    seen: list[dict[str, Any]] = []
+    Agent(plain_tools(seen), *conversation).run("Weather in Paris?")
+    assert seen[0] == {"city": "Paris", "unit": "kelvin"}
+    # Without, `unit: Literal[...]`: refused, but the model reads prose, no pointer to fix.
+    seen = []
+    plain = Agent(typed_plain_tools(seen), *conversation)
+    plain.run("Weather in Paris?")
+    assert seen == [{"city": "Paris", "unit": "celsius"}]  # kelvin refused by pydantic
+    prose = str(last_tool_message(plain.inputs[1]).content)
+    assert prose.startswith("Error invoking tool 'get_weather'")
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(prose)
+    # With: the same conversation; the function never sees kelvin, the model reads our
+    # violation (JSON, its pointer) and corrects itself.
+    weather = Weather()
+    ours = Agent(weather_tools(weather), *conversation)
+    ours.run("Weather in Paris?")
+    assert weather.calls == [{"city": "Paris"}]
+    error = json.loads(str(last_tool_message(ours.inputs[1]).content))["error"]
+    assert [v["pointer"] for v in error["violations"]] == ["/unit"]
+    assert last_tool_message(ours.inputs[2]).status == "success"
 
 
 def test_the_docs_quick_start_runs_as_written(capsys: pytest.CaptureFixture[str]) -> None:
