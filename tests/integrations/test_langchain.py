@@ -18,8 +18,8 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 
-from schemawire.integrations.langchain import structured_tools
-from schemawire.trace import Trace
+from schemawire.integrations.langchain import RunSpans, structured_tools
+from schemawire.trace import Trace, read_trace, span_tree
 
 ROOT = Path(__file__).resolve().parents[2]
 SUPPORT_DESK = ROOT / "examples" / "support-desk"
@@ -180,6 +180,68 @@ def test_a_result_that_breaks_the_output_schema_is_caught_by_the_result_gate() -
     error = json.loads(str(read.content))["error"]
     assert error["code"] == "result_invalid"
     assert [v["pointer"] for v in error["violations"]] == ["/temp_c"]
+
+
+def test_the_trace_file_holds_a_run_span_with_each_tool_call_in_it(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    with Trace("lc-1", path=path) as trace:
+        agent = Agent(weather_tools(Weather(), trace), KELVIN, CELSIUS, "done")
+        agent.run("Weather in Paris?", {"callbacks": [RunSpans(trace)]})
+    (run,) = span_tree(read_trace(path)).roots
+    assert (run.kind, run.name, run.status) == ("run", "LangGraph", "ok")
+    assert run.attributes["framework"] == "langchain"
+    assert [(s.kind, s.name, s.status) for s in run.children] == [
+        ("tool", "get_weather", "refused"),
+        ("tool", "get_weather", "ok"),
+    ]
+
+
+def test_two_runs_are_two_run_spans_also_when_they_overlap() -> None:
+    trace = Trace()
+    tools = weather_tools(Weather(), trace)
+    runs = RunSpans(trace)
+    first = Agent(tools, CELSIUS, CELSIUS, "done")
+    second = Agent(tools, CELSIUS, "done")
+
+    async def both() -> None:
+        config = {"callbacks": [runs], "run_name": "first"}
+        await asyncio.gather(
+            first.arun("Paris?", config), second.arun("Paris?", {**config, "run_name": "second"})
+        )
+
+    asyncio.run(both())
+    roots = sorted(span_tree(trace.hops).roots, key=lambda root: root.name)
+    assert [(root.kind, root.name, len(root.children)) for root in roots] == [
+        ("run", "first", 2),
+        ("run", "second", 1),
+    ]
+    assert (runs._spans, runs._root_of) == ({}, {})  # nothing kept after the runs
+
+
+def test_a_run_that_raises_ends_its_run_span_as_an_error() -> None:
+    trace = Trace()
+    agent = Agent(weather_tools(Weather(), trace), CELSIUS)  # no answer after the call
+    with pytest.raises(RuntimeError, match="StopIteration"):  # the fake model ran out
+        agent.run("Weather in Paris?", {"callbacks": [RunSpans(trace)]})
+    (run,) = span_tree(trace.hops).roots
+    assert (run.kind, run.status) == ("run", "error")
+    assert [child.status for child in run.children] == ["ok"]
+
+
+def test_a_tool_invoked_alone_is_its_own_run() -> None:
+    trace = Trace()
+    (get_weather,) = weather_tools(Weather(), trace)
+    call = {"type": "tool_call", "name": "get_weather", "args": CELSIUS[1], "id": "c1"}
+    get_weather.invoke(call, {"callbacks": [RunSpans(trace)]})
+    (run,) = span_tree(trace.hops).roots
+    assert (run.kind, run.name) == ("run", "get_weather")
+    assert [child.kind for child in run.children] == ["tool"]
+
+
+def test_without_the_handler_each_tool_span_is_a_root() -> None:
+    trace = Trace()
+    Agent(weather_tools(Weather(), trace), CELSIUS, "done").run("Weather in Paris?")
+    assert [root.kind for root in span_tree(trace.hops).roots] == ["tool"]
 
 
 def plain_tools(seen: list[dict[str, Any]]) -> list[BaseTool]:

@@ -1,22 +1,33 @@
 """LangChain tools with schemawire's gates inside: `structured_tools` turns a repository's tools
 into ``StructuredTool``s (LangGraph's ``ToolNode`` runs them), each call through the argument
-gate and the result gate of `GatedTool`, each hop in a schemawire `Trace`.
+gate and the result gate of `GatedTool`, each hop in a schemawire `Trace`; `RunSpans`, a
+LangChain callback handler, puts the calls of one LangChain (or LangGraph) run in one ``run``
+span of that trace.
 
 The model is sent the tool's canonical input schema, its references into other files of the
 repository inlined (the MCP projection: canonical, self-contained), as a dict ``args_schema``:
 LangChain then neither validates nor coerces the arguments, so our gate is the only one that
 reads them. A refusal (or a failed result) is the tool message's content, our JSON, with
 ``status="error"``.
+
+Example::
+
+    trace = Trace()
+    agent = build_graph(structured_tools("examples/support-desk", trace=trace))
+    agent.invoke({"messages": [...]}, {"callbacks": [RunSpans(trace)]})
 """
 
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
+from uuid import UUID
 
 try:
+    from langchain_core.callbacks import BaseCallbackHandler
     from langchain_core.tools import StructuredTool, ToolException
 except ImportError as error:  # pragma: no cover - exercised only without the extra
     raise ImportError(
@@ -26,9 +37,131 @@ except ImportError as error:  # pragma: no cover - exercised only without the ex
 from schemawire.integrations._gated import GatedTool, gated_tools, model_text
 from schemawire.project import project
 from schemawire.schema.repository import Repository
-from schemawire.trace import Trace
+from schemawire.trace import CURRENT, Trace
+from schemawire.trace.spans import Current, error_json
 
-__all__ = ["structured_tools"]
+__all__ = ["RunSpans", "structured_tools"]
+
+
+class RunSpans(BaseCallbackHandler):
+    """A LangChain callback handler that opens a ``run`` span of ``trace`` for each root run
+    (a graph's or chain's ``invoke``, or a tool invoked alone) and closes it when that run
+    ends; the tools of `structured_tools` on the same trace put their tool spans in it.
+
+    Pass it where LangChain takes callbacks, for the whole run:
+    ``graph.invoke(state, {"callbacks": [RunSpans(trace)]})``. A run is keyed by its root
+    run id: LangChain gives every callback the run's id and its parent's, and a tool reads
+    its own from the callback manager it is handed, so parallel runs, threads and event
+    loops never mix. Without the handler, each tool span is a root of the trace.
+
+    Args:
+        trace: where the run spans go (the trace the tools were given).
+        framework: the ``framework`` attribute of each run span.
+    """
+
+    run_inline = True  # a few dict operations: no worker thread for them in an async run
+
+    def __init__(self, trace: Trace, *, framework: str = "langchain") -> None:
+        self.trace = trace
+        self.framework = framework
+        self._lock = threading.Lock()
+        self._root_of: dict[UUID, UUID] = {}  # every run seen -> its root run
+        self._spans: dict[UUID, str | None] = {}  # a root run -> its run span
+        self._members: dict[UUID, list[UUID]] = {}  # a root run -> the runs in it
+
+    def span_of(self, run_id: UUID | None) -> str | None:
+        """The id of the run span that run ``run_id`` is in (None: a run not seen)."""
+        root = self._root_of.get(run_id) if run_id is not None else None
+        return self._spans.get(root) if root is not None else None
+
+    def _started(self, run_id: UUID, parent_run_id: UUID | None, name: Any, *, opens: bool) -> None:
+        """Remember ``run_id``'s root; a root that may hold tool calls opens a run span."""
+        with self._lock:
+            if parent_run_id is None:
+                if not opens:
+                    return  # a chat model called alone: no tool of ours runs in it
+                label = name if isinstance(name, str) and name else self.framework
+                span = self.trace.open_span("run", label, parent=None, framework=self.framework)
+                self._spans[run_id], self._members[run_id] = span, []
+                self._root_of[run_id] = run_id
+                return
+            root = self._root_of.get(parent_run_id)
+            if root is not None:
+                self._root_of[run_id] = root
+                self._members[root].append(run_id)
+
+    def _ended(self, run_id: UUID, error: BaseException | None = None) -> None:
+        """Close the run span of root run ``run_id`` (nothing for any other run)."""
+        with self._lock:
+            if run_id not in self._spans:
+                return
+            span = self._spans.pop(run_id)
+            for member in self._members.pop(run_id):
+                self._root_of.pop(member, None)
+            self._root_of.pop(run_id, None)
+        status = "ok" if error is None else "error"
+        self.trace.close_span(span, "run", status, error_json(error) if error else None)
+
+    def on_chain_start(
+        self,
+        serialized: dict[str, Any] | None,
+        inputs: Any,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        **kwargs: Any,
+    ) -> None:
+        self._started(run_id, parent_run_id, _run_name(serialized, kwargs), opens=True)
+
+    def on_tool_start(
+        self,
+        serialized: dict[str, Any] | None,
+        input_str: str,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        **kwargs: Any,
+    ) -> None:
+        self._started(run_id, parent_run_id, _run_name(serialized, kwargs), opens=True)
+
+    def on_chat_model_start(
+        self,
+        serialized: dict[str, Any] | None,
+        messages: Any,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        **kwargs: Any,
+    ) -> None:
+        self._started(run_id, parent_run_id, None, opens=False)
+
+    def on_llm_start(
+        self,
+        serialized: dict[str, Any] | None,
+        prompts: list[str],
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        **kwargs: Any,
+    ) -> None:
+        self._started(run_id, parent_run_id, None, opens=False)
+
+    def on_chain_end(self, outputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        self._ended(run_id)
+
+    def on_chain_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        self._ended(run_id, error)
+
+    def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        self._ended(run_id)
+
+    def on_tool_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        self._ended(run_id, error)
+
+
+def _run_name(serialized: dict[str, Any] | None, kwargs: Mapping[str, Any]) -> Any:
+    """A run's name as LangChain gives it: the run's ``run_name``, else its runnable's."""
+    return kwargs.get("name") or (serialized or {}).get("name")
 
 
 def structured_tools(
@@ -54,15 +187,17 @@ def _structured(tool: GatedTool, repository: Repository) -> StructuredTool:
     schema = project(tool.runner.spec, "mcp", documents=repository.documents).payload
     args_schema = dict(schema.get("inputSchema", schema))
 
-    async def call(**arguments: Any) -> str:
-        record = await tool.call(arguments)
+    async def call(callbacks: Any = None, **arguments: Any) -> str:
+        # ``callbacks``: the manager LangChain hands the tool (StructuredTool passes it by this
+        # parameter's name); its parent run is this tool call's run.
+        record = await tool.call(arguments, parent=_run_span(tool.trace, callbacks))
         text = model_text(record)
         if record.status != "ok":
             raise ToolException(text)  # handle_tool_error makes it the content, status "error"
         return text
 
-    def call_sync(**arguments: Any) -> str:
-        return asyncio.run(call(**arguments))
+    def call_sync(callbacks: Any = None, **arguments: Any) -> str:
+        return asyncio.run(call(callbacks, **arguments))
 
     return StructuredTool(
         name=tool.name,
@@ -72,6 +207,18 @@ def _structured(tool: GatedTool, repository: Repository) -> StructuredTool:
         coroutine=call,
         handle_tool_error=_as_content,
     )
+
+
+def _run_span(trace: Trace, callbacks: Any) -> str | Current | None:
+    """The run span a `RunSpans` handler of ``trace`` opened for this call's root run, if
+    one is among the callbacks; else the span open here."""
+    handlers = getattr(callbacks, "handlers", None) or ()
+    for handler in handlers:
+        if isinstance(handler, RunSpans) and handler.trace is trace:
+            span = handler.span_of(getattr(callbacks, "parent_run_id", None))
+            if span is not None:
+                return span
+    return CURRENT
 
 
 def _as_content(error: ToolException) -> str:
