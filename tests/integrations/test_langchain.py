@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
+import anyio
 import pytest
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
@@ -18,13 +20,28 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 
-from schemawire.integrations.langchain import RunSpans, structured_tools
+from schemawire.host.tools import McpTool
+from schemawire.integrations.langchain import (
+    RunSpans,
+    mcp_structured_tools,
+    structured_tool_of,
+    structured_tools,
+)
+from schemawire.mcp import McpClient, StdioServer
+from schemawire.schema.repository import Repository
 from schemawire.trace import Trace, read_trace, span_tree
+from schemawire.types import ToolSpec
 
 ROOT = Path(__file__).resolve().parents[2]
 SUPPORT_DESK = ROOT / "examples" / "support-desk"
 PAGE = ROOT / "docs" / "integrations" / "langchain.md"
 SECRET = json.loads((ROOT / "tests/data/secrets.json").read_text(encoding="utf-8"))["secrets"][0]
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"  # LangGraph's async graphs run on asyncio
+
 
 KELVIN = ("get_weather", {"city": "Paris", "unit": "kelvin"})
 CELSIUS = ("get_weather", {"city": "Paris"})
@@ -304,3 +321,44 @@ def test_the_docs_quick_start_runs_as_written(capsys: pytest.CaptureFixture[str]
     exec(compile(block, PAGE.name, "exec"), {})
     expected = block.rsplit("# ", 1)[1].strip()
     assert capsys.readouterr().out.strip() == expected
+
+
+@pytest.mark.slow
+@pytest.mark.anyio
+async def test_an_mcp_servers_tool_in_a_langgraph_agent_is_gated_both_ways(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.jsonl"
+    server = StdioServer(sys.executable, ("-m", "schemawire", "serve", str(SUPPORT_DESK)))
+    refund = {"order_id": "A-1042", "reason": "late"}
+    with Trace("lc-mcp", path=path) as trace:
+        client = McpClient(server, repository=Repository.load(SUPPORT_DESK))
+        with anyio.fail_after(60):
+            async with client:
+                tools = await mcp_structured_tools(client, trace=trace)
+                agent = Agent(
+                    tools,
+                    ("create_refund", {**refund, "amount": 0}),
+                    ("create_refund", {**refund, "amount": 12.5}),
+                    "refund pending",
+                )
+                await agent.arun("Refund A-1042, it came late.", {"callbacks": [RunSpans(trace)]})
+    refusal = last_tool_message(agent.inputs[1])
+    error = json.loads(str(refusal.content))["error"]
+    assert [v["pointer"] for v in error["violations"]] == ["/amount"]
+    answer = json.loads(str(last_tool_message(agent.inputs[2]).content))
+    assert (answer["status"], answer["amount"]) == ("pending", 12.5)
+    hops = list(read_trace(path))
+    sent = [h.payload for h in hops if h.protocol == "mcp" and h.direction == "send"]
+    calls_sent = [p for p in sent if isinstance(p, dict) and p.get("method") == "tools/call"]
+    assert len(calls_sent) == 1  # the refused call never reached the server
+    (run,) = [root for root in span_tree(hops).roots if root.kind == "run"]
+    tool_spans = [child for child in run.children if child.kind == "tool"]
+    assert [span.status for span in tool_spans] == ["refused", "ok"]
+    assert [child.kind for child in tool_spans[1].children] == ["mcp"]  # the call, in its span
+
+
+def test_an_mcp_tool_has_no_synchronous_path() -> None:
+    schema = {"type": "object", "properties": {"city": {"type": "string"}}}
+    client = McpClient(StdioServer(sys.executable, ("-c", "")))  # never connected
+    tool = structured_tool_of(McpTool(ToolSpec("get_weather", schema), client), Trace())
+    with pytest.raises(NotImplementedError):
+        tool.invoke({"city": "Paris"})

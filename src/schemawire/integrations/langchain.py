@@ -34,13 +34,16 @@ except ImportError as error:  # pragma: no cover - exercised only without the ex
         "schemawire.integrations.langchain needs LangChain: pip install 'schemawire[langchain]'"
     ) from error
 
-from schemawire.integrations._gated import GatedTool, gated_tools, model_text
-from schemawire.project import project
+from schemawire.gates import ArgumentOptions, ResultOptions
+from schemawire.host.tools import PythonTool, ToolRunner, mcp_tools, python_tools
+from schemawire.integrations._gated import GatedTool, model_text
+from schemawire.mcp import McpClient
+from schemawire.project.mcp import project_mcp
 from schemawire.schema.repository import Repository
 from schemawire.trace import CURRENT, Trace
 from schemawire.trace.spans import Current, error_json
 
-__all__ = ["RunSpans", "structured_tools"]
+__all__ = ["RunSpans", "mcp_structured_tools", "structured_tool_of", "structured_tools"]
 
 
 class RunSpans(BaseCallbackHandler):
@@ -169,6 +172,8 @@ def structured_tools(
     functions: Mapping[str, Callable[..., Any]] | None = None,
     *,
     trace: Trace | None = None,
+    results: ResultOptions | None = None,
+    options: ArgumentOptions | None = None,
 ) -> list[StructuredTool]:
     """The repository's Python tools as LangChain ``StructuredTool``s, every call gated.
 
@@ -176,21 +181,57 @@ def structured_tools(
         repository: the schema repository, or its folder.
         functions: each tool's implementation by tool name (default: ``[serve.tools]``).
         trace: where every call's span and hops go (default: a new in-memory trace).
+        results: budget and redaction of the result gates.
+        options: how the argument gate reads a call (limits, duplicate keys).
+
+    Raises:
+        UsageError: a function names a tool the repository does not have.
+        ConfigError: a ``[serve.tools]`` function cannot be imported.
     """
     if not isinstance(repository, Repository):
         repository = Repository.load(Path(repository))
     trace = trace if trace is not None else Trace()
-    return [_structured(tool, repository) for tool in gated_tools(repository, functions, trace)]
+    runners = python_tools(repository, functions, results)
+    return [structured_tool_of(runner, trace, options=options) for runner in runners]
 
 
-def _structured(tool: GatedTool, repository: Repository) -> StructuredTool:
-    schema = project(tool.runner.spec, "mcp", documents=repository.documents).payload
-    args_schema = dict(schema.get("inputSchema", schema))
+async def mcp_structured_tools(
+    client: McpClient, *, trace: Trace | None = None, options: ArgumentOptions | None = None
+) -> list[StructuredTool]:
+    """The tools of the MCP server ``client`` is connected to, as ``StructuredTool``s: our
+    argument gate before a call is sent, the client's result gate on its answer.
+
+    Keep the client open while the tools run; they run on its event loop only (``ainvoke``,
+    an async graph), so they have no synchronous path.
+
+    Args:
+        client: a connected `McpClient` (with ``repository=`` for the canonical schemas).
+        trace: where the calls go (default: the client's trace); the client records its
+            JSON-RPC to it too.
+
+    Raises:
+        ServerError: the server cannot list its tools.
+    """
+    if trace is not None and trace is not client.trace:
+        client.record_to(trace)
+    runners = await mcp_tools(client)
+    return [structured_tool_of(runner, client.trace, options=options) for runner in runners]
+
+
+def structured_tool_of(
+    runner: ToolRunner, trace: Trace, *, options: ArgumentOptions | None = None
+) -> StructuredTool:
+    """One runner (a `PythonTool` or an `McpTool`) as a ``StructuredTool``, both gates in its
+    coroutine; a Python tool also runs synchronously (``invoke``, a sync graph)."""
+    repository = getattr(runner, "repository", None)
+    documents = repository.documents if repository is not None else None
+    projection = project_mcp(runner.spec, documents=documents)
+    tool = GatedTool.of(runner, trace, projection=projection, options=options)
 
     async def call(callbacks: Any = None, **arguments: Any) -> str:
         # ``callbacks``: the manager LangChain hands the tool (StructuredTool passes it by this
         # parameter's name); its parent run is this tool call's run.
-        record = await tool.call(arguments, parent=_run_span(tool.trace, callbacks))
+        record = await tool.call(arguments, parent=_run_span(trace, callbacks))
         text = model_text(record)
         if record.status != "ok":
             raise ToolException(text)  # handle_tool_error makes it the content, status "error"
@@ -202,8 +243,8 @@ def _structured(tool: GatedTool, repository: Repository) -> StructuredTool:
     return StructuredTool(
         name=tool.name,
         description=tool.description,
-        args_schema=args_schema,
-        func=call_sync,
+        args_schema=dict(projection.payload["inputSchema"]),
+        func=call_sync if isinstance(runner, PythonTool) else None,
         coroutine=call,
         handle_tool_error=_as_content,
     )
