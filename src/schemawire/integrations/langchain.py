@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import typing
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from uuid import UUID
 
 try:
@@ -44,6 +45,8 @@ from schemawire.trace import CURRENT, Trace
 from schemawire.trace.spans import Current, error_json
 
 __all__ = ["RunSpans", "mcp_structured_tools", "structured_tool_of", "structured_tools"]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 
 class RunSpans(BaseCallbackHandler):
@@ -244,10 +247,18 @@ def structured_tool_of(
         name=tool.name,
         description=tool.description,
         args_schema=dict(projection.payload["inputSchema"]),
-        func=call_sync if isinstance(runner, PythonTool) else None,
-        coroutine=call,
+        func=_resolved(call_sync) if isinstance(runner, PythonTool) else None,
+        coroutine=_resolved(call),
         handle_tool_error=_as_content,
     )
+
+
+def _resolved(function: _F) -> _F:
+    """``function`` with its annotations evaluated: LangChain reads a tool function's type
+    hints on every call (to find a ``RunnableConfig`` parameter), and the strings of
+    ``from __future__ import annotations`` would be compiled each time (about 40 µs a call)."""
+    function.__annotations__ = typing.get_type_hints(function)
+    return function
 
 
 def _run_span(trace: Trace, callbacks: Any) -> str | Current | None:
