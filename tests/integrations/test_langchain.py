@@ -20,9 +20,11 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 
+from schemawire.errors import UsageError
 from schemawire.host.tools import McpTool
 from schemawire.integrations.langchain import (
     RunSpans,
+    handoff_tool,
     mcp_structured_tools,
     structured_tool_of,
     structured_tools,
@@ -211,6 +213,7 @@ def test_the_trace_file_holds_a_run_span_with_each_tool_call_in_it(tmp_path: Pat
         ("tool", "get_weather", "refused"),
         ("tool", "get_weather", "ok"),
     ]
+    assert [s.attributes["call"] for s in run.children] == ["call_0", "call_1"]  # the model's
 
 
 def test_two_runs_are_two_run_spans_also_when_they_overlap() -> None:
@@ -259,6 +262,74 @@ def test_without_the_handler_each_tool_span_is_a_root() -> None:
     trace = Trace()
     Agent(weather_tools(Weather(), trace), CELSIUS, "done").run("Weather in Paris?")
     assert [root.kind for root in span_tree(trace.hops).roots] == ["tool"]
+
+
+GOOD_HANDOFF = {"intent": "refund", "order_id": "A-1042", "confidence": 0.9}
+GOOD_HANDOFF |= {"from": "triage", "to": "billing_agent"}
+BAD_HANDOFF = {**GOOD_HANDOFF, "order_id": "1042"}
+
+
+class Desk:
+    """Two agents in one graph: triage (a scripted model, its handoff tool in a ToolNode) and
+    billing_agent, which starts only when a handoff reaches it, and keeps the state it saw."""
+
+    def __init__(self, trace: Trace, *turns: Turn) -> None:
+        self.transfer = handoff_tool(
+            SUPPORT_DESK, "handoffs/triage_to_billing", to="billing_agent", trace=trace
+        )
+        self.triage = Agent([self.transfer], *turns)
+        self.billing: list[list[BaseMessage]] = []
+        graph = StateGraph(MessagesState)
+        graph.add_node("triage", self.triage._model_turn)
+        graph.add_node("tools", ToolNode([self.transfer]))
+        graph.add_node("billing_agent", self._billing)
+        graph.add_edge(START, "triage")
+        graph.add_conditional_edges("triage", tools_condition)
+        graph.add_conditional_edges("tools", _back_to_triage_when_refused)
+        graph.add_edge("billing_agent", END)
+        self.graph = graph.compile()
+
+    def _billing(self, state: MessagesState) -> dict[str, Any]:
+        self.billing.append(list(state["messages"]))
+        return {"messages": [AIMessage("Refund filed.")]}
+
+
+def _back_to_triage_when_refused(state: MessagesState) -> str:
+    last = state["messages"][-1]
+    return "triage" if isinstance(last, ToolMessage) and last.status == "error" else END
+
+
+def test_a_handoff_that_breaks_its_schema_is_refused_and_the_model_hands_off_again() -> None:
+    trace = Trace()
+    transfer = ("transfer_to_billing_agent", BAD_HANDOFF)
+    desk = Desk(trace, transfer, (transfer[0], GOOD_HANDOFF))
+    desk.graph.invoke({"messages": [HumanMessage("refund 1042")]}, {"callbacks": [RunSpans(trace)]})
+    refusal = last_tool_message(desk.triage.inputs[1])
+    error = json.loads(str(refusal.content))["error"]
+    assert (refusal.status, error["code"]) == ("error", "handoff_invalid")
+    assert [v["pointer"] for v in error["violations"]] == ["/order_id"]
+    (seen,) = desk.billing  # billing started once: after the good handoff only
+    accepted = last_tool_message(seen)
+    assert accepted.artifact == {"handoff": GOOD_HANDOFF}
+    checks = [h for h in trace.hops if h.protocol == "handoff"]
+    assert [h.verdict["outcome"] for h in checks if h.verdict] == ["rejected", "accepted"]
+    (run,) = span_tree(trace.hops).roots
+    assert [h.span for h in checks] == [run.id, run.id]
+
+
+def test_a_handoff_tool_names_and_describes_itself_from_its_schema() -> None:
+    transfer = handoff_tool(SUPPORT_DESK, "handoffs/triage_to_billing", to="billing_agent")
+    assert transfer.name == "transfer_to_billing_agent"
+    assert transfer.description == "Triage hands a ticket to billing"
+    schema = transfer.tool_call_schema
+    assert isinstance(schema, dict)
+    assert "$ref" not in json.dumps(schema)
+    assert transfer.invoke(GOOD_HANDOFF) == '{"handoff":"accepted","to":"billing_agent"}'
+
+
+def test_a_handoff_schema_the_repository_does_not_have_is_a_usage_error() -> None:
+    with pytest.raises(UsageError):
+        handoff_tool(SUPPORT_DESK, "handoffs/nowhere", to="billing_agent")
 
 
 def plain_tools(seen: list[dict[str, Any]]) -> list[BaseTool]:

@@ -22,20 +22,23 @@ from __future__ import annotations
 import asyncio
 import threading
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 from uuid import UUID
 
 try:
     from langchain_core.callbacks import BaseCallbackHandler
+    from langchain_core.messages import ToolMessage
     from langchain_core.tools import StructuredTool, ToolException
 except ImportError as error:  # pragma: no cover - exercised only without the extra
     raise ImportError(
         "schemawire.integrations.langchain needs LangChain: pip install 'schemawire[langchain]'"
     ) from error
 
-from schemawire.gates import ArgumentOptions, ResultOptions
+from schemawire._json import dumps, quoted
+from schemawire.errors import UsageError
+from schemawire.gates import ArgumentOptions, HandoffGate, ResultOptions, Route
 from schemawire.host.tools import PythonTool, ToolRunner, mcp_tools, python_tools
 from schemawire.integrations._gated import GatedTool, model_text
 from schemawire.mcp import McpClient
@@ -43,8 +46,15 @@ from schemawire.project.mcp import project_mcp
 from schemawire.schema.repository import Repository
 from schemawire.trace import CURRENT, Trace
 from schemawire.trace.spans import Current, error_json
+from schemawire.types import ToolSpec
 
-__all__ = ["RunSpans", "mcp_structured_tools", "structured_tool_of", "structured_tools"]
+__all__ = [
+    "RunSpans",
+    "handoff_tool",
+    "mcp_structured_tools",
+    "structured_tool_of",
+    "structured_tools",
+]
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -231,17 +241,18 @@ def structured_tool_of(
     projection = project_mcp(runner.spec, documents=documents)
     tool = GatedTool.of(runner, trace, projection=projection, options=options)
 
-    async def call(callbacks: Any = None, **arguments: Any) -> str:
-        # ``callbacks``: the manager LangChain hands the tool (StructuredTool passes it by this
-        # parameter's name); its parent run is this tool call's run.
-        record = await tool.call(arguments, parent=_run_span(trace, callbacks))
+    async def call(callbacks: Any = None, runtime: Any = None, **arguments: Any) -> str:
+        # Injected by name: ``callbacks``, the manager LangChain hands the tool (its parent run
+        # is this call's run); ``runtime``, LangGraph's `ToolRuntime` (the model's call id).
+        call_id = getattr(runtime, "tool_call_id", None)
+        record = await tool.call(arguments, call_id, parent=_run_span(trace, callbacks))
         text = model_text(record)
         if record.status != "ok":
             raise ToolException(text)  # handle_tool_error makes it the content, status "error"
         return text
 
-    def call_sync(callbacks: Any = None, **arguments: Any) -> str:
-        return asyncio.run(call(callbacks, **arguments))
+    def call_sync(callbacks: Any = None, runtime: Any = None, **arguments: Any) -> str:
+        return asyncio.run(call(callbacks, runtime, **arguments))
 
     return StructuredTool(
         name=tool.name,
@@ -249,6 +260,88 @@ def structured_tool_of(
         args_schema=dict(projection.payload["inputSchema"]),
         func=_resolved(call_sync) if isinstance(runner, PythonTool) else None,
         coroutine=_resolved(call),
+        handle_tool_error=_as_content,
+    )
+
+
+def handoff_tool(
+    repository: Repository | str | Path,
+    schema: str,
+    *,
+    to: str,
+    trace: Trace | None = None,
+    routes: Sequence[Route] | None = None,
+    name: str | None = None,
+    graph: str | None = None,
+) -> StructuredTool:
+    """A LangGraph handoff whose input must satisfy the repository's handoff schema ``schema``
+    and be taken by one of ``routes``: a tool the model calls with the handoff object.
+
+    LangGraph has no handoff object of its own; a handoff is a tool that returns a
+    ``Command(goto=...)``, which ``ToolNode`` passes on. Accepted, this tool returns that
+    command: to the route's node, the tool message saying so, the accepted (canonical) object
+    under ``"handoff"`` in the message's ``artifact``. Refused, the model reads our rejection
+    (``{"error": {...}}``, ``status="error"``) as the tool's answer and may hand off again:
+    the next node never starts with an object that breaks the schema. Every decision is a
+    ``handoff`` hop with its verdict, in the run's span.
+
+    Args:
+        repository: where the handoff schema is.
+        schema: the schema, such as ``"handoffs/triage_to_billing"``.
+        to: the node handed to (by the default route).
+        trace: where the verdicts go (default: a fresh in-memory trace).
+        routes: the routes the object must take (default: any object that passes, to ``to``).
+        name: the tool's name (default: ``transfer_to_<to>``).
+        graph: the graph whose node ``goto`` names (``Command.PARENT`` from a subgraph's
+            agent; default: the graph the ``ToolNode`` is in).
+
+    Raises:
+        UsageError: the repository has no such schema.
+    """
+    if not isinstance(repository, Repository):
+        repository = Repository.load(Path(repository))
+    file = repository.find(schema)
+    if file is None:
+        raise UsageError(f"no handoff schema {quoted(schema)} in the repository")
+    spec = ToolSpec(file.name, file.document)
+    gate = HandoffGate(spec, routes or (Route(to),), repository.validator(file))
+    projection = project_mcp(spec, documents=repository.documents)
+    record = trace if trace is not None else Trace()
+    tool_name = name or f"transfer_to_{to}"
+
+    async def hand_off(callbacks: Any = None, runtime: Any = None, **handoff: Any) -> Any:
+        decision = gate.check(handoff)
+        route = decision.route
+        payload = {"handoff": decision.verdict.value, "route": route.label if route else None}
+        span = _run_span(record, callbacks)
+        target = f"agent:{route.to if route else to}"
+        verdict = decision.verdict.to_json()
+        record.record("host", target, "handoff", "check", payload, verdict=verdict, span=span)
+        rejection = decision.verdict.rejection
+        if not decision.accepted or route is None:
+            assert rejection is not None  # a handoff refused, or not routed, says why
+            raise ToolException(dumps(rejection.to_json(), indent=False))
+        text = dumps({"handoff": "accepted", "to": route.to}, indent=False)
+        call_id = getattr(runtime, "tool_call_id", None)
+        if call_id is None:  # not run by a ToolNode: nowhere to go, say what was accepted
+            return text
+        # Here only when a ToolNode ran the tool: LangGraph is there (the extra needs only
+        # langchain-core).
+        from langgraph.types import Command
+
+        artifact = {"handoff": decision.verdict.value}
+        message = ToolMessage(text, name=tool_name, tool_call_id=call_id, artifact=artifact)
+        return Command(goto=route.to, update={"messages": [message]}, graph=graph)
+
+    def hand_off_sync(callbacks: Any = None, runtime: Any = None, **handoff: Any) -> Any:
+        return asyncio.run(hand_off(callbacks, runtime, **handoff))
+
+    return StructuredTool(
+        name=tool_name,
+        description=str(file.document.get("title") or f"Hand off to {to}."),
+        args_schema=dict(projection.payload["inputSchema"]),
+        func=_resolved(hand_off_sync),
+        coroutine=_resolved(hand_off),
         handle_tool_error=_as_content,
     )
 
