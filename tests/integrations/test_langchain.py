@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 import anyio
 import pytest
+from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.tools import BaseTool, tool
@@ -256,6 +257,25 @@ def test_a_tool_invoked_alone_is_its_own_run() -> None:
     (run,) = span_tree(trace.hops).roots
     assert (run.kind, run.name) == ("run", "get_weather")
     assert [child.kind for child in run.children] == ["tool"]
+
+
+class ToolInputs(BaseCallbackHandler):
+    """Keeps the tool input LangChain prints for its callbacks, call after call."""
+
+    def __init__(self) -> None:
+        self.inputs: list[str] = []
+
+    def on_tool_start(self, serialized: Any, input_str: str, **kwargs: Any) -> None:
+        self.inputs.append(input_str)
+
+
+def test_langgraphs_runtime_is_injected_not_printed_with_the_tool_input() -> None:
+    # LangGraph's ToolRuntime holds the whole state: printed with each call's input, every call
+    # would cost as much as the conversation is long.
+    printed = ToolInputs()
+    agent = Agent(weather_tools(Weather()), CELSIUS, CELSIUS, "done")
+    agent.run("Weather in Paris?", {"callbacks": [printed]})
+    assert printed.inputs == ["{'city': 'Paris'}", "{'city': 'Paris'}"]
 
 
 def test_without_the_handler_each_tool_span_is_a_root() -> None:

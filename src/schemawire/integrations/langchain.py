@@ -24,13 +24,13 @@ import threading
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 from uuid import UUID
 
 try:
     from langchain_core.callbacks import BaseCallbackHandler
     from langchain_core.messages import ToolMessage
-    from langchain_core.tools import StructuredTool, ToolException
+    from langchain_core.tools import InjectedToolArg, StructuredTool, ToolException
 except ImportError as error:  # pragma: no cover - exercised only without the extra
     raise ImportError(
         "schemawire.integrations.langchain needs LangChain: pip install 'schemawire[langchain]'"
@@ -57,6 +57,12 @@ __all__ = [
 ]
 
 _F = TypeVar("_F", bound=Callable[..., Any])
+
+_Injected = Annotated[Any, InjectedToolArg]
+"""What LangChain injects into a tool function, not an argument of the model's. Marked so, it is
+left out of the tool input LangChain prints for its callbacks, on every call: LangGraph's
+``runtime`` holds the graph's whole state, so printing it would make each call cost as much as
+the conversation is long."""
 
 
 class RunSpans(BaseCallbackHandler):
@@ -241,7 +247,7 @@ def structured_tool_of(
     projection = project_mcp(runner.spec, documents=documents)
     tool = GatedTool.of(runner, trace, projection=projection, options=options)
 
-    async def call(callbacks: Any = None, runtime: Any = None, **arguments: Any) -> str:
+    async def call(callbacks: Any = None, runtime: _Injected = None, **arguments: Any) -> str:
         # Injected by name: ``callbacks``, the manager LangChain hands the tool (its parent run
         # is this call's run); ``runtime``, LangGraph's `ToolRuntime` (the model's call id).
         call_id = getattr(runtime, "tool_call_id", None)
@@ -251,7 +257,7 @@ def structured_tool_of(
             raise ToolException(text)  # handle_tool_error makes it the content, status "error"
         return text
 
-    def call_sync(callbacks: Any = None, runtime: Any = None, **arguments: Any) -> str:
+    def call_sync(callbacks: Any = None, runtime: _Injected = None, **arguments: Any) -> str:
         return asyncio.run(call(callbacks, runtime, **arguments))
 
     return StructuredTool(
@@ -309,7 +315,7 @@ def handoff_tool(
     record = trace if trace is not None else Trace()
     tool_name = name or f"transfer_to_{to}"
 
-    async def hand_off(callbacks: Any = None, runtime: Any = None, **handoff: Any) -> Any:
+    async def hand_off(callbacks: Any = None, runtime: _Injected = None, **handoff: Any) -> Any:
         decision = gate.check(handoff)
         route = decision.route
         payload = {"handoff": decision.verdict.value, "route": route.label if route else None}
@@ -333,7 +339,7 @@ def handoff_tool(
         message = ToolMessage(text, name=tool_name, tool_call_id=call_id, artifact=artifact)
         return Command(goto=route.to, update={"messages": [message]}, graph=graph)
 
-    def hand_off_sync(callbacks: Any = None, runtime: Any = None, **handoff: Any) -> Any:
+    def hand_off_sync(callbacks: Any = None, runtime: _Injected = None, **handoff: Any) -> Any:
         return asyncio.run(hand_off(callbacks, runtime, **handoff))
 
     return StructuredTool(
@@ -350,7 +356,7 @@ def _resolved(function: _F) -> _F:
     """``function`` with its annotations evaluated: LangChain reads a tool function's type
     hints on every call (to find a ``RunnableConfig`` parameter), and the strings of
     ``from __future__ import annotations`` would be compiled each time (about 40 µs a call)."""
-    function.__annotations__ = typing.get_type_hints(function)
+    function.__annotations__ = typing.get_type_hints(function, include_extras=True)
     return function
 
 
