@@ -22,6 +22,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 
 from schemawire.errors import UsageError
+from schemawire.gates import Route
 from schemawire.host.tools import McpTool
 from schemawire.integrations.langchain import (
     RunSpans,
@@ -345,6 +346,15 @@ def test_a_handoff_tool_names_and_describes_itself_from_its_schema() -> None:
     assert isinstance(schema, dict)
     assert "$ref" not in json.dumps(schema)
     assert transfer.invoke(GOOD_HANDOFF) == '{"handoff":"accepted","to":"billing_agent"}'
+
+
+def test_a_handoff_no_route_takes_is_refused_with_its_own_code() -> None:
+    exchanges = Route("billing_agent", when={"properties": {"intent": {"const": "exchange"}}})
+    transfer = handoff_tool(
+        SUPPORT_DESK, "handoffs/triage_to_billing", to="billing_agent", routes=[exchanges]
+    )
+    error = json.loads(transfer.invoke(GOOD_HANDOFF))["error"]  # a refund: no route
+    assert error["code"] == "handoff_unrouted"
 
 
 def test_a_handoff_schema_the_repository_does_not_have_is_a_usage_error() -> None:

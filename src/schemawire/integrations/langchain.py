@@ -23,6 +23,7 @@ import asyncio
 import threading
 import typing
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 from uuid import UUID
@@ -311,45 +312,66 @@ def handoff_tool(
         raise UsageError(f"no handoff schema {quoted(schema)} in the repository")
     spec = ToolSpec(file.name, file.document)
     gate = HandoffGate(spec, routes or (Route(to),), repository.validator(file))
-    projection = project_mcp(spec, documents=repository.documents)
     record = trace if trace is not None else Trace()
-    tool_name = name or f"transfer_to_{to}"
+    handoff = _Handoff(gate, name or f"transfer_to_{to}", to, record, graph)
 
-    async def hand_off(callbacks: Any = None, runtime: _Injected = None, **handoff: Any) -> Any:
-        decision = gate.check(handoff)
-        route = decision.route
-        payload = {"handoff": decision.verdict.value, "route": route.label if route else None}
-        span = _run_span(record, callbacks)
-        target = f"agent:{route.to if route else to}"
-        verdict = decision.verdict.to_json()
-        record.record("host", target, "handoff", "check", payload, verdict=verdict, span=span)
-        rejection = decision.verdict.rejection
-        if not decision.accepted or route is None:
-            assert rejection is not None  # a handoff refused, or not routed, says why
-            raise ToolException(dumps(rejection.to_json(), indent=False))
-        text = dumps({"handoff": "accepted", "to": route.to}, indent=False)
+    async def hand_off(callbacks: Any = None, runtime: _Injected = None, **value: Any) -> Any:
         call_id = getattr(runtime, "tool_call_id", None)
-        if call_id is None:  # not run by a ToolNode: nowhere to go, say what was accepted
-            return text
-        # Here only when a ToolNode ran the tool: LangGraph is there (the extra needs only
-        # langchain-core).
-        from langgraph.types import Command
+        return handoff.decide(value, _run_span(record, callbacks), call_id)
 
-        artifact = {"handoff": decision.verdict.value}
-        message = ToolMessage(text, name=tool_name, tool_call_id=call_id, artifact=artifact)
-        return Command(goto=route.to, update={"messages": [message]}, graph=graph)
-
-    def hand_off_sync(callbacks: Any = None, runtime: _Injected = None, **handoff: Any) -> Any:
-        return asyncio.run(hand_off(callbacks, runtime, **handoff))
+    def hand_off_sync(callbacks: Any = None, runtime: _Injected = None, **value: Any) -> Any:
+        return asyncio.run(hand_off(callbacks, runtime, **value))
 
     return StructuredTool(
-        name=tool_name,
+        name=handoff.tool_name,
         description=str(file.document.get("title") or f"Hand off to {to}."),
-        args_schema=dict(projection.payload["inputSchema"]),
+        args_schema=dict(project_mcp(spec, documents=repository.documents).payload["inputSchema"]),
         func=_resolved(hand_off_sync),
         coroutine=_resolved(hand_off),
         handle_tool_error=_as_content,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class _Handoff:
+    """What a `handoff_tool` decides on the object the model sent, and what it answers."""
+
+    gate: HandoffGate
+    tool_name: str
+    to: str  # the default route's node
+    trace: Trace
+    graph: str | None
+
+    def decide(self, value: Any, span: str | Current | None, call_id: str | None) -> Any:
+        """The command to the route's node (just our JSON, outside a ``ToolNode``), once the
+        decision is recorded in ``span``.
+
+        Raises:
+            ToolException: refused or unrouted; our rejection, for the model to read.
+        """
+        decision = self.gate.check(value)
+        route = decision.route
+        payload = {"handoff": decision.verdict.value, "route": route.label if route else None}
+        verdict = decision.verdict.to_json()
+        target = f"agent:{route.to if route else self.to}"
+        self.trace.record("host", target, "handoff", "check", payload, verdict=verdict, span=span)
+        rejection = decision.verdict.rejection
+        if not decision.accepted or route is None:
+            assert rejection is not None  # a handoff no route takes is rejected too
+            raise ToolException(dumps(rejection.to_json(), indent=False))
+        return self._command(route, decision.verdict.value, call_id)
+
+    def _command(self, route: Route, value: Any, call_id: str | None) -> Any:
+        text = dumps({"handoff": "accepted", "to": route.to}, indent=False)
+        if call_id is None:  # not run by a ToolNode: nowhere to go, say what was accepted
+            return text
+        # Here only when a ToolNode ran the tool, so LangGraph is there (the extra needs only
+        # langchain-core).
+        from langgraph.types import Command
+
+        artifact = {"handoff": value}
+        message = ToolMessage(text, name=self.tool_name, tool_call_id=call_id, artifact=artifact)
+        return Command(goto=route.to, update={"messages": [message]}, graph=self.graph)
 
 
 def _resolved(function: _F) -> _F:
