@@ -36,8 +36,8 @@
 11. ui (`bench/ui.py`): a generated 100,000-hop trace with spans in Debian's chromium: from
     navigation to the Run page's first screen, from typing a query to its results; the server's
     index (cold, and after the file grew), its search and its memory per hop.
-12. integrations (`bench/integrations_pydantic_ai.py`, `integrations_openai_agents.py`): each
-    framework per tool call with its own tool and with ours
+12. integrations (`bench/integrations_pydantic_ai.py`, `integrations_openai_agents.py`,
+    `integrations_langchain.py`): each framework per tool call with its own tool and with ours
     (both gates, a tool span), the same scripted conversation, and each tool invoker alone.
 13. otel (`bench/otel.py`): what live OpenTelemetry export adds per hop, batch processor on.
 14. soak (`bench/soak.py`, only with ``--only soak``: it runs 30 minutes): mixed traffic
@@ -184,9 +184,9 @@ def _run_last(options: argparse.Namespace) -> None:
 
 def _run_integrations(rounds: int) -> None:
     # Imported here: each brings its framework (seconds of imports for the other sections).
-    from bench import integrations_openai_agents, integrations_pydantic_ai
+    from bench import integrations_langchain, integrations_openai_agents, integrations_pydantic_ai
 
-    for bench in (integrations_pydantic_ai, integrations_openai_agents):
+    for bench in (integrations_pydantic_ai, integrations_openai_agents, integrations_langchain):
         bench.print_table(bench.run(rounds))
         print()
 

@@ -447,6 +447,20 @@ def test_a_span_left_in_another_context_keeps_that_contexts_current_span() -> No
     assert [h.direction for h in trace.hops if h.span == span.id] == ["start", "end"]
 
 
+def test_a_span_given_a_parent_opened_elsewhere_is_its_child_and_current_inside() -> None:
+    trace = Trace("r11")
+    run = trace.open_span("run", "a framework's run", parent=None)  # by its callback
+    with trace.span("run", "open here"), trace.span("tool", "get_weather", parent=run) as tool:
+        assert trace.current_span == tool.id
+        trace.record("host", "python:get_weather", "python", "send", {})
+    trace.close_span(run, "run")
+    roots = span_tree(trace.hops).roots
+    assert [shape(root) for root in roots] == [
+        ("run", "a framework's run", "ok", [("tool", "get_weather", "ok", ["python:send"])]),
+        ("run", "open here", "ok", []),
+    ]
+
+
 def test_a_verdict_that_cannot_be_redacted_is_written_as_the_schema_says(tmp_path: Path) -> None:
     # A verdict's violation without its pointer cannot be redacted: the hop keeps a note in its
     # place, and the line still passes the format's schema (the autouse fixture checks it).

@@ -16,7 +16,8 @@ from schemawire.gates import ArgumentGate, ArgumentOptions, ResultOptions
 from schemawire.host.loop import CallRecord
 from schemawire.host.tools import ToolRunner, python_tools
 from schemawire.schema.repository import Repository
-from schemawire.trace import Trace, record_verdicts
+from schemawire.trace import CURRENT, Trace, record_verdicts
+from schemawire.trace.spans import Current
 from schemawire.types import Projection, ToolCall, ToolResult
 
 __all__ = ["GatedTool", "gated_tools", "model_text"]
@@ -67,7 +68,13 @@ class GatedTool:
         """The tool's description, as its schema gives it."""
         return self.runner.spec.description or ""
 
-    async def call(self, arguments: Any, call_id: str | None = None) -> CallRecord:
+    async def call(
+        self,
+        arguments: Any,
+        call_id: str | None = None,
+        *,
+        parent: str | Current | None = CURRENT,
+    ) -> CallRecord:
         """Check ``arguments`` (a JSON text or a parsed value), run the tool when they pass,
         and check its result: the record of both verdicts. Never raises for what the model
         sent or the tool did; a refused call never reaches the runner.
@@ -75,9 +82,11 @@ class GatedTool:
         Args:
             arguments: as the framework received them from the model.
             call_id: the model's id for the call (default: a new one, ``sw_<n>``).
+            parent: the span the tool span is in (default: the one open here; a framework
+                whose run span a callback opened names it).
         """
         call = ToolCall(call_id or f"sw_{next(_CALL_IDS)}", self.name, arguments)
-        with self.trace.span("tool", self.name, call=call.call_id) as span:
+        with self.trace.span("tool", self.name, parent=parent, call=call.call_id) as span:
             verdict = self.gate.check(arguments)
             if not verdict.accepted:
                 span.status = "refused"

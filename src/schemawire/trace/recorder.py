@@ -189,11 +189,21 @@ class Trace:
             self._on_hop(hop)
         return hop
 
-    def span(self, kind: str, name: str, *, label: str = "host", **attributes: Any) -> Span:
+    def span(
+        self,
+        kind: str,
+        name: str,
+        *,
+        label: str = "host",
+        parent: str | Current | None = CURRENT,
+        **attributes: Any,
+    ) -> Span:
         """A span of this trace, for ``with`` or ``async with``: its start hop on entry, every
         hop recorded inside (in this task, and the tasks and threads it starts) in it, its end
         hop on exit (status ``"error"`` when the block raised; set `Span.status` to say
         ``"refused"``). When the trace keeps nothing, a span records nothing and costs a check.
+        ``parent``: the span open here by default, or the id of one opened elsewhere (a
+        framework's run, opened by its callback), or None for a root.
 
         Examples:
             >>> trace = Trace(run_id="demo", clock=lambda: 1.0)
@@ -204,7 +214,7 @@ class Trace:
         """
         if not self.keeps_anything:  # a server without --trace: nothing built, nothing set
             return QUIET_SPAN
-        return Span(self, self._span, kind, name, label=label, attributes=attributes)
+        return Span(self, self._span, kind, name, label=label, attributes=attributes, parent=parent)
 
     def listen(self, listener: Callable[[Hop], None]) -> None:
         """Call ``listener`` with each hop once it is kept, after the ``on_hop`` given (an

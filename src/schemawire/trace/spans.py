@@ -90,8 +90,10 @@ def error_json(error: BaseException) -> dict[str, Any]:
 class SpanRecorder(Protocol):
     """What a span records its hops with (a `schemawire.trace.Trace`)."""
 
-    def open_span(self, kind: str, name: str, *, label: str, **attributes: Any) -> str | None:
-        """Record a span's start hop; its id."""
+    def open_span(
+        self, kind: str, name: str, *, label: str, parent: str | Current | None, **attributes: Any
+    ) -> str | None:
+        """Record a span's start hop (in ``parent``, `CURRENT` for the span open here); its id."""
 
     def close_span(
         self,
@@ -126,6 +128,7 @@ class Span:
         "kind",
         "label",
         "name",
+        "parent",
         "status",
         "trace",
     )
@@ -139,12 +142,14 @@ class Span:
         *,
         label: str,
         attributes: dict[str, Any],
+        parent: str | Current | None = CURRENT,
     ) -> None:
         self.trace = trace
         self._current = current
         self.kind = kind
         self.name = name
         self.label = label
+        self.parent = parent
         self.attributes = attributes
         self.id: str | None = None
         self.status: Literal["ok", "error", "refused"] = "ok"
@@ -153,7 +158,9 @@ class Span:
 
     def __enter__(self) -> Span:
         trace = self.trace
-        self.id = trace.open_span(self.kind, self.name, label=self.label, **self.attributes)
+        self.id = trace.open_span(
+            self.kind, self.name, label=self.label, parent=self.parent, **self.attributes
+        )
         if self.id is not None:
             self._token = self._current.set(self.id)
         return self
@@ -216,7 +223,9 @@ class _QuietSpan(Span):
 
 
 class _Nothing:
-    def open_span(self, kind: str, name: str, *, label: str, **attributes: Any) -> str | None:
+    def open_span(
+        self, kind: str, name: str, *, label: str, parent: str | Current | None, **attributes: Any
+    ) -> str | None:
         return None
 
     def close_span(
