@@ -39,7 +39,7 @@ OURS = ("schemawire.", "gen_ai.")
 
 
 @dataclass
-class Exported:
+class InPhoenix:
     """What was sent (the spans our exporter builds from the trace files), what the export
     command reported, and what Phoenix stored."""
 
@@ -61,7 +61,7 @@ def phoenix(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Phoenix]:
         yield running
 
 
-def city(city: str) -> dict[str, Any]:
+def population(city: str) -> dict[str, Any]:
     return {"city": city, "population": 709_000}
 
 
@@ -76,7 +76,7 @@ def run_host(client: Path, served: Path) -> None:
             says("Oslo: 709,000 people."),
         ],
     )
-    lookup = PythonTool(ToolSpec("lookup", tool_schema("lookup")), city)
+    lookup = PythonTool(ToolSpec("lookup", tool_schema("lookup")), population)
     server = StdioServer(sys.executable, serve(served))
     with Trace(run_id="phoenix-run", path=client) as trace:
         host = Host(model, tools=[lookup], mcp=[server], trace=trace)
@@ -110,14 +110,14 @@ def export_command(paths: list[Path], url: str) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def exported(phoenix: Phoenix, tmp_path_factory: pytest.TempPathFactory) -> Exported:
+def exported(phoenix: Phoenix, tmp_path_factory: pytest.TempPathFactory) -> InPhoenix:
     folder = tmp_path_factory.mktemp("run")
     paths = [folder / "client.jsonl", folder / "server.jsonl"]
     run_host(*paths)
     sent = [span for path in paths for span in built(path)]
     report = export_command(paths, phoenix.traces_url)
     stored = phoenix.wait_for_spans({trace_id(s) for s in sent}, len(sent))
-    return Exported(sent, report, stored)
+    return InPhoenix(sent, report, stored)
 
 
 def trace_id(span: ReadableSpan) -> str:
@@ -138,13 +138,18 @@ def plain(value: Any) -> Any:
 
 
 def test_phoenix_rejects_no_span_and_keeps_the_runs_tree_and_our_attributes(
-    exported: Exported,
+    exported: InPhoenix,
 ) -> None:
     assert set(exported.report["rejected"].values()) == {0}
     assert sum(exported.report["spans"].values()) == len(exported.sent)
     stored = {s["context"]["span_id"]: s for s in exported.stored}
     tree = {span_id(s): (s.name, parent_id(s)) for s in exported.sent}
     assert {key: (s["name"], s["parent_id"]) for key, s in stored.items()} == tree
+    (sent, answered) = sorted(
+        (s for s in exported.stored if s["name"] == "tools/call get_weather"),
+        key=lambda s: s["attributes"]["schemawire.mcp.served"],
+    )
+    assert answered["parent_id"] == sent["context"]["span_id"]  # across the stdio pipe
     for span in exported.sent:
         ours = {k: plain(v) for k, v in (span.attributes or {}).items() if k.startswith(OURS)}
         kept = stored[span_id(span)]["attributes"]
@@ -152,7 +157,7 @@ def test_phoenix_rejects_no_span_and_keeps_the_runs_tree_and_our_attributes(
         assert [e["name"] for e in stored[span_id(span)]["events"]] == [e.name for e in span.events]
 
 
-def test_phoenix_reads_the_runs_spans_as_agent_llm_and_tool_spans(exported: Exported) -> None:
+def test_phoenix_reads_the_runs_spans_as_agent_llm_and_tool_spans(exported: InPhoenix) -> None:
     kinds = {s["name"]: s["span_kind"] for s in exported.stored}
     assert kinds[exported.run.name] == "AGENT"
     assert kinds["chat scripted"] == "LLM"
@@ -194,7 +199,7 @@ def page(phoenix: Phoenix) -> Iterator[Any]:
     assert elsewhere == [], "the Phoenix page asked another host"
 
 
-def test_phoenix_shows_the_runs_span_tree(phoenix: Phoenix, exported: Exported, page: Any) -> None:
+def test_phoenix_shows_the_runs_span_tree(phoenix: Phoenix, exported: InPhoenix, page: Any) -> None:
     """The trace opened at the refused call (Phoenix's own link to a span by its OTel id):
     the tree on the left, the span's gate verdict on the right."""
     (refused,) = [
