@@ -5,6 +5,7 @@ BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 PEERS := tests/peers/node_modules/.package-lock.json
 BENCH_PEERS := bench/.work/peers-venv/.installed
+PHOENIX := tests/.work/phoenix-venv/.installed
 
 .PHONY: demo test test-fast check docs bench soak fuzz clean
 
@@ -29,6 +30,14 @@ $(BENCH_PEERS): bench/peers-requirements.txt
 	bench/.work/peers-venv/bin/python -m pip install --quiet -r bench/peers-requirements.txt
 	touch $@
 
+# Arize Phoenix, the trace viewer the slow OTLP test exports to (tests/otel/test_phoenix.py),
+# in its own environment for the same reason.
+$(PHOENIX): tests/phoenix-requirements.txt
+	$(PYTHON) -m venv tests/.work/phoenix-venv
+	tests/.work/phoenix-venv/bin/python -m pip install --quiet --upgrade pip
+	tests/.work/phoenix-venv/bin/python -m pip install --quiet -r tests/phoenix-requirements.txt
+	touch $@
+
 demo: $(INSTALLED)
 	$(BIN)/schemawire check examples/support-desk
 	@echo
@@ -46,11 +55,11 @@ check: $(INSTALLED)
 	$(BIN)/lint-imports --no-cache --no-logo
 
 # Everything, as CI runs it: real peers (npm servers, Inspector, the conformance suite),
-# processes, crash tests and PostgreSQL included. One worker per core (pytest-xdist; each has
-# its own PostgreSQL, browser and temporary folders), work-stealing because a few tests take
-# minutes; the slowest are listed at the end.
+# processes, crash tests, PostgreSQL and Arize Phoenix included. One worker per core
+# (pytest-xdist; each has its own PostgreSQL, browser and temporary folders), work-stealing
+# because a few tests take minutes; the slowest are listed at the end.
 PYTEST_PARALLEL := -n auto --dist worksteal
-test: check docs $(PEERS)
+test: check docs $(PEERS) $(PHOENIX)
 	$(BIN)/pytest $(PYTEST_PARALLEL) --durations=25
 
 # The docs site (mkdocs.yml over docs/, with the API reference from the docstrings) into site/,
@@ -82,4 +91,4 @@ fuzz: $(INSTALLED)
 	$(BIN)/python -m tests.gates.fuzz --inputs $(INPUTS) --seconds $(SECONDS)
 
 clean:
-	rm -rf $(VENV) tests/peers/node_modules bench/.work site
+	rm -rf $(VENV) tests/peers/node_modules tests/.work bench/.work site

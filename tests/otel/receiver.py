@@ -2,7 +2,7 @@
 ``ExportTraceServiceRequest`` as protobuf or as the JSON mapping, answers an
 ``ExportTraceServiceResponse`` in the same encoding, and rejects (counting them in
 ``partial_success``) spans a backend would refuse: ids of the wrong length or all zero, a
-missing name, an end before the start."""
+missing name, an end before the start, and any span whose name is in ``refuse``."""
 
 from __future__ import annotations
 
@@ -50,13 +50,15 @@ class Received:
 
 @dataclass
 class Receiver:
-    """What the receiver got: spans accepted, spans rejected, requests by content type."""
+    """What the receiver got: spans accepted, spans rejected, requests by content type; the
+    names of the spans it is to reject besides the invalid ones (``refuse``)."""
 
     spans: list[Received] = field(default_factory=list)
     rejected: int = 0
     requests: dict[str, int] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
     url: str = ""
+    refuse: set[str] = field(default_factory=set)
 
 
 def _value(value: AnyValue) -> Any:
@@ -147,7 +149,7 @@ def _handler(state: Receiver) -> type[BaseHTTPRequestHandler]:
                     resource = {a.key: _value(a.value) for a in resource_spans.resource.attributes}
                     for scope_spans in resource_spans.scope_spans:
                         for span in scope_spans.spans:
-                            if not _valid(span):
+                            if not _valid(span) or span.name in state.refuse:
                                 rejected += 1
                                 continue
                             state.spans.append(

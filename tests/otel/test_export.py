@@ -183,10 +183,29 @@ def test_trace_export_sends_the_same_spans_as_the_live_export(
         app, ["trace", "export", str(path), "--otlp", receiver.url, "--json"]
     )
     assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout)["spans"] == {str(path): len(live)}
+    report = json.loads(result.stdout)
+    assert report["spans"] == {str(path): len(live)}
+    assert report["rejected"] == {str(path): 0}
     offline = sorted((s.trace_id, s.span_id, s.parent_id, s.span.name) for s in receiver.spans)
     assert offline == live
     assert receiver.rejected == 0
+
+
+def test_trace_export_reports_the_spans_the_collector_rejected_and_exits_1(
+    receiver: Receiver, tmp_path: Path
+) -> None:
+    path = exported(receiver, tmp_path)
+    sent = len(receiver.spans)
+    receiver.spans.clear()
+    receiver.refuse = {"turn 1", "turn 2"}
+    result = CliRunner().invoke(
+        app, ["trace", "export", str(path), "--otlp", receiver.url, "--json"]
+    )
+    assert result.exit_code == 1, result.output
+    report = json.loads(result.stdout)
+    assert report["spans"] == {str(path): sent}
+    assert report["rejected"] == {str(path): 2}
+    assert len(receiver.spans) == sent - 2
 
 
 def test_trace_export_without_a_collector_says_what_to_do(

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from schemawire.cli._output import fail, guarded, print_json, stdout
+from schemawire.cli._output import EXIT_FINDINGS, fail, guarded, print_json, stdout
 
 if TYPE_CHECKING:
     from schemawire.otel import OtlpExport
@@ -49,7 +49,8 @@ def export_command(
     """Send each trace file's spans (run, turn, model, tool, MCP, with the GenAI and MCP
     semantic conventions and the gates' verdicts) over OTLP/HTTP. Content (messages,
     arguments, results) only with OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY,
-    and always as the trace kept it: redacted."""
+    and always as the trace kept it: redacted. Exit 1 when the collector answered that it
+    rejected spans (OTLP partial success)."""
     try:
         from schemawire.otel import export_file, traces_endpoint
     except ImportError:
@@ -59,10 +60,20 @@ def export_command(
         fail("no collector: pass --otlp URL or set OTEL_EXPORTER_OTLP_ENDPOINT")
     sent = {str(path): export_file(path, endpoint) for path in files}
     if json:
-        print_json({"endpoint": endpoint, "spans": sent})
-        return
-    for path, count in sent.items():
-        stdout.print(f"{path}: {count} spans sent to {endpoint}")
+        print_json(
+            {
+                "endpoint": endpoint,
+                "spans": {path: done.spans for path, done in sent.items()},
+                "rejected": {path: done.rejected for path, done in sent.items()},
+            }
+        )
+    else:
+        for path, done in sent.items():
+            refused = f" ({done.rejected} rejected: {done.message})" if done.rejected else ""
+            stdout.print(f"{path}: {done.spans} spans sent to {endpoint}{refused}")
+    rejected = sum(done.rejected for done in sent.values())
+    if rejected:
+        fail(f"the collector rejected {rejected} spans", EXIT_FINDINGS)
 
 
 def live_export(otlp: str | None) -> OtlpExport | None:

@@ -1,14 +1,19 @@
-"""Sending spans over OTLP/HTTP (protobuf), live as hops are recorded or from a trace file."""
+"""Sending spans over OTLP/HTTP (protobuf), live as hops are recorded or from a trace file, and
+counting the spans the collector says it rejected (OTLP partial success)."""
 
 from __future__ import annotations
 
 import os
 import threading
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+import requests
+from google.protobuf.message import DecodeError
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 from opentelemetry.sdk.resources import SERVICE_NAME, Resource
 from opentelemetry.sdk.trace import SpanProcessor
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
@@ -18,7 +23,14 @@ from schemawire.trace import Trace, read_trace
 from schemawire.trace.bodies import Wholes
 from schemawire.types import Hop
 
-__all__ = ["OtlpExport", "capture_content", "export_file", "export_live", "traces_endpoint"]
+__all__ = [
+    "Exported",
+    "OtlpExport",
+    "capture_content",
+    "export_file",
+    "export_live",
+    "traces_endpoint",
+]
 
 _CONTENT: Final = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 _OPT_IN: Final = frozenset({"span_only", "span_and_event", "true", "1"})
@@ -49,6 +61,53 @@ def _resource() -> Resource:
     return Resource.create({SERVICE_NAME: os.environ.get("OTEL_SERVICE_NAME") or "schemawire"})
 
 
+@dataclass(frozen=True)
+class Exported:
+    """What one export sent and what the collector refused of it.
+
+    Attributes:
+        spans: spans sent.
+        rejected: spans the collector answered it rejected (``partial_success.rejected_spans``
+            of its ``ExportTraceServiceResponse``); 0 when it accepted them all.
+        message: the collector's ``partial_success.error_message``, or ``""``.
+    """
+
+    spans: int
+    rejected: int = 0
+    message: str = ""
+
+
+class _PartialSuccess:
+    """Reads each answer of the collector for the spans it rejected: the SDK's exporter looks
+    only at the HTTP status, and a collector that refuses some spans of a batch still answers
+    200, with the count in ``partial_success``."""
+
+    def __init__(self) -> None:
+        self.rejected = 0
+        self.message = ""
+        self._lock = threading.Lock()
+
+    def session(self) -> requests.Session:
+        """A session for the exporter whose every response goes through `read`."""
+        session = requests.Session()
+        session.hooks["response"].append(self.read)
+        return session
+
+    def read(self, response: requests.Response, *args: object, **kwargs: object) -> None:
+        """A response hook: count what a 200 protobuf answer says was rejected."""
+        kind = response.headers.get("Content-Type", "").split(";")[0].strip()
+        if response.status_code != 200 or kind != "application/x-protobuf":
+            return
+        answer = ExportTraceServiceResponse()
+        try:
+            answer.ParseFromString(response.content)
+        except DecodeError:
+            return
+        with self._lock:
+            self.rejected += answer.partial_success.rejected_spans
+            self.message = answer.partial_success.error_message or self.message
+
+
 class OtlpExport:
     """Hops in, OpenTelemetry spans out through a span processor (by default the SDK's
     `BatchSpanProcessor` in front of the OTLP/HTTP protobuf exporter). Safe to feed from
@@ -76,6 +135,7 @@ class OtlpExport:
         Raises:
             ValueError: no endpoint given and none set in the environment.
         """
+        self._partial = _PartialSuccess()
         if processor is None:
             url = traces_endpoint(endpoint)
             if url is None:
@@ -83,7 +143,10 @@ class OtlpExport:
                     "no OTLP endpoint: pass --otlp URL or set OTEL_EXPORTER_OTLP_ENDPOINT"
                 )
             self.endpoint: str | None = url
-            processor = BatchSpanProcessor(OTLPSpanExporter(endpoint=url, timeout=timeout))
+            exporter = OTLPSpanExporter(
+                endpoint=url, timeout=timeout, session=self._partial.session()
+            )
+            processor = BatchSpanProcessor(exporter)
         else:
             self.endpoint = endpoint
         self.processor = processor
@@ -94,6 +157,15 @@ class OtlpExport:
         self._wholes = Wholes()
         self._lock = threading.Lock()
         self._last = 0.0
+
+    @property
+    def rejected(self) -> int:
+        """Spans the collector answered it rejected so far (OTLP partial success)."""
+        return self._partial.rejected
+
+    def exported(self) -> Exported:
+        """What was sent so far, and what the collector rejected of it."""
+        return Exported(self.spans, self._partial.rejected, self._partial.message)
 
     def hop(self, hop: Hop) -> None:
         """Read one hop (an ``on_hop`` listener); the span it ends goes to the processor."""
@@ -132,8 +204,9 @@ class OtlpExport:
 
 def export_file(
     path: str | Path, endpoint: str | None = None, *, content: bool | None = None
-) -> int:
-    """Export the spans of one trace file; how many were sent.
+) -> Exported:
+    """Export the spans of one trace file; how many were sent and how many the collector
+    rejected.
 
     Raises:
         JSONError: a line of the file is not a hop.
@@ -147,7 +220,7 @@ def export_file(
         flushed = export.close()
     if not flushed:
         raise OSError(f"the spans were not all sent to {export.endpoint} in time")
-    return export.spans
+    return export.exported()
 
 
 def export_live(
