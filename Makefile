@@ -56,9 +56,10 @@ check: $(INSTALLED)
 
 # Everything, as CI runs it: real peers (npm servers, Inspector, the conformance suite),
 # processes, crash tests, PostgreSQL and Arize Phoenix included. One worker per core
-# (pytest-xdist; each has its own PostgreSQL, browser and temporary folders), work-stealing
-# because a few tests take minutes; the slowest are listed at the end.
-PYTEST_PARALLEL := -n auto --dist worksteal
+# (pytest-xdist; each has its own PostgreSQL, browser and temporary folders); the tests that
+# share a costly setup (the wheel's venvs, pre-commit's hook environment, Phoenix) are one
+# xdist_group each, run by one worker. The slowest are listed at the end.
+PYTEST_PARALLEL := -n auto --dist loadgroup
 test: check docs $(PEERS) $(PHOENIX)
 	$(BIN)/pytest $(PYTEST_PARALLEL) --durations=25
 

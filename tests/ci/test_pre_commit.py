@@ -22,7 +22,8 @@ import yaml
 
 from tests.helpers import EXAMPLES
 
-pytestmark = pytest.mark.slow
+# the python hooks' environment is built once, on one worker
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("pre-commit")]
 
 PROJECT = Path(__file__).parents[2]
 HOOKS_FILE = PROJECT / ".pre-commit-hooks.yaml"

@@ -61,7 +61,7 @@ async def test_recording_a_large_message_does_not_stall_the_event_loop(tmp_path:
     tap = WireTap(trace, "host", "upstream")
     stall = await longest_stall(tap.sent(call(arguments)))
     trace.close()
-    assert stall < 1.5
+    assert stall < 3  # 6.5 s before the fix; loose, for a loaded machine
     [start, hop] = read_trace(tmp_path / "trace.jsonl")  # the request's span opens first
     assert (start.payload["name"], hop.span) == ("tools/call", start.span)
     assert hop.payload["params"]["name"] == "lookup"  # recorded all the same

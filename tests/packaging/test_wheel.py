@@ -12,7 +12,8 @@ import pytest
 
 from tests.packaging.conftest import ROOT
 
-pytestmark = pytest.mark.slow  # builds the sdist and wheel in an isolated environment
+# builds the sdist and wheel in an isolated environment, on the worker that installs them
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("packaging")]
 
 
 def tracked_package_files() -> set[str]:
