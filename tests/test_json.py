@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from schemawire._json import ParseLimits, dumps, load_file, loads, loads_lines
+from schemawire._json import ParseLimits, dumps, load_file, loads, loads_lines, loads_written
 from schemawire.errors import ErrorCode, JSONError, UsageError
 from tests.helpers import same_json
 from tests.strategies import json_values
@@ -244,6 +244,38 @@ def test_arbitrary_bytes_either_parse_or_raise_a_located_json_error(data: bytes)
     except JSONError as refused:
         error = refused
     assert error is None or error.line is not None
+
+
+@given(json_values)
+@settings(max_examples=300)
+def test_a_text_in_orjsons_own_compact_writing_parses_as_any_other(value: Any) -> None:
+    # Such a text skips the member count and the search for long integers: nothing was lost.
+    text = dumps(value, indent=False)
+    assert same_json(loads(text), json.loads(text))
+    assert same_json(loads(text, limits=ParseLimits(big_integers="exact")), json.loads(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "column"),
+    [('{"a":1,"a":1}', 8), ('{"a":{"b":[],"b":[]}}', 14), ('[{"k":"v","k":"v"}]', 11)],
+)
+def test_a_duplicate_key_in_a_compact_text_is_refused_where_it_is(text: str, column: int) -> None:
+    error = refusal(text)
+    assert (error.code, error.line, error.column) == (ErrorCode.JSON_DUPLICATE_KEY, 1, column)
+
+
+def test_a_compact_text_with_an_integer_beyond_64_bits_keeps_it_exact_or_refuses_it() -> None:
+    text = '{"n":18446744073709551616,"m":-9223372036854775809}'
+    assert loads(text) == {"n": 2**64, "m": -(2**63) - 1}
+    assert refusal(text, big_integers="reject").code == ErrorCode.JSON_BIG_INTEGER
+
+
+def test_loads_written_gives_the_value_and_orjsons_writing_of_it() -> None:
+    assert loads_written('{"a": [1, 2.0]}') == ({"a": [1, 2.0]}, b'{"a":[1,2.0]}')
+    # More brackets than the depth limit: the indented writing measured the depth.
+    value, written = loads_written("[[1],[2]]", limits=ParseLimits(max_depth=2))
+    assert (value, written) == ([[1], [2]], b"[\n  [\n    1\n  ],\n  [\n    2\n  ]\n]")
+    assert loads_written('{"n": 18446744073709551616}') == ({"n": 2**64}, None)
 
 
 def test_an_escaped_backslash_before_u003a_is_not_an_escaped_colon() -> None:

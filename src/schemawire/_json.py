@@ -43,6 +43,7 @@ __all__ = [
     "load_file",
     "loads",
     "loads_lines",
+    "loads_written",
     "quoted",
     "reads_plainly",
 ]
@@ -122,6 +123,24 @@ def loads(
         JSONError: the text is not acceptable; ``code`` says why and the error says where.
     """
     raw = _to_bytes(data, limits, source)
+    return _parse_bytes(raw, limits, source)[0]
+
+
+def loads_written(
+    data: bytes | bytearray | memoryview | str,
+    *,
+    limits: ParseLimits = DEFAULT_LIMITS,
+    source: str = "<input>",
+) -> tuple[JSONValue, bytes | None]:
+    """`loads`, and orjson's text of the value its checks wrote on the way (compact, or with
+    two-space indentation), for a caller with more to ask of the value than the parser does:
+    a search of that text spares it a walk. None when the value was read otherwise (integers
+    beyond 64 bits).
+
+    Raises:
+        JSONError: the text is not acceptable (as `loads`).
+    """
+    raw = _to_bytes(data, limits, source)
     return _parse_bytes(raw, limits, source)
 
 
@@ -145,7 +164,7 @@ def load_file(
         raw = file.read(limits.max_bytes + 1)
     if len(raw) > limits.max_bytes:
         raise _too_large(len(raw), limits, label)
-    return _parse_bytes(raw, limits, label)
+    return _parse_bytes(raw, limits, label)[0]
 
 
 def loads_lines(
@@ -275,36 +294,49 @@ def _to_bytes(
     return raw
 
 
-def _parse_bytes(raw: bytes, limits: ParseLimits, source: str) -> JSONValue:
+def _parse_bytes(raw: bytes, limits: ParseLimits, source: str) -> tuple[JSONValue, bytes | None]:
     if raw and raw[0] in _BOM_LEADS:  # decided on one byte: most texts have no mark
         raw = _strip_bom(raw, source)
-    value, exactness_in_doubt = _parse_fast(raw, limits, source)
+    value, written, exactness_in_doubt = _parse_fast(raw, limits, source)
     if exactness_in_doubt:
         text = raw.decode("utf-8")
         masked, big = _mask_big_integers(text)
         if big:
-            return _parse_big_integers(text, masked, big, limits, source)
-    return value
+            return _parse_big_integers(text, masked, big, limits, source), None
+    return value, written
 
 
-def _parse_fast(raw: bytes, limits: ParseLimits, source: str) -> tuple[JSONValue, bool]:
-    """orjson plus byte-level checks; also says whether a big integer may have lost exactness."""
+def _parse_fast(raw: bytes, limits: ParseLimits, source: str) -> tuple[JSONValue, bytes, bool]:
+    """orjson plus byte-level checks: the value, orjson's text of it, and whether a big integer
+    may have lost exactness.
+
+    One re-serialisation serves every check. A text that is orjson's own compact writing of
+    the value (the usual tool call) cannot have lost a member or an integer's exactness: no
+    further pass over it is needed.
+    """
     try:
         value: JSONValue = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
         if _overflowing_integer(raw, exc):
-            return None, True
+            return None, b"", True
         raise _decode_error(raw, exc, limits, source) from None
     # With no more brackets than the depth limit (the usual case), the text cannot nest too deep
     # and the compact writing, cheaper than the indented one, serves to count members.
-    if raw.count(b"{") + raw.count(b"[") > limits.max_depth:
+    if len(raw) > limits.max_depth and _brackets(raw) > limits.max_depth:
         written = _indented_within_depth(value, raw, limits, source)
     else:
-        written = b"" if limits.allow_duplicate_keys else orjson.dumps(value)
+        written = orjson.dumps(value)
+        if written == raw:
+            return value, written, False
     if not limits.allow_duplicate_keys and _lost_members(raw, written):
         _refuse_duplicate_keys(raw.decode("utf-8"), source)
     # orjson turns integers beyond 64 bits into floats: a long run of digits needs a closer look.
-    return value, _LONG_DIGIT_RUN in raw.translate(_DIGITS_AS_ZEROS)
+    return value, written, _LONG_DIGIT_RUN in raw.translate(_DIGITS_AS_ZEROS)
+
+
+def _brackets(raw: bytes) -> int:
+    """How many ``{`` and ``[`` the text holds: one pass (two ``count`` calls are two)."""
+    return len(raw) - len(raw.translate(None, b"{["))
 
 
 def _indented_within_depth(value: JSONValue, raw: bytes, limits: ParseLimits, source: str) -> bytes:
