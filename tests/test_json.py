@@ -272,10 +272,41 @@ def test_a_compact_text_with_an_integer_beyond_64_bits_keeps_it_exact_or_refuses
 
 def test_loads_written_gives_the_value_and_orjsons_writing_of_it() -> None:
     assert loads_written('{"a": [1, 2.0]}') == ({"a": [1, 2.0]}, b'{"a":[1,2.0]}')
-    # More brackets than the depth limit: the indented writing measured the depth.
-    value, written = loads_written("[[1],[2]]", limits=ParseLimits(max_depth=2))
-    assert (value, written) == ([[1], [2]], b"[\n  [\n    1\n  ],\n  [\n    2\n  ]\n]")
+    value, written = loads_written('[[1], {"k": []}]', limits=ParseLimits(max_depth=2))
+    assert (value, written) == ([[1], {"k": []}], b'[[1],{"k":[]}]')
     assert loads_written('{"n": 18446744073709551616}') == ({"n": 2**64}, None)
+
+
+def _depth(value: Any) -> int:
+    """The most arrays and objects any value of ``value`` sits inside."""
+    if isinstance(value, dict | list):
+        items = list(value.values()) if isinstance(value, dict) else value
+        return max((1 + _depth(item) for item in items), default=0)
+    return 0
+
+
+_bracket_strings = st.text(alphabet='[]{}"\\ab', max_size=4)
+_nested = st.recursive(
+    st.none() | st.integers(0, 9) | _bracket_strings,
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(_bracket_strings, inner, max_size=3)
+    ),
+    max_leaves=40,
+)
+
+
+@given(_nested, st.integers(1, 6), st.booleans())
+@settings(max_examples=500)
+def test_depth_is_refused_exactly_past_the_limit_whatever_the_strings_hold(
+    value: Any, max_depth: int, indent: bool
+) -> None:
+    # Strings with brackets, quotes and backslashes beside the brackets that nest.
+    text = json.dumps(value, indent=1 if indent else None)
+    limits = ParseLimits(max_depth=max_depth)
+    if _depth(value) <= max_depth:
+        assert loads(text, limits=limits) == value
+    else:
+        assert refusal(text, max_depth=max_depth).code == ErrorCode.JSON_TOO_DEEP
 
 
 def test_an_escaped_backslash_before_u003a_is_not_an_escaped_colon() -> None:
