@@ -11,8 +11,12 @@ stable code, line, column and a caret excerpt:
 - duplicate keys, which every parser silently resolves to the last value (option, on by default);
 - integers beyond 64 bits are kept exact (default) or refused, never silently turned into floats.
 
-The fast path is orjson plus one walk over the parsed value. The position-tracking scanner in
-`_jsonpos` only runs once a problem is known, to say where it is.
+The fast path is orjson plus its own compact writing of the value: a text equal to that writing
+(the usual tool call) has lost no member and no integer's exactness; any other is checked by
+counting members and searching for long integers, in passes over bytes, as is its depth. The
+position-tracking scanner in `_jsonpos` only runs once a problem is known, to say where it is.
+(jiter, which finds duplicate keys itself, parsed the gate bench's 20-item order about 1.4x
+slower than this whole path, with its duplicate-key check on; on the small refund it tied.)
 """
 
 from __future__ import annotations
