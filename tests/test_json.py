@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from schemawire._json import ParseLimits, dumps, load_file, loads, loads_lines
+from schemawire._json import ParseLimits, dumps, load_file, loads, loads_lines, loads_written
 from schemawire.errors import ErrorCode, JSONError, UsageError
 from tests.helpers import same_json
 from tests.strategies import json_values
@@ -244,6 +244,69 @@ def test_arbitrary_bytes_either_parse_or_raise_a_located_json_error(data: bytes)
     except JSONError as refused:
         error = refused
     assert error is None or error.line is not None
+
+
+@given(json_values)
+@settings(max_examples=300)
+def test_a_text_in_orjsons_own_compact_writing_parses_as_any_other(value: Any) -> None:
+    # Such a text skips the member count and the search for long integers: nothing was lost.
+    text = dumps(value, indent=False)
+    assert same_json(loads(text), json.loads(text))
+    assert same_json(loads(text, limits=ParseLimits(big_integers="exact")), json.loads(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "column"),
+    [('{"a":1,"a":1}', 8), ('{"a":{"b":[],"b":[]}}', 14), ('[{"k":"v","k":"v"}]', 11)],
+)
+def test_a_duplicate_key_in_a_compact_text_is_refused_where_it_is(text: str, column: int) -> None:
+    error = refusal(text)
+    assert (error.code, error.line, error.column) == (ErrorCode.JSON_DUPLICATE_KEY, 1, column)
+
+
+def test_a_compact_text_with_an_integer_beyond_64_bits_keeps_it_exact_or_refuses_it() -> None:
+    text = '{"n":18446744073709551616,"m":-9223372036854775809}'
+    assert loads(text) == {"n": 2**64, "m": -(2**63) - 1}
+    assert refusal(text, big_integers="reject").code == ErrorCode.JSON_BIG_INTEGER
+
+
+def test_loads_written_gives_the_value_and_orjsons_writing_of_it() -> None:
+    assert loads_written('{"a": [1, 2.0]}') == ({"a": [1, 2.0]}, b'{"a":[1,2.0]}')
+    value, written = loads_written('[[1], {"k": []}]', limits=ParseLimits(max_depth=2))
+    assert (value, written) == ([[1], {"k": []}], b'[[1],{"k":[]}]')
+    assert loads_written('{"n": 18446744073709551616}') == ({"n": 2**64}, None)
+
+
+def _depth(value: Any) -> int:
+    """The most arrays and objects any value of ``value`` sits inside."""
+    if isinstance(value, dict | list):
+        items = list(value.values()) if isinstance(value, dict) else value
+        return max((1 + _depth(item) for item in items), default=0)
+    return 0
+
+
+_bracket_strings = st.text(alphabet='[]{}"\\ab', max_size=4)
+_nested = st.recursive(
+    st.none() | st.integers(0, 9) | _bracket_strings,
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(_bracket_strings, inner, max_size=3)
+    ),
+    max_leaves=40,
+)
+
+
+@given(_nested, st.integers(1, 6), st.booleans())
+@settings(max_examples=500)
+def test_depth_is_refused_exactly_past_the_limit_whatever_the_strings_hold(
+    value: Any, max_depth: int, indent: bool
+) -> None:
+    # Strings with brackets, quotes and backslashes beside the brackets that nest.
+    text = json.dumps(value, indent=1 if indent else None)
+    limits = ParseLimits(max_depth=max_depth)
+    if _depth(value) <= max_depth:
+        assert loads(text, limits=limits) == value
+    else:
+        assert refusal(text, max_depth=max_depth).code == ErrorCode.JSON_TOO_DEEP
 
 
 def test_an_escaped_backslash_before_u003a_is_not_an_escaped_colon() -> None:

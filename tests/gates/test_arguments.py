@@ -543,6 +543,33 @@ def test_integral_floats_become_ints_only_where_integers_go_and_stay_equal(
     assert type(value["weight"]) is float  # number: left as the model wrote it
 
 
+@given(st.integers(-(2**53), 2**53))
+@settings(max_examples=300)
+def test_an_integral_float_in_a_compact_text_is_an_int_at_any_magnitude_up_to_2_53(
+    number: int,
+) -> None:
+    # The usual call (a short str) is decided by a search of the parser's own writing of it.
+    text = orjson.dumps({"limit": float(number), "weight": 0.5}).decode()
+    value = ArgumentGate(ToolSpec("page", PAGED)).check(text).value
+    assert value == {"limit": number, "weight": 0.5}
+    assert type(value["limit"]) is int
+
+
+@pytest.mark.parametrize(
+    "literal", ["5e0", "2.50e1", "0.99999999999999999999", "-0.0", "3.000", "1E2"]
+)
+def test_an_integral_float_written_any_way_is_an_int(literal: str) -> None:
+    value = ArgumentGate(ToolSpec("page", PAGED)).check(f'{{"limit": {literal}}}').value
+    assert type(value["limit"]) is int
+    assert value["limit"] == float(literal)
+
+
+def test_a_string_that_looks_like_an_integral_float_changes_nothing() -> None:
+    gate = ArgumentGate(ToolSpec("page", PAGED))
+    value = gate.check('{"limit": 7, "nested": {"n": "v1.0"}, "weight": 2.5}').value
+    assert value == {"limit": 7, "nested": {"n": "v1.0"}, "weight": 2.5}
+
+
 @pytest.mark.parametrize("big", [2.0**53 + 2, 1e20, 1e300, -1e300])
 def test_an_integral_float_too_large_to_be_exact_is_left_a_float(big: float) -> None:
     gate = ArgumentGate(ToolSpec("search", PAGED))

@@ -8,6 +8,7 @@ servers whose parsers map ``integer`` to a machine integer: the tool would get a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urldefrag, urljoin
@@ -22,6 +23,9 @@ __all__ = ["IntegerPlaces"]
 # Floats are exact integers up to 2**53; past that, 1e20 as an int is not what the model wrote
 # to the digit, and past 64 bits no JSON writer of ours (orjson) could send it on.
 _EXACT = 2**53
+# How orjson writes an integral float of at most 2**53 in magnitude: its digits, then ".0" and
+# no other digit (from 1e16 on it writes an exponent). No other number it writes ends so.
+_INTEGRAL_FLOAT_WRITTEN = re.compile(rb"\.0(?![0-9])")
 
 
 class IntegerPlaces:
@@ -36,9 +40,16 @@ class IntegerPlaces:
         so that a gate asks nothing of its calls."""
         return cls(schema, documents) if _mentions_integer(schema, documents or {}) else None
 
-    def apply(self, value: Any) -> Any:
+    def apply(self, value: Any, written: bytes | None = None) -> Any:
         """``value`` with each integral float the schema types ``integer`` made an ``int`` (a
-        new value where anything changed; ``value`` itself is never changed)."""
+        new value where anything changed; ``value`` itself is never changed).
+
+        ``written`` is orjson's text of ``value`` (`loads_written`), when the caller has it:
+        one search of it decides the usual call, where a walk of the value costs as much as
+        parsing it. A string that happens to hold ``.0`` only costs that walk.
+        """
+        if written is not None and _INTEGRAL_FLOAT_WRITTEN.search(written) is None:
+            return value
         if not _holds_integral_float(value):
             return value  # nearly every call: no such float
         for pointer, number in _integral_floats(value):

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from schemawire._json import ParseLimits, loads, quoted
+from schemawire._json import ParseLimits, loads, loads_written, quoted
 from schemawire._pointer import resolve, split
 from schemawire.errors import ErrorCode, JSONError, SchemawireError, UsageError, one_line
 from schemawire.gates._integers import IntegerPlaces
@@ -165,11 +165,13 @@ class ArgumentGate:
             # anything else (an error, a repair, a long text) takes the full path.
             if type(arguments) is str and len(arguments) < self._walk_from:
                 try:
-                    value = loads(arguments, limits=self._parse_limits, source=_SOURCE)
+                    value, written = loads_written(
+                        arguments, limits=self._parse_limits, source=_SOURCE
+                    )
                 except JSONError:
                     return self._check(arguments)  # to report it, or repair it
                 if type(value) is dict:
-                    return self._validated(value, [])
+                    return self._validated(value, [], written)
             return self._check(arguments)
         except (SchemawireError, ValueError, TypeError, RecursionError) as error:
             # Not reached by any input we know of (the tests feed the gate random bytes and
@@ -185,10 +187,16 @@ class ArgumentGate:
             return self._reject_problem(problem)
         return self._validated(value, changes)
 
-    def _validated(self, value: Any, changes: list[Change]) -> Verdict:
+    def _validated(
+        self, value: Any, changes: list[Change], written: bytes | None = None
+    ) -> Verdict:
+        """The verdict on a parsed value; ``written`` is orjson's text of it, if the parser
+        wrote one (it spares the integer places a walk)."""
         if self._restore is not None and type(value) is dict:
             value = self._restore(value)
+            written = None  # of the value as sent, not as restored
         if not self._is_valid(value):
+            written = None
             decoded = self._decode_and_validate(value, changes)
             if isinstance(decoded, ValueProblem):
                 return self._reject_problem(decoded)
@@ -196,7 +204,7 @@ class ArgumentGate:
             if violations:
                 return self._reject("arguments_invalid", violations, changes)
         if self._integers is not None:
-            value = self._integers.apply(value)
+            value = self._integers.apply(value, written)
         return Verdict.accept(
             gate="arguments",
             tool=self.spec.name,
