@@ -56,10 +56,11 @@ check: $(INSTALLED)
 
 # Everything, as CI runs it: real peers (npm servers, Inspector, the conformance suite),
 # processes, crash tests, PostgreSQL and Arize Phoenix included. One worker per core
-# (pytest-xdist; each has its own PostgreSQL, browser and temporary folders); the tests that
-# share a costly setup (the wheel's venvs, pre-commit's hook environment, Phoenix) are one
-# xdist_group each, run by one worker. The slowest are listed at the end.
-PYTEST_PARALLEL := -n auto --dist loadgroup
+# (pytest-xdist; each has its own PostgreSQL, browser and temporary folders), a whole file per
+# worker: the tests of one file share its costly setup (the wheel's venvs, pre-commit's hook
+# environment, Phoenix), built once. (--dist loadgroup did not group here: with pytest 9.2 and
+# xdist 3.8 its marker left the node ids unchanged.) The slowest are listed at the end.
+PYTEST_PARALLEL := -n auto --dist loadfile
 test: check docs $(PEERS) $(PHOENIX)
 	$(BIN)/pytest $(PYTEST_PARALLEL) --durations=25
 

@@ -22,8 +22,7 @@ import yaml
 
 from tests.helpers import EXAMPLES
 
-# the python hooks' environment is built once, on one worker
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("pre-commit")]
+pytestmark = pytest.mark.slow
 
 PROJECT = Path(__file__).parents[2]
 HOOKS_FILE = PROJECT / ".pre-commit-hooks.yaml"

@@ -32,7 +32,7 @@ from tests.otel.test_export import calls, says
 from tests.otel.test_trace_context import serve
 from tests.ui.conftest import CHROMIUM, CHROMIUM_ARGS, SCREENSHOTS, WAIT_MS
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("phoenix")]  # one Phoenix per run
+pytestmark = pytest.mark.slow
 
 TOOLS = ("execute_tool lookup", "execute_tool get_weather")
 OURS = ("schemawire.", "gen_ai.")

@@ -17,8 +17,7 @@ import pytest
 from schemawire import __version__
 from tests.packaging.conftest import clean_environment, fresh_venv
 
-# builds the wheel and installs it into new venvs: one worker does it all, once
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("packaging")]
+pytestmark = pytest.mark.slow  # builds the wheel and installs it into new venvs
 
 # What each extra enables, as Python a user would run with it: the modules it must make
 # importable (a framework, or the schemawire module built on it). Add a module's name to an

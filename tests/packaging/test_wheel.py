@@ -12,8 +12,7 @@ import pytest
 
 from tests.packaging.conftest import ROOT
 
-# builds the sdist and wheel in an isolated environment, on the worker that installs them
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("packaging")]
+pytestmark = pytest.mark.slow  # builds the sdist and wheel in an isolated environment
 
 
 def tracked_package_files() -> set[str]:
