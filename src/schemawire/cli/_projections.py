@@ -261,8 +261,11 @@ def _check(repository: Repository, folder: Path, json: bool) -> None:
 
 
 def _status_json(status: AdapterStatus) -> dict[str, Any]:
-    document: dict[str, Any] = {"file": status.file, "detail": status.detail}
-    document["patch"] = list(status.patch)
+    document: dict[str, Any] = {
+        "file": status.file,
+        "detail": status.detail,
+        "patch": list(status.patch),
+    }
     if status.not_compared:
         document["not_compared"] = status.not_compared
     return document
