@@ -210,6 +210,12 @@ class _Walk:
         self.triggers = triggers
         self.marked = marked
         self.changes: list[Change] = []
+        # An ASCII string holds one of the triggers exactly when this finds one in it: one
+        # search in C, where `Redactor.text` would lower-case it and test each trigger.
+        self.held = _any_of(triggers)
+        # Keys and values repeat (the same keys in every record, a status, a boilerplate
+        # text): each is redacted once a walk.
+        self.texts: dict[str, tuple[str, list[str]]] = {}
 
     def value(self, value: Any, pointer: str) -> Any:
         mark = self._mark(pointer)
@@ -248,7 +254,7 @@ class _Walk:
         """The key as shown: with its secrets replaced, and unique among the object's keys."""
         if not self.triggers:
             return key
-        redacted, kinds = self.redactor.text(key, self.triggers)
+        redacted, kinds = self._text(key)
         if not kinds:
             return key
         shown = keys.unique(redacted)
@@ -257,9 +263,23 @@ class _Walk:
         return shown
 
     def _string(self, text: str, pointer: str) -> str:
-        redacted, kinds = self.redactor.text(text, self.triggers)
+        redacted, kinds = self._text(text)
         self.changes.extend(Change("redacted", pointer, f"a {kind} was found") for kind in kinds)
         return redacted if kinds else text
+
+    def _text(self, text: str) -> tuple[str, list[str]]:
+        """`Redactor.text` of ``text``, remembered; an ASCII text holding none of the triggers
+        is spared it (what lower-casing does to other characters is left to it)."""
+        known = self.texts.get(text)
+        if known is not None:
+            return known
+        if text.isascii() and self.held(text) is None:
+            known = text, []
+        else:
+            known = self.redactor.text(text, self.triggers)
+        if len(self.texts) < _TEXT_CACHE:
+            self.texts[text] = known
+        return known
 
 
 class _ShownKeys:
@@ -286,6 +306,13 @@ class _ShownKeys:
         return shown
 
 
+@functools.lru_cache(maxsize=256)
+def _any_of(triggers: tuple[str, ...]) -> Callable[[str], re.Match[str] | None]:
+    """A search for any of ``triggers`` (lower-case ASCII) in an ASCII text, in any case."""
+    pattern = "|".join(re.escape(trigger) for trigger in triggers) or "(?!)"
+    return re.compile(pattern, re.IGNORECASE | re.ASCII).search
+
+
 def _holds_secret(value: Any) -> bool:
     """Whether a member whose key names a secret holds one: anything but null, a boolean, an
     empty value, or a value already redacted."""
@@ -308,6 +335,7 @@ def _in_key(pointer: str, kind: str) -> Change:
 
 _SHORT = 512  # characters up to which substring tests find triggers faster than one pass
 _KEY_CACHE = 4096  # distinct keys remembered; results can have many, tools few
+_TEXT_CACHE = 4096  # distinct texts one walk remembers the redaction of
 
 # Words of a key: "clientSecret", "X-Api-Key", "db_password2" -> client, secret / x, api, key...
 _WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
