@@ -225,11 +225,28 @@ class _Walk:
         if isinstance(value, str):
             return self._string(value, pointer) if self.triggers else value
         if isinstance(value, list):
-            items = [self.value(v, join(pointer, i)) for i, v in enumerate(value)]
+            items = [self._member(v, pointer, i) for i, v in enumerate(value)]
             return items if any(a is not b for a, b in zip(items, value, strict=True)) else value
         if isinstance(value, dict):
             return self._object(value, pointer)
         return value
+
+    def _member(self, member: Any, parent: str, token: str | int) -> Any:
+        """`value` of ``member`` at ``parent`` joined with ``token``. Where the schema marks
+        nothing, a leaf's pointer is built only if it holds a secret: most never do."""
+        if self.marked is None:
+            if isinstance(member, str):
+                if not self.triggers:
+                    return member
+                redacted, kinds = self._text(member)
+                if not kinds:
+                    return member
+                pointer = join(parent, token)
+                self.changes.extend(_found_in(pointer, kind) for kind in kinds)
+                return redacted
+            if not isinstance(member, list | dict):
+                return member
+        return self.value(member, join(parent, token))
 
     def _mark(self, pointer: str) -> str | None:
         return self.marked(pointer) if self.marked is not None and pointer else None
@@ -238,15 +255,20 @@ class _Walk:
         copy: dict[str, Any] = {}
         keys = _ShownKeys(value, copy)
         changed = False
+        key_kind, marked = self.redactor.key_kind, self.marked
         for key, member in value.items():
-            at = join(pointer, key)  # marks and key words are the schema's: the key as sent
             shown = self._key(key, pointer, keys)
-            kind = self.redactor.key_kind(key)
-            if kind is not None and _holds_secret(member) and self._mark(at) is None:
+            kind = key_kind(key)
+            # Marks and key words are the schema's: the key as sent.
+            if (
+                kind is not None
+                and _holds_secret(member)
+                and (marked is None or self._mark(join(pointer, key)) is None)
+            ):
                 self.changes.append(_named(join(pointer, shown), kind))
                 copy[shown] = f"[REDACTED:{kind}]"
             else:
-                copy[shown] = self.value(member, at)
+                copy[shown] = self._member(member, pointer, key)
             changed = changed or shown is not key or copy[shown] is not member
         return copy if changed else value
 
@@ -264,7 +286,7 @@ class _Walk:
 
     def _string(self, text: str, pointer: str) -> str:
         redacted, kinds = self._text(text)
-        self.changes.extend(Change("redacted", pointer, f"a {kind} was found") for kind in kinds)
+        self.changes.extend(_found_in(pointer, kind) for kind in kinds)
         return redacted if kinds else text
 
     def _text(self, text: str) -> tuple[str, list[str]]:
@@ -327,6 +349,10 @@ def _marked(pointer: str, mark: str) -> Change:
 
 def _named(pointer: str, kind: str) -> Change:
     return Change("redacted", pointer, f"the key names a {kind}")
+
+
+def _found_in(pointer: str, kind: str) -> Change:
+    return Change("redacted", pointer, f"a {kind} was found")
 
 
 def _in_key(pointer: str, kind: str) -> Change:
