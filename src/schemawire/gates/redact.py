@@ -216,6 +216,7 @@ class _Walk:
         # Keys and values repeat (the same keys in every record, a status, a boilerplate
         # text): each is redacted once a walk.
         self.texts: dict[str, tuple[str, list[str]]] = {}
+        self.shapes: dict[tuple[str, ...], tuple[str | None, ...] | None] = {}
 
     def value(self, value: Any, pointer: str) -> Any:
         mark = self._mark(pointer)
@@ -252,6 +253,40 @@ class _Walk:
         return self.marked(pointer) if self.marked is not None and pointer else None
 
     def _object(self, value: dict[str, Any], pointer: str) -> dict[str, Any]:
+        kinds = self._key_kinds(value)
+        if kinds is None:
+            return self._object_with_shown_keys(value, pointer)
+        copy: dict[str, Any] = {}
+        changed = False
+        marked = self.marked
+        for key, kind, member in zip(value, kinds, value.values(), strict=True):
+            if (
+                kind is not None
+                and _holds_secret(member)
+                and (marked is None or self._mark(join(pointer, key)) is None)
+            ):
+                self.changes.append(_named(join(pointer, key), kind))
+                copy[key] = f"[REDACTED:{kind}]"
+            else:
+                copy[key] = self._member(member, pointer, key)
+            changed = changed or copy[key] is not member
+        return copy if changed else value
+
+    def _key_kinds(self, value: dict[str, Any]) -> tuple[str | None, ...] | None:
+        """What each key of ``value`` names (`Redactor.key_kind`), when no key holds a secret
+        of its own; else None. Objects of one shape (the records of a list) are read once."""
+        shape = tuple(value)
+        if shape in self.shapes:
+            return self.shapes[shape]
+        kinds: tuple[str | None, ...] | None = None
+        if not self.triggers or not any(self._text(key)[1] for key in shape):
+            kinds = tuple(self.redactor.key_kind(key) for key in shape)
+        if len(self.shapes) < _TEXT_CACHE:
+            self.shapes[shape] = kinds
+        return kinds
+
+    def _object_with_shown_keys(self, value: dict[str, Any], pointer: str) -> dict[str, Any]:
+        """An object a key of which holds a secret: shown redacted, and unique."""
         copy: dict[str, Any] = {}
         keys = _ShownKeys(value, copy)
         changed = False
