@@ -110,6 +110,17 @@ def test_a_value_that_shares_references_is_walked_no_further_than_the_byte_limit
     assert seconds < 8
 
 
+def test_a_value_of_plain_types_that_shares_references_is_never_written_whole() -> None:
+    # 2**40 leaves as a tree: plain types only, so only the count of what it writes, node by
+    # node where each occurs, keeps orjson from writing terabytes before the length is known.
+    value, seconds = seconds_of(
+        lambda: plain_json({"order_id": shared(40)}, ValueLimits(max_depth=64))
+    )
+    assert value[1] is not None
+    assert (value[1].kind, value[1].keyword) == ("too_large", "maxBytes")
+    assert seconds < 4
+
+
 def test_strings_each_within_limits_are_refused_together_once_over_max_bytes() -> None:
     # 10,000 strings of 100,000 characters, each at its limit: about 1 GB as JSON. The old gate
     # copied it all (11 s, 2.9 GB at peak) and accepted it.

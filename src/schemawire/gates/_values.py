@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -188,7 +188,13 @@ def plain_json(value: Any, limits: ValueLimits) -> tuple[Any, ValueProblem | Non
     """For a value that arrived already parsed: the same value made of plain JSON types only
     (subclasses of str, int, float, dict and list, such as enums, become the base type), or
     what keeps it from being JSON or within ``limits`` (its compact JSON text measured exactly
-    against ``limits.max_bytes``)."""
+    against ``limits.max_bytes``).
+
+    A value made of the plain types alone, within the limits, is written and read back by orjson
+    at once (`_written_at_once`); only any other value is walked node by node."""
+    plain = _written_at_once(value, limits)
+    if plain is not _UNSURE:
+        return plain, None
     problem = first_problem(value, limits)
     if problem is not None:
         return None, problem
@@ -201,6 +207,70 @@ def plain_json(value: Any, limits: ValueLimits) -> tuple[Any, ValueProblem | Non
     if len(text) > limits.max_bytes:
         return None, _too_many_bytes(limits, len(text))
     return orjson.loads(text), None
+
+
+_UNSURE = object()  # `_written_at_once` cannot tell: the walk decides
+
+
+def _written_at_once(value: Any, limits: ValueLimits) -> Any:
+    """``value`` as `plain_json` makes it, when `_room_left` vouches for it and orjson writes
+    it within ``limits.max_bytes``; else `_UNSURE`. What the vouching leaves to orjson, orjson
+    refuses: an integer beyond 64 bits, a lone surrogate. The text then is the one `plain_json`
+    measures and reads back."""
+    if type(value) is dict or type(value) is list:
+        if value and _room_left(value, 0, limits.max_bytes, limits) < 0:
+            return _UNSURE
+    elif not _plain_scalar(value) and not (type(value) is str and len(value) <= limits.max_string):
+        return _UNSURE
+    try:
+        text = orjson.dumps(value)
+    except orjson.JSONEncodeError:
+        return _UNSURE
+    if len(text) > limits.max_bytes:
+        return _UNSURE
+    return orjson.loads(text)
+
+
+def _room_left(node: dict[Any, Any] | list[Any], depth: int, room: int, limits: ValueLimits) -> int:
+    """What is left of ``room`` bytes once the non-empty container ``node`` is written, at least;
+    negative when ``node`` holds anything but exactly str keys, str, int, bool, None, finite
+    floats, dicts and lists, or is over ``limits`` of depth, items or string length. Every node
+    is counted where it occurs, so shared references cannot make orjson write more than about
+    ``room``. A tight recursion (depth is at most `ValueLimits.max_depth`), a quarter of what
+    `first_problem`'s walk costs: it builds no pointer, and a problem sends the value there."""
+    if len(node) > limits.max_items or depth >= limits.max_depth:
+        return -1
+    room -= 2 * len(node)  # each entry writes a byte and a comma or bracket, at least
+    members: Iterable[Any] = node
+    if type(node) is dict:
+        room = _room_after_keys(node, room, limits)
+        if room < 0:
+            return -1
+        members = node.values()
+    for member in members:
+        kind = type(member)
+        if kind is str:
+            if len(member) > limits.max_string:
+                return -1
+            room -= len(member)
+        elif kind is dict or kind is list:
+            if member:
+                room = _room_left(member, depth + 1, room, limits)
+        elif not _plain_scalar(member):
+            return -1
+        if room < 0:
+            return -1
+    return room
+
+
+def _room_after_keys(node: dict[Any, Any], room: int, limits: ValueLimits) -> int:
+    """What is left of ``room`` once the keys of ``node`` are written, at least; negative when
+    one is not exactly a str, or is over ``limits.max_string``."""
+    for key in node:
+        if type(key) is not str or len(key) > limits.max_string:
+            return -1
+        room -= len(key)
+    return room
 
 
 def size_of(value: Any) -> int:

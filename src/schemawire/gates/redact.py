@@ -210,6 +210,13 @@ class _Walk:
         self.triggers = triggers
         self.marked = marked
         self.changes: list[Change] = []
+        # An ASCII string holds one of the triggers exactly when this finds one in it: one
+        # search in C, where `Redactor.text` would lower-case it and test each trigger.
+        self.held = _any_of(triggers)
+        # Keys and values repeat (the same keys in every record, a status, a boilerplate
+        # text): each is redacted once a walk.
+        self.texts: dict[str, tuple[str, list[str]]] = {}
+        self.shapes: dict[tuple[str, ...], tuple[str | None, ...] | None] = {}
 
     def value(self, value: Any, pointer: str) -> Any:
         mark = self._mark(pointer)
@@ -219,28 +226,84 @@ class _Walk:
         if isinstance(value, str):
             return self._string(value, pointer) if self.triggers else value
         if isinstance(value, list):
-            items = [self.value(v, join(pointer, i)) for i, v in enumerate(value)]
+            items = [self._member(v, pointer, i) for i, v in enumerate(value)]
             return items if any(a is not b for a, b in zip(items, value, strict=True)) else value
         if isinstance(value, dict):
             return self._object(value, pointer)
         return value
 
+    def _member(self, member: Any, parent: str, token: str | int) -> Any:
+        """`value` of ``member`` at ``parent`` joined with ``token``. Where the schema marks
+        nothing, a leaf's pointer is built only if it holds a secret: most never do."""
+        if self.marked is None:
+            if isinstance(member, str):
+                if not self.triggers:
+                    return member
+                redacted, kinds = self._text(member)
+                if not kinds:
+                    return member
+                pointer = join(parent, token)
+                self.changes.extend(_found_in(pointer, kind) for kind in kinds)
+                return redacted
+            if not isinstance(member, list | dict):
+                return member
+        return self.value(member, join(parent, token))
+
     def _mark(self, pointer: str) -> str | None:
         return self.marked(pointer) if self.marked is not None and pointer else None
 
     def _object(self, value: dict[str, Any], pointer: str) -> dict[str, Any]:
+        kinds = self._key_kinds(value)
+        if kinds is None:
+            return self._object_with_shown_keys(value, pointer)
+        copy: dict[str, Any] = {}
+        changed = False
+        marked = self.marked
+        for key, kind, member in zip(value, kinds, value.values(), strict=True):
+            if (
+                kind is not None
+                and _holds_secret(member)
+                and (marked is None or self._mark(join(pointer, key)) is None)
+            ):
+                self.changes.append(_named(join(pointer, key), kind))
+                copy[key] = f"[REDACTED:{kind}]"
+            else:
+                copy[key] = self._member(member, pointer, key)
+            changed = changed or copy[key] is not member
+        return copy if changed else value
+
+    def _key_kinds(self, value: dict[str, Any]) -> tuple[str | None, ...] | None:
+        """What each key of ``value`` names (`Redactor.key_kind`), when no key holds a secret
+        of its own; else None. Objects of one shape (the records of a list) are read once."""
+        shape = tuple(value)
+        if shape in self.shapes:
+            return self.shapes[shape]
+        kinds: tuple[str | None, ...] | None = None
+        if not self.triggers or not any(self._text(key)[1] for key in shape):
+            kinds = tuple(self.redactor.key_kind(key) for key in shape)
+        if len(self.shapes) < _TEXT_CACHE:
+            self.shapes[shape] = kinds
+        return kinds
+
+    def _object_with_shown_keys(self, value: dict[str, Any], pointer: str) -> dict[str, Any]:
+        """An object a key of which holds a secret: shown redacted, and unique."""
         copy: dict[str, Any] = {}
         keys = _ShownKeys(value, copy)
         changed = False
+        key_kind, marked = self.redactor.key_kind, self.marked
         for key, member in value.items():
-            at = join(pointer, key)  # marks and key words are the schema's: the key as sent
             shown = self._key(key, pointer, keys)
-            kind = self.redactor.key_kind(key)
-            if kind is not None and _holds_secret(member) and self._mark(at) is None:
+            kind = key_kind(key)
+            # Marks and key words are the schema's: the key as sent.
+            if (
+                kind is not None
+                and _holds_secret(member)
+                and (marked is None or self._mark(join(pointer, key)) is None)
+            ):
                 self.changes.append(_named(join(pointer, shown), kind))
                 copy[shown] = f"[REDACTED:{kind}]"
             else:
-                copy[shown] = self.value(member, at)
+                copy[shown] = self._member(member, pointer, key)
             changed = changed or shown is not key or copy[shown] is not member
         return copy if changed else value
 
@@ -248,7 +311,7 @@ class _Walk:
         """The key as shown: with its secrets replaced, and unique among the object's keys."""
         if not self.triggers:
             return key
-        redacted, kinds = self.redactor.text(key, self.triggers)
+        redacted, kinds = self._text(key)
         if not kinds:
             return key
         shown = keys.unique(redacted)
@@ -257,9 +320,23 @@ class _Walk:
         return shown
 
     def _string(self, text: str, pointer: str) -> str:
-        redacted, kinds = self.redactor.text(text, self.triggers)
-        self.changes.extend(Change("redacted", pointer, f"a {kind} was found") for kind in kinds)
+        redacted, kinds = self._text(text)
+        self.changes.extend(_found_in(pointer, kind) for kind in kinds)
         return redacted if kinds else text
+
+    def _text(self, text: str) -> tuple[str, list[str]]:
+        """`Redactor.text` of ``text``, remembered; an ASCII text holding none of the triggers
+        is spared it (what lower-casing does to other characters is left to it)."""
+        known = self.texts.get(text)
+        if known is not None:
+            return known
+        if text.isascii() and self.held(text) is None:
+            known = text, []
+        else:
+            known = self.redactor.text(text, self.triggers)
+        if len(self.texts) < _TEXT_CACHE:
+            self.texts[text] = known
+        return known
 
 
 class _ShownKeys:
@@ -286,6 +363,13 @@ class _ShownKeys:
         return shown
 
 
+@functools.lru_cache(maxsize=256)
+def _any_of(triggers: tuple[str, ...]) -> Callable[[str], re.Match[str] | None]:
+    """A search for any of ``triggers`` (lower-case ASCII) in an ASCII text, in any case."""
+    pattern = "|".join(re.escape(trigger) for trigger in triggers) or "(?!)"
+    return re.compile(pattern, re.IGNORECASE | re.ASCII).search
+
+
 def _holds_secret(value: Any) -> bool:
     """Whether a member whose key names a secret holds one: anything but null, a boolean, an
     empty value, or a value already redacted."""
@@ -302,12 +386,17 @@ def _named(pointer: str, kind: str) -> Change:
     return Change("redacted", pointer, f"the key names a {kind}")
 
 
+def _found_in(pointer: str, kind: str) -> Change:
+    return Change("redacted", pointer, f"a {kind} was found")
+
+
 def _in_key(pointer: str, kind: str) -> Change:
     return Change("redacted", pointer, f"a {kind} was found in the key")
 
 
 _SHORT = 512  # characters up to which substring tests find triggers faster than one pass
 _KEY_CACHE = 4096  # distinct keys remembered; results can have many, tools few
+_TEXT_CACHE = 4096  # distinct texts one walk remembers the redaction of
 
 # Words of a key: "clientSecret", "X-Api-Key", "db_password2" -> client, secret / x, api, key...
 _WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
