@@ -124,6 +124,20 @@ def test_save_with_a_stale_expected_step_is_refused_and_writes_nothing(store: St
     assert info.step == 1
 
 
+def test_save_ahead_of_the_runs_step_is_refused_and_writes_nothing(store: Store) -> None:
+    store.create_run("r1", "refunds", checkpoint("r1", 0))
+    store.save(checkpoint("r1", 1), expected_step=0)
+
+    with pytest.raises(StoreError, match="no longer at step 2"):
+        store.save(checkpoint("r1", 3), expected_step=2)
+
+    assert [c.step for c in store.checkpoints("r1")] == [0, 1]
+    info = store.run("r1")
+    assert info is not None
+    assert info.step == 1
+    store.save(checkpoint("r1", 2), expected_step=1)  # the run goes on from where it is
+
+
 def test_save_to_a_run_that_does_not_exist_is_refused(store: Store) -> None:
     with pytest.raises(StoreError):
         store.save(checkpoint("missing", 1), expected_step=0)

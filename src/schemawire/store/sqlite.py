@@ -49,6 +49,17 @@ CREATE INDEX IF NOT EXISTS journal_run ON journal (run_id, seq);
 CREATE TABLE IF NOT EXISTS claims (
     run_id TEXT PRIMARY KEY, worker TEXT NOT NULL, pid INTEGER NOT NULL, at REAL NOT NULL);
 """
+_COLUMNS = "?, ?, ?, ?, ?, ?, ?, ?"
+# A run as `RunInfo`: its step, node and last change from its latest checkpoint, since `save`
+# writes only the checkpoint (the runs row keeps the step it was created or last moved at;
+# files written before kept it current, so both read the same).
+_RUNS = """
+SELECT r.run_id, r.flow, r.status,
+    CASE WHEN c.step IS NULL THEN r.step ELSE c.step END,
+    CASE WHEN c.step IS NULL THEN r.node ELSE c.node END,
+    r.created, MAX(r.updated, COALESCE(c.created, r.updated)), r.error
+FROM runs AS r LEFT JOIN checkpoints AS c ON c.run_id = r.run_id
+    AND c.step = (SELECT MAX(step) FROM checkpoints WHERE run_id = r.run_id)"""
 _JOURNAL = "SELECT key, run_id, step, tool, arguments, status, result FROM journal"
 _SYNCHRONOUS = ("OFF", "NORMAL", "FULL", "EXTRA")
 
@@ -96,30 +107,28 @@ class SqliteStore:
     def save(self, checkpoint: Checkpoint, *, expected_step: int) -> Checkpoint:
         check_next(checkpoint, expected_step)
         now = time.time()
+        written = replace(checkpoint, created=now)
         with self._write():
-            moved = self._db.execute(
-                "UPDATE runs SET step = ?, node = ?, updated = ? WHERE run_id = ? AND step = ?",
-                (checkpoint.step, checkpoint.node, now, checkpoint.run_id, expected_step),
-            ).rowcount
-            if moved != 1:
+            # The compare-and-set is the checkpoints' key, not the runs row: the run is at
+            # ``expected_step`` when that step's checkpoint exists and the next one does not
+            # (steps only grow one at a time). A worker that lost the race fails on the key.
+            # Leaving the runs row alone saves a WAL page per save; `run` reads the step, node
+            # and time of the last save from the checkpoints.
+            try:
+                inserted = self._db.execute(
+                    f"INSERT INTO checkpoints SELECT {_COLUMNS} WHERE EXISTS "
+                    "(SELECT 1 FROM checkpoints WHERE run_id = ? AND step = ?)",
+                    (*_row(written), checkpoint.run_id, expected_step),
+                ).rowcount
+            except sqlite3.IntegrityError:
+                inserted = 0
+            if inserted != 1:
                 raise StoreError(f"run {checkpoint.run_id} is no longer at step {expected_step}")
-            return self._insert(checkpoint, now)
+            return written
 
     def _insert(self, checkpoint: Checkpoint, now: float) -> Checkpoint:
         written = replace(checkpoint, created=now)
-        self._db.execute(
-            "INSERT INTO checkpoints VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                written.run_id,
-                written.step,
-                dumps(written.state, indent=False),
-                written.schema,
-                written.version,
-                written.node,
-                dumps(written.next_input, indent=False),
-                now,
-            ),
-        )
+        self._db.execute(f"INSERT INTO checkpoints VALUES ({_COLUMNS})", _row(written))
         return written
 
     def latest(self, run_id: str) -> Checkpoint | None:
@@ -142,23 +151,22 @@ class SqliteStore:
             )
 
     def run(self, run_id: str) -> RunInfo | None:
-        row = self._db.execute("SELECT * FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        row = self._db.execute(f"{_RUNS} WHERE r.run_id = ?", (run_id,)).fetchone()
         return RunInfo(*row) if row else None
 
     def runs(self, status: RunStatus | None = None, limit: int = 100) -> list[RunInfo]:
         if status is None:
-            rows = self._db.execute("SELECT * FROM runs ORDER BY created DESC LIMIT ?", (limit,))
+            rows = self._db.execute(f"{_RUNS} ORDER BY r.created DESC LIMIT ?", (limit,))
         else:
             rows = self._db.execute(
-                "SELECT * FROM runs WHERE status = ? ORDER BY created DESC LIMIT ?", (status, limit)
+                f"{_RUNS} WHERE r.status = ? ORDER BY r.created DESC LIMIT ?", (status, limit)
             )
         return [RunInfo(*row) for row in rows.fetchall()]
 
     def runs_starting(self, prefix: str, limit: int = 10) -> list[RunInfo]:
         # substr, not LIKE: an id may hold _ or %, which LIKE would take as wildcards.
         rows = self._db.execute(
-            "SELECT * FROM runs WHERE substr(run_id, 1, ?) = ? "
-            "ORDER BY created DESC, run_id LIMIT ?",
+            f"{_RUNS} WHERE substr(r.run_id, 1, ?) = ? ORDER BY r.created DESC, r.run_id LIMIT ?",
             (len(prefix), prefix, limit),
         )
         return [RunInfo(*row) for row in rows.fetchall()]
@@ -252,6 +260,20 @@ class _Transaction:
             raise StoreError(f"{self.path}: {failed}") from None
         if isinstance(error, sqlite3.Error):
             raise StoreError(f"{self.path}: {error}") from None
+
+
+def _row(written: Checkpoint) -> tuple[Any, ...]:
+    """The checkpoints row of a checkpoint as written."""
+    return (
+        written.run_id,
+        written.step,
+        dumps(written.state, indent=False),
+        written.schema,
+        written.version,
+        written.node,
+        dumps(written.next_input, indent=False),
+        written.created,
+    )
 
 
 def _checkpoint(row: tuple[Any, ...]) -> Checkpoint:
