@@ -48,6 +48,7 @@ __all__ = [
     "loads",
     "loads_lines",
     "loads_written",
+    "nests_within",
     "quoted",
     "reads_plainly",
 ]
@@ -138,16 +139,20 @@ def loads_written(
     *,
     limits: ParseLimits = DEFAULT_LIMITS,
     source: str = "<input>",
+    depth_vouched: bool = False,
 ) -> tuple[JSONValue, bytes | None]:
     """`loads`, and orjson's compact text of the value, which its checks wrote on the way: a
     caller with more to ask of the value than the parser does may search that text instead of
     walking the value. None when the value was read otherwise (integers beyond 64 bits).
 
+    ``depth_vouched`` skips the depth limit, for a caller that holds the value to a schema that
+    accepts nothing deeper and reads it again, with the limit, when the schema refuses it.
+
     Raises:
         JSONError: the text is not acceptable (as `loads`).
     """
     raw = _to_bytes(data, limits, source)
-    return _parse_bytes(raw, limits, source)
+    return _parse_bytes(raw, limits, source, depth_vouched)
 
 
 def load_file(
@@ -300,10 +305,12 @@ def _to_bytes(
     return raw
 
 
-def _parse_bytes(raw: bytes, limits: ParseLimits, source: str) -> tuple[JSONValue, bytes | None]:
+def _parse_bytes(
+    raw: bytes, limits: ParseLimits, source: str, depth_vouched: bool = False
+) -> tuple[JSONValue, bytes | None]:
     if raw and raw[0] in _BOM_LEADS:  # decided on one byte: most texts have no mark
         raw = _strip_bom(raw, source)
-    value, written, exactness_in_doubt = _parse_fast(raw, limits, source)
+    value, written, exactness_in_doubt = _parse_fast(raw, limits, source, depth_vouched)
     if exactness_in_doubt:
         text = raw.decode("utf-8")
         masked, big = _mask_big_integers(text)
@@ -312,7 +319,9 @@ def _parse_bytes(raw: bytes, limits: ParseLimits, source: str) -> tuple[JSONValu
     return value, written
 
 
-def _parse_fast(raw: bytes, limits: ParseLimits, source: str) -> tuple[JSONValue, bytes, bool]:
+def _parse_fast(
+    raw: bytes, limits: ParseLimits, source: str, depth_vouched: bool = False
+) -> tuple[JSONValue, bytes, bool]:
     """orjson plus byte-level checks: the value, orjson's compact text of it, and whether a big
     integer may have lost exactness.
 
@@ -326,7 +335,11 @@ def _parse_fast(raw: bytes, limits: ParseLimits, source: str) -> tuple[JSONValue
         if _overflowing_integer(raw, exc):
             return None, b"", True
         raise _decode_error(raw, exc, limits, source) from None
-    if len(raw) > limits.max_depth and not _surely_shallow(raw, limits.max_depth):
+    if (
+        not depth_vouched
+        and len(raw) > limits.max_depth
+        and not _surely_shallow(raw, limits.max_depth)
+    ):
         _refuse_too_deep(value, raw, limits, source)
     written = orjson.dumps(value)
     if written == raw:
@@ -362,8 +375,22 @@ def _surely_shallow(raw: bytes, max_depth: int) -> bool:
     return False
 
 
+def nests_within(value: JSONValue, written: bytes, max_depth: int) -> bool:
+    """Whether ``value`` sits inside no more than ``max_depth`` arrays and objects, as the
+    parser's depth limit counts; ``written`` is its compact text (`loads_written`)."""
+    if len(written) <= max_depth or _surely_shallow(written, max_depth):
+        return True
+    return _indented_within(value, max_depth)
+
+
 def _refuse_too_deep(value: JSONValue, raw: bytes, limits: ParseLimits, source: str) -> None:
-    """Raise when ``value`` nests deeper than ``limits`` allow.
+    """Raise when ``value`` nests deeper than ``limits`` allow."""
+    if not _indented_within(value, limits.max_depth):
+        raise _too_deep(raw.decode("utf-8"), limits, source)
+
+
+def _indented_within(value: JSONValue, max_depth: int) -> bool:
+    """Whether ``value`` nests no deeper than ``max_depth``, measured on its indented writing.
 
     Strings never hold a raw newline in JSON, so in the value written with two-space
     indentation, a value nested inside N arrays and objects starts a line indented by exactly 2N
@@ -372,9 +399,8 @@ def _refuse_too_deep(value: JSONValue, raw: bytes, limits: ParseLimits, source: 
     try:
         indented = orjson.dumps(value, option=orjson.OPT_INDENT_2)
     except orjson.JSONEncodeError:
-        indented = None  # orjson writes at most 254 levels, more than ParseLimits.max_depth allows
-    if indented is None or b"\n" + b"  " * (limits.max_depth + 1) in indented:
-        raise _too_deep(raw.decode("utf-8"), limits, source)
+        return False  # orjson writes at most 254 levels, more than ParseLimits.max_depth allows
+    return b"\n" + b"  " * (max_depth + 1) not in indented
 
 
 def _strip_bom(raw: bytes, source: str) -> bytes:

@@ -1,6 +1,6 @@
 """What a schema says about each place in a value: which members it requires (kept when a result
 is cut to size), which values it marks secret (``x-redact``, ``writeOnly``), which it types
-``integer``.
+``integer``; and how deeply any value it accepts can nest.
 
 A value may sit under several subschemas at once (``allOf``, the branches of ``anyOf``/``oneOf``,
 ``$ref``): a place is required or secret if any of them says so. References are followed inside
@@ -86,6 +86,112 @@ class SchemaView:
             if declared == "integer" or (isinstance(declared, list) and "integer" in declared):
                 return True
         return False
+
+    @functools.cached_property
+    def nesting_bound(self) -> int | None:
+        """The most arrays and objects any value the schema accepts can nest (``{"a": []}``
+        nests two), or None when the schema sets no bound (a free-form member, an untyped
+        value, a recursive reference).
+
+        An upper bound, not always the least: keywords that only narrow what is accepted
+        (``not``, ``if``, ``unevaluatedProperties``...) are not read, and a value must pass
+        every conjunct (``$ref``, ``allOf``) but only one branch of ``anyOf``/``oneOf``."""
+        return self._bound(self._root, frozenset())
+
+    @functools.cached_property
+    def _ref_alone(self) -> bool:
+        """Whether a ``$ref`` here replaces its siblings (draft 7 and before) rather than
+        applying beside them."""
+        dialect = self._root.schema.get("$schema") if isinstance(self._root.schema, dict) else None
+        return isinstance(dialect, str) and any(f"draft-0{n}" in dialect for n in (4, 6, 7))
+
+    def _bound(self, place: _Located, following: frozenset[str]) -> int | None:
+        """`nesting_bound` of the value at ``place``; ``following`` holds the references
+        being followed (one met again is a cycle: no bound)."""
+        schema = place.schema
+        if schema is False:
+            return 0  # accepts nothing
+        if not isinstance(schema, dict):
+            return None
+        reference = schema.get("$ref")
+        if isinstance(reference, str) and self._ref_alone:
+            return self._reference_bound(place, reference, following)
+        bounds = [self._own_bound(place, following)]
+        if isinstance(reference, str):
+            bounds.append(self._reference_bound(place, reference, following))
+        for branch in _list(schema.get("allOf")):
+            bounds.append(self._bound(_Located(branch, place.base, place.document), following))
+        for keyword in ("anyOf", "oneOf"):
+            branches = schema.get(keyword)
+            if isinstance(branches, list):
+                each = [
+                    self._bound(_Located(b, place.base, place.document), following)
+                    for b in branches
+                ]
+                bounds.append(_deepest(each))
+        known = [bound for bound in bounds if bound is not None]
+        return min(known) if known else None
+
+    def _reference_bound(
+        self, place: _Located, reference: str, following: frozenset[str]
+    ) -> int | None:
+        key = f"{id(place.document)} {place.base} {reference}"
+        target = self._resolve(place, reference)
+        if target is None or key in following or len(following) > _MAX_REFS:
+            return None
+        return self._bound(target, following | {key})
+
+    def _own_bound(self, place: _Located, following: frozenset[str]) -> int | None:
+        """The bound set by the schema's own ``const``, ``enum`` or ``type`` (with what its
+        members and items may be), ignoring its references and branches."""
+        schema = place.schema
+        if "const" in schema:
+            return _nesting(schema["const"])
+        if isinstance(schema.get("enum"), list):
+            return max((_nesting(value) for value in schema["enum"]), default=0)
+        declared = schema.get("type")
+        types = declared if isinstance(declared, list) else [declared]
+        if not types or not all(isinstance(name, str) for name in types):
+            return None  # untyped: any value at all
+        bounds = [self._typed_bound(place, name, following) for name in types]
+        return _deepest(bounds)
+
+    def _typed_bound(self, place: _Located, name: str, following: frozenset[str]) -> int | None:
+        if name == "object":
+            members = self._members_schemas(place.schema)
+        elif name == "array":
+            members = self._items_schemas(place.schema)
+        else:
+            return 0
+        if members is None:
+            return None
+        bounds = [self._bound(_Located(s, place.base, place.document), following) for s in members]
+        deepest = _deepest(bounds)
+        return None if deepest is None else 1 + deepest
+
+    @staticmethod
+    def _members_schemas(schema: dict[str, Any]) -> list[Any] | None:
+        """The schemas an object's members may take, or None when a member may be anything
+        (``additionalProperties`` left open)."""
+        extra = schema.get("additionalProperties", True)
+        if extra is True:
+            return None
+        properties = schema.get("properties", {})
+        patterns = schema.get("patternProperties", {})
+        if not isinstance(properties, dict) or not isinstance(patterns, dict):
+            return None
+        return [*properties.values(), *patterns.values(), extra]
+
+    @staticmethod
+    def _items_schemas(schema: dict[str, Any]) -> list[Any] | None:
+        """The schemas an array's items may take, or None when an item may be anything."""
+        items = schema.get("items", True)
+        prefix = schema.get("prefixItems", [])
+        if isinstance(items, list):  # draft 2019-09 and before: items as a tuple
+            prefix, items = items, schema.get("additionalItems", True)
+        if items is True or not isinstance(prefix, list):
+            return None
+        return [*prefix, items]
 
     def _at(self, pointer: str) -> tuple[_Located, ...]:
         """The subschemas at ``pointer``, found from those of the nearest place above it that
@@ -186,6 +292,25 @@ class SchemaView:
         except KeyError:
             return None
         return None if target is None else _Located(target, uri or place.base, document)
+
+
+def _deepest(bounds: list[int | None]) -> int | None:
+    """The largest of ``bounds`` (0 of none), or None when any is unbounded."""
+    known = [bound for bound in bounds if bound is not None]
+    return max(known, default=0) if len(known) == len(bounds) else None
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _nesting(value: Any) -> int:
+    """How many arrays and objects ``value`` nests (a schema's constant: small)."""
+    if isinstance(value, dict):
+        return 1 + max((_nesting(member) for member in value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max((_nesting(item) for item in value), default=0)
+    return 0
 
 
 def _search(pattern: str, text: str) -> bool:

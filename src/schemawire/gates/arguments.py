@@ -24,11 +24,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from schemawire._json import ParseLimits, loads, loads_written, quoted
+from schemawire._json import ParseLimits, loads, loads_written, nests_within, quoted
 from schemawire._pointer import resolve, split
 from schemawire.errors import ErrorCode, JSONError, SchemawireError, UsageError, one_line
 from schemawire.gates._integers import IntegerPlaces
 from schemawire.gates._repair import Repaired, repair
+from schemawire.gates._schema_view import SchemaView
 from schemawire.gates._values import (
     ValueLimits,
     ValueProblem,
@@ -128,6 +129,14 @@ class ArgumentGate:
         mapping = projection.argument_map if projection is not None else None
         self._restore = mapping.restore if mapping is not None and not mapping.is_identity else None
         self._integers = IntegerPlaces.of(spec.input_schema, documents)
+        # Arguments the schema accepts nest no deeper than it lets them: where that is within
+        # the limit, a short text's depth is measured only once the schema refuses it (the
+        # limit then decides what is reported, as before). Not under a projection, which
+        # accepts other shapes than the canonical schema it validates.
+        bound = SchemaView(spec.input_schema, documents).nesting_bound
+        self._depth_vouched = (
+            self._restore is None and bound is not None and bound <= limits.max_depth
+        )
 
     @classmethod
     def from_repository(
@@ -166,12 +175,15 @@ class ArgumentGate:
             if type(arguments) is str and len(arguments) < self._walk_from:
                 try:
                     value, written = loads_written(
-                        arguments, limits=self._parse_limits, source=_SOURCE
+                        arguments,
+                        limits=self._parse_limits,
+                        source=_SOURCE,
+                        depth_vouched=self._depth_vouched,
                     )
                 except JSONError:
                     return self._check(arguments)  # to report it, or repair it
                 if type(value) is dict:
-                    return self._validated(value, [], written)
+                    return self._validated_short(value, written, arguments)
             return self._check(arguments)
         except (SchemawireError, ValueError, TypeError, RecursionError) as error:
             # Not reached by any input we know of (the tests feed the gate random bytes and
@@ -179,6 +191,17 @@ class ArgumentGate:
             return self._reject("gate_error", [Violation("", "gate", one_line(error, 200))])
 
     # --- the steps -------------------------------------------------------------------------
+
+    def _validated_short(self, value: dict[str, Any], written: bytes | None, text: str) -> Verdict:
+        """`_validated`, for an object read from a short text, its depth measured only if the
+        schema that vouched for it refuses it."""
+        if not self._depth_vouched:
+            return self._validated(value, [], written)
+        if self._is_valid(value):
+            return self._validated(value, [], written, valid=True)
+        if written is None or not nests_within(value, written, self._parse_limits.max_depth):
+            return self._check(text)  # read again, to refuse it as the parser does
+        return self._validated(value, [], written)
 
     def _check(self, arguments: Any) -> Verdict:
         changes: list[Change] = []
@@ -188,14 +211,15 @@ class ArgumentGate:
         return self._validated(value, changes)
 
     def _validated(
-        self, value: Any, changes: list[Change], written: bytes | None = None
+        self, value: Any, changes: list[Change], written: bytes | None = None, valid: bool = False
     ) -> Verdict:
         """The verdict on a parsed value; ``written`` is orjson's text of it, if the parser
-        wrote one (it spares the integer places a walk)."""
+        wrote one (it spares the integer places a walk); ``valid`` when it is known to pass
+        the schema."""
         if self._restore is not None and type(value) is dict:
             value = self._restore(value)
             written = None  # of the value as sent, not as restored
-        if not self._is_valid(value):
+        if not valid and not self._is_valid(value):
             written = None
             decoded = self._decode_and_validate(value, changes)
             if isinstance(decoded, ValueProblem):
