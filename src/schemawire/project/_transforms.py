@@ -33,6 +33,7 @@ from schemawire.project._policy import (
     ANY_SCALAR,
     DEFINITIONS,
     METADATA,
+    ROOT_ALTERNATIVES,
     Node,
     Policy,
     WalkResult,
@@ -190,11 +191,13 @@ class Walk:
         if self.draft_07:
             schema = in_2020_12(self, schema, where)
         node = Node()
-        out, verbatim = node.out, self.policy.verbatim
+        out, verbatim, handled = node.out, self.policy.verbatim, self.policy.handled_anywhere
         self._depth += 1
         for keyword, value in schema.items():
             if keyword in verbatim:  # most keywords: copied here, without a call per keyword
                 out[keyword] = value
+            elif keyword in handled:  # the type, properties, items: straight to the handler
+                HANDLERS[keyword](self, node, value, schema, where)
             else:
                 self._keyword(node, keyword, value, schema, where)
         self._finish(node, schema, where)
@@ -267,10 +270,10 @@ class Walk:
     def _keyword(
         self, node: Node, keyword: str, value: Any, schema: dict[str, Any], where: Where
     ) -> None:
-        """``keyword`` of ``schema`` as the target takes it, unless it is verbatim (`schema`
-        copies those itself)."""
+        """``keyword`` of ``schema`` as the target takes it, unless it is verbatim or handled
+        anywhere (`schema` copies those itself, or calls their handler)."""
         policy = self.policy
-        root_alternatives = keyword in _ALTERNATIVES and where.out == "" and policy.object_root
+        root_alternatives = keyword in ROOT_ALTERNATIVES and where.out == "" and policy.object_root
         if keyword in policy.handled and not root_alternatives:
             HANDLERS[keyword](self, node, value, schema, where)
         elif root_alternatives:
@@ -398,6 +401,3 @@ def _takes_as_is(schema: Any, policy: Policy) -> bool:
             if not _takes_as_is(child, policy):
                 return False
     return True
-
-
-_ALTERNATIVES = frozenset({"anyOf", "oneOf"})
