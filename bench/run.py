@@ -207,6 +207,8 @@ def print_projection(rows: list[projection.Row], real: int) -> None:
             f"{row.rule_breaking_real} | {reported} |"
         )
     print()
+    _projection_goals(rows)
+    print()
     print(
         "| OpenAI strict output | break strict rules | names refused | optional made "
         "required, no null | maps closed empty | refused |"
@@ -225,6 +227,33 @@ def print_projection(rows: list[projection.Row], real: int) -> None:
     broken = {rule for row in strict for rule in row.rules}
     for rule in sorted(broken, key=lambda r: (-max(row.rules[r] for row in strict), r)):
         print(f"| `{rule}` | " + " | ".join(str(row.rules[rule]) for row in strict) + " |")
+
+
+def _projection_goals(rows: list[projection.Row]) -> None:
+    """Issue 17's goals: strict at or below the fastest peer's strict converter, and within 2x
+    of the same target's non-strict time (Responses against Chat's: it has no non-strict row)."""
+    by_label = {row.label: row for row in rows}
+    peer = min((row for row in rows if row.reported is None), key=lambda row: row.micros)
+    pairs = [
+        ("openai.chat", "openai.chat"),
+        ("openai.responses", "openai.chat"),
+        ("anthropic", "anthropic"),
+    ]
+    for target, plain in pairs:
+        strict = by_label[f"schemawire {target} strict=True"]
+        loose = by_label[f"schemawire {plain} strict=False"]
+        ratio = strict.micros / peer.micros
+        verdict = "met" if ratio <= 1 else "not met"
+        print(
+            f"goal {target} strict at or below the fastest peer ({peer.label}, "
+            f"{peer.micros:.1f} µs): {strict.micros:.1f} µs, {ratio:.2f}x: {verdict}"
+        )
+        ratio = strict.micros / loose.micros
+        verdict = "met" if ratio <= 2 else "not met"
+        print(
+            f"goal {target} strict within 2x of {plain} non-strict ({loose.micros:.1f} µs): "
+            f"{ratio:.2f}x: {verdict}"
+        )
 
 
 def print_gates(runs: int) -> None:

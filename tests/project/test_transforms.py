@@ -6,10 +6,12 @@ from typing import Any
 
 import pytest
 
-from schemawire.project import project, project_catalogue
+from schemawire.project import _ANTHROPIC_STRICT, _transforms, project, project_catalogue
 from schemawire.project._arguments import ArgumentMap
+from schemawire.project._transforms import Walk
 from schemawire.project.checkers import check_payload, check_request
 from schemawire.project.importers import import_openai
+from schemawire.project.openai import STRICT, STRICT_LIMITS
 from schemawire.schema.validator import compile_schema
 from schemawire.types import Projection, ToolSpec
 from tests.project.corpus import bfcl_tools
@@ -214,3 +216,26 @@ def test_a_canonical_call_survives_the_round_trip_through_strict() -> None:
     sent = {"city": "上海", "unit": None, "n": None}
     assert projected.is_valid(sent)
     assert canonical.is_valid(projection.argument_map.restore(sent))
+
+
+def test_the_same_loss_met_again_is_the_same_object_and_the_table_stays_bounded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    first = project(spec({"city": CITY}), "openai.chat", strict=True)
+    again = project(spec({"city": CITY}), "openai.chat", strict=True)
+    assert first.losses == again.losses
+    assert all(a is b for a, b in zip(first.losses, again.losses, strict=True))
+
+    monkeypatch.setattr(_transforms, "_MOST_SHARED_LOSSES", 2)
+    project(spec({"city": CITY, "other": CITY}), "openai.chat", strict=True)
+    assert len(_transforms._SHARED_LOSSES) <= 2
+
+
+def test_a_walk_counts_optional_and_union_properties_only_when_a_limit_bounds_them() -> None:
+    schema = {"type": "object", "properties": {"a": {"type": ["string", "null"]}}}
+    openai = Walk(STRICT, "input", "urn:t", {}, measure=STRICT_LIMITS).run(schema)
+    anthropic = Walk(STRICT, "input", "urn:t", {}, measure=_ANTHROPIC_STRICT).run(schema)
+    assert openai.size is not None
+    assert anthropic.size is not None
+    assert (openai.size.properties, openai.size.unions) == (1, 0)
+    assert (anthropic.size.properties, anthropic.size.unions) == (1, 1)

@@ -210,7 +210,7 @@ def _target(target: str, options: dict[str, Any]) -> Target:
     info = TARGETS.get(target)
     if info is None:
         raise UsageError(f"unknown target {quoted(target)}; targets: {', '.join(TARGETS)}")
-    unknown = set(options) - set(info.options)
+    unknown = [option for option in options if option not in info.options]
     if unknown:
         allowed = ", ".join(info.options) or "none"
         raise UsageError(

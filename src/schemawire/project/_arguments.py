@@ -66,6 +66,20 @@ class ArgumentMap:
             pairs=self.pairs,
         )
 
+    def with_properties(
+        self, renames: Mapping[str, str], properties: Mapping[str, ArgumentMap]
+    ) -> ArgumentMap:
+        """This map, with ``renames`` and the maps of the ``properties`` values (what
+        `dataclasses.replace` says, at a third of the cost, once per object walked)."""
+        return ArgumentMap(
+            renames=renames,
+            optional_nulls=self.optional_nulls,
+            properties=properties,
+            items=self.items,
+            values=self.values,
+            pairs=self.pairs,
+        )
+
     def restore(self, value: Any) -> Any:
         """``value``, as sent under the projection, in the canonical shape."""
         if self.is_identity:

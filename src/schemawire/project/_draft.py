@@ -56,7 +56,7 @@ class Draft:
         """
         base = _base_uri(schema, self.spec, document)
         walk = Walk(
-            policy, document, base, self.documents, origins=self.track_origins, measure=bool(limits)
+            policy, document, base, self.documents, origins=self.track_origins, measure=limits
         )
         result = walk.run(schema)
         self.losses.extend(result.losses)

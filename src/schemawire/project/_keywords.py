@@ -53,7 +53,7 @@ def _properties(walk: Walker, node: Node, value: Any, schema: dict[str, Any], wh
             children[key] = child
     node.out["properties"] = projected
     if renames or children:
-        node.argument_map = replace(node.argument_map, renames=renames, properties=children)
+        node.argument_map = node.argument_map.with_properties(renames, children)
         if renames and isinstance(schema.get("required"), list):
             walk.lose("PROPERTY_KEY_RENAMED", where, "required", "required names renamed keys")
 

@@ -13,10 +13,14 @@ from typing import Any
 from schemawire.schema.dialect import SUBSCHEMA_LISTS, SUBSCHEMA_MAPS, SUBSCHEMA_SINGLE
 from schemawire.types import Loss
 
-__all__ = ["Size", "TargetLimit", "count_node", "exceeded", "measure"]
+__all__ = ["PER_PROPERTY", "Size", "TargetLimit", "count_node", "exceeded", "measure"]
 
 # The keywords `count_node` counts something of.
 _COUNTED = frozenset({"properties", "$defs", "definitions", "enum", "const"})
+# The `Size` fields that take a look at each property's schema and at ``required``: a walk whose
+# limits bound none of them need not count them (OpenAI's limits do not; Anthropic's do, over a
+# whole request).
+PER_PROPERTY = frozenset({"optional", "unions"})
 
 
 @dataclass(slots=True)
@@ -81,13 +85,17 @@ def exceeded(size: Size, limits: tuple[TargetLimit, ...]) -> Iterator[Loss]:
             )
 
 
-def count_node(node: dict[str, Any], size: Size) -> None:
-    """Add what ``node`` itself holds (not its subschemas) to ``size``."""
+def count_node(node: dict[str, Any], size: Size, *, per_property: bool = True) -> None:
+    """Add what ``node`` itself holds (not its subschemas) to ``size``; the `PER_PROPERTY`
+    fields only when ``per_property``."""
     if _COUNTED.isdisjoint(node):
         return  # most subschemas: a type and a description
     properties = node.get("properties")
     if isinstance(properties, dict):
-        _count_properties(properties, node.get("required"), size)
+        size.properties += len(properties)
+        size.chars += sum(map(len, properties))
+        if per_property:
+            _count_per_property(properties, node.get("required"), size)
     for key in ("$defs", "definitions"):
         if isinstance(node.get(key), dict):
             size.chars += sum(map(len, node[key]))
@@ -102,9 +110,7 @@ def count_node(node: dict[str, Any], size: Size) -> None:
         size.chars += len(str(node["const"]))
 
 
-def _count_properties(properties: dict[str, Any], required: Any, size: Size) -> None:
-    size.properties += len(properties)
-    size.chars += sum(map(len, properties))
+def _count_per_property(properties: dict[str, Any], required: Any, size: Size) -> None:
     listed = set(required) if isinstance(required, list) else set()
     size.optional += len(properties.keys() - listed)
     for value in properties.values():

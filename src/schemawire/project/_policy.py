@@ -76,6 +76,8 @@ RESTATABLE = frozenset(
 )
 
 DEFINITIONS = ("$defs", "definitions")
+# What a root that must be one object merges into itself instead of keeping.
+ROOT_ALTERNATIVES = frozenset({"anyOf", "oneOf"})
 # Keywords holding subschemas that a policy keeping them may pass on as they are.
 _AS_IS_HOLDERS = frozenset(
     {
@@ -156,12 +158,16 @@ class Policy:
     leaf_keywords: frozenset[str] = field(init=False, default=frozenset())
     # Keywords holding subschemas that are passed on as they are, when those are.
     as_is_holders: frozenset[str] = field(init=False, default=frozenset())
+    # Handled keywords whose handler runs wherever they are: all but a root's anyOf and oneOf,
+    # which an object root merges instead.
+    handled_anywhere: frozenset[str] = field(init=False, default=frozenset())
 
     def __post_init__(self) -> None:
         handled = {keyword for keyword, needed in self._handler_needs().items() if needed}
         holders = SUBSCHEMA_SINGLE | SUBSCHEMA_MAPS | SUBSCHEMA_LISTS
         verbatim = self.keep - holders - handled - METADATA
         object.__setattr__(self, "handled", frozenset(handled))
+        object.__setattr__(self, "handled_anywhere", frozenset(handled - ROOT_ALTERNATIVES))
         object.__setattr__(self, "verbatim", frozenset(verbatim))
         leaf_keywords = verbatim | ({"type"} if "type" in self.keep else set())
         object.__setattr__(self, "leaf_keywords", frozenset(leaf_keywords))

@@ -20,18 +20,20 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
+from functools import cache
 from typing import Any
 from urllib.parse import unquote
 
 from schemawire.project._arguments import IDENTITY, ArgumentMap
 from schemawire.project._draft07 import in_2020_12
 from schemawire.project._keywords import HANDLERS
-from schemawire.project._limits import Size, count_node
+from schemawire.project._limits import PER_PROPERTY, Size, TargetLimit, count_node
 from schemawire.project._merge import merge_alternatives, merge_schemas
 from schemawire.project._policy import (
     ANY_SCALAR,
     DEFINITIONS,
     METADATA,
+    ROOT_ALTERNATIVES,
     Node,
     Policy,
     WalkResult,
@@ -53,7 +55,29 @@ from schemawire.schema.dialect import (
 )
 from schemawire.types import Loss
 
-__all__ = ["METADATA", "Policy", "Walk", "WalkResult"]
+__all__ = ["METADATA", "Policy", "Walk", "WalkResult", "shared_loss"]
+
+# The losses made so far, by their fields, for `shared_loss`; emptied when it holds this many.
+_SHARED_LOSSES: dict[tuple[str, str, str, str | None, str], Loss] = {}
+_MOST_SHARED_LOSSES = 1 << 16
+
+
+def shared_loss(code: str, pointer: str, detail: str, keyword: str | None, document: str) -> Loss:
+    """The `Loss` with these fields: one already made when there is one.
+
+    A loss is frozen, and the same few come back tool after tool and request after request
+    (every strict object is closed, every optional property made nullable at a pointer such as
+    ``/properties/unit``): sharing them makes the walk keep a fifth of the objects it kept,
+    which the garbage collector otherwise scans again and again. The table is bounded: it is
+    emptied when full, so a process that projects ever new schemas does not grow with it.
+    """
+    key = (code, pointer, detail, keyword, document)
+    loss = _SHARED_LOSSES.get(key)
+    if loss is None:
+        if len(_SHARED_LOSSES) >= _MOST_SHARED_LOSSES:
+            _SHARED_LOSSES.clear()
+        loss = _SHARED_LOSSES[key] = Loss(code, pointer, detail, keyword, document)
+    return loss
 
 
 class Walk:
@@ -64,6 +88,8 @@ class Walk:
         document: ``"input"`` or ``"output"``, for losses and origins.
         base_uri: the canonical document's URI (its ``$id``).
         documents: other schema documents that references may name, by URI.
+        origins: record where each projected subschema came from.
+        measure: the limits whose `Size` fields are counted on the result as the walk goes.
     """
 
     def __init__(
@@ -74,11 +100,12 @@ class Walk:
         documents: Mapping[str, Any],
         *,
         origins: bool = False,
-        measure: bool = False,
+        measure: tuple[TargetLimit, ...] = (),
     ) -> None:
         self.policy = policy
         self.track_origins = origins
         self.size = Size() if measure else None  # what the target counts, as the walk goes
+        self._per_property = _bounds_per_property(measure)
         self._depth = 0
         self.document = document
         self.base_uri = base_uri
@@ -145,7 +172,7 @@ class Walk:
 
     def lose(self, code: str, where: Where, keyword: str | None, detail: str) -> None:
         """Record that the projection does not say what the canonical schema says here."""
-        self.losses.append(Loss(code, where.anchor, detail, keyword, self.document))
+        self.losses.append(shared_loss(code, where.anchor, detail, keyword, self.document))
 
     # --- subschemas -----------------------------------------------------------------------
 
@@ -164,11 +191,13 @@ class Walk:
         if self.draft_07:
             schema = in_2020_12(self, schema, where)
         node = Node()
-        out, verbatim = node.out, self.policy.verbatim
+        out, verbatim, handled = node.out, self.policy.verbatim, self.policy.handled_anywhere
         self._depth += 1
         for keyword, value in schema.items():
             if keyword in verbatim:  # most keywords: copied here, without a call per keyword
                 out[keyword] = value
+            elif keyword in handled:  # the type, properties, items: straight to the handler
+                HANDLERS[keyword](self, node, value, schema, where)
             else:
                 self._keyword(node, keyword, value, schema, where)
         self._finish(node, schema, where)
@@ -216,7 +245,7 @@ class Walk:
         if policy.upper_case_types:
             upper_case_types(leaf)
         if self.size is not None:
-            count_node(leaf, self.size)
+            count_node(leaf, self.size, per_property=self._per_property)
             self.size.depth = max(self.size.depth, self._depth + 1)
         return leaf
 
@@ -241,10 +270,10 @@ class Walk:
     def _keyword(
         self, node: Node, keyword: str, value: Any, schema: dict[str, Any], where: Where
     ) -> None:
-        """``keyword`` of ``schema`` as the target takes it, unless it is verbatim (`schema`
-        copies those itself)."""
+        """``keyword`` of ``schema`` as the target takes it, unless it is verbatim or handled
+        anywhere (`schema` copies those itself, or calls their handler)."""
         policy = self.policy
-        root_alternatives = keyword in _ALTERNATIVES and where.out == "" and policy.object_root
+        root_alternatives = keyword in ROOT_ALTERNATIVES and where.out == "" and policy.object_root
         if keyword in policy.handled and not root_alternatives:
             HANDLERS[keyword](self, node, value, schema, where)
         elif root_alternatives:
@@ -337,8 +366,15 @@ class Walk:
         if policy.upper_case_types:
             upper_case_types(out)
         if self.size is not None:
-            count_node(out, self.size)
+            count_node(out, self.size, per_property=self._per_property)
             self.size.depth = max(self.size.depth, self._depth)
+
+
+@cache
+def _bounds_per_property(limits: tuple[TargetLimit, ...]) -> bool:
+    """Whether one of ``limits`` bounds a `PER_PROPERTY` field (the same few tuples of limits
+    come back for every walk)."""
+    return any(limit.field in PER_PROPERTY for limit in limits)
 
 
 def _takes_as_is(schema: Any, policy: Policy) -> bool:
@@ -365,6 +401,3 @@ def _takes_as_is(schema: Any, policy: Policy) -> bool:
             if not _takes_as_is(child, policy):
                 return False
     return True
-
-
-_ALTERNATIVES = frozenset({"anyOf", "oneOf"})
