@@ -27,7 +27,7 @@ from typing import Any
 import orjson
 
 from schemawire._json import loads, quoted
-from schemawire._pointer import join, split
+from schemawire._pointer import escape, join, split
 from schemawire.gates._detect import Detector, DetectorSet, Found, TriggerSet
 from schemawire.gates.verdict import Change
 from schemawire.types import Violation
@@ -152,6 +152,8 @@ class Redactor:
         if not triggers and not key_words and marked is None:
             return value, []  # nothing here can be a secret: most large results
         walk = _Walk(self, triggers, marked)
+        if marked is None:
+            return walk.unmarked(value, pointer), walk.changes
         return walk.value(value, pointer), walk.changes
 
     def pointer(self, pointer: str) -> str:
@@ -231,6 +233,183 @@ class _Walk:
         if isinstance(value, dict):
             return self._object(value, pointer)
         return value
+
+    def unmarked(self, value: Any, pointer: str) -> Any:
+        """`value` where the schema marks nothing (most results): the same redaction in a
+        tighter loop, where each node's path is kept as a `_Path` and a pointer is built only
+        for a secret found. No mark needs the pointers, so they may start with a prefix."""
+        if isinstance(value, str):
+            return self._string(value, pointer) if self.triggers else value
+        if isinstance(value, list):
+            return self._unmarked_items(value, pointer)
+        if isinstance(value, dict):
+            return self._unmarked_members(value, pointer)
+        return value
+
+    def _unmarked_items(self, items: list[Any], path: _Path) -> list[Any]:
+        if len(items) >= _ROWS_FROM:
+            rows = self._rows(items, path)
+            if rows is not None:
+                return rows
+        copy: list[Any] | None = None
+        triggers, texts = self.triggers, self.texts
+        for index, item in enumerate(items):
+            if isinstance(item, str):
+                # The redaction of most strings is known: looked up here, not in a call.
+                if not triggers or not (texts.get(item) or self._text(item))[1]:
+                    continue
+                shown: Any = self._found_in_text(item, (path, index))
+            elif isinstance(item, dict):
+                shown = self._unmarked_members(item, (path, index))
+            elif isinstance(item, list):
+                shown = self._unmarked_items(item, (path, index))
+            else:
+                continue
+            if shown is not item:
+                copy = list(items) if copy is None else copy
+                copy[index] = shown
+        return items if copy is None else copy
+
+    def _unmarked_members(self, value: dict[str, Any], path: _Path) -> dict[str, Any]:
+        kinds = self._key_kinds(value)
+        if kinds is None:
+            return self._object_with_shown_keys(value, _pointer(path))
+        copy: dict[str, Any] | None = None
+        triggers, texts = self.triggers, self.texts
+        for key, kind, member in zip(value, kinds, value.values(), strict=True):
+            if kind is not None and _holds_secret(member):
+                self.changes.append(_named(_pointer((path, key)), kind))
+                shown: Any = f"[REDACTED:{kind}]"
+            elif isinstance(member, str):
+                if not triggers or not (texts.get(member) or self._text(member))[1]:
+                    continue
+                shown = self._found_in_text(member, (path, key))
+            elif isinstance(member, dict):
+                shown = self._unmarked_members(member, (path, key))
+            elif isinstance(member, list):
+                shown = self._unmarked_items(member, (path, key))
+            else:
+                continue
+            if shown is not member:
+                copy = dict(value) if copy is None else copy
+                copy[key] = shown
+        return value if copy is None else copy
+
+    # --- records: a list of objects of one shape, column by column --------------------------
+
+    def _rows(self, items: list[Any], path: _Path) -> list[Any] | None:
+        """``items`` redacted column by column, when they are objects of one shape whose keys
+        hold no secret (records); else None. The changes come in document order."""
+        kinds = self._shape_kinds(items)
+        if kinds is None:
+            return None
+        shown, found = self._columns(items, kinds, (_pointer(path), ""))
+        for index in sorted(found):
+            self.changes.extend(found[index])
+        return shown
+
+    def _shape_kinds(self, rows: Sequence[Any]) -> tuple[str | None, ...] | None:
+        """The kinds of the keys (`_key_kinds`) of ``rows``, when all are objects of one shape
+        and no key holds a secret of its own; else None."""
+        if not all(map(_is_dict, rows)) or len(set(map(tuple, rows))) != 1:
+            return None
+        return self._key_kinds(rows[0])
+
+    def _columns(
+        self, rows: Sequence[dict[str, Any]], kinds: tuple[str | None, ...], place: _Place
+    ) -> tuple[list[Any], dict[int, list[Change]]]:
+        """``rows`` (objects of one shape) redacted, and the changes of each row that has any,
+        in order: a column's cells are redacted together, so most are never visited."""
+        updates: dict[int, dict[str, Any]] = {}
+        found: dict[int, list[Change]] = {}
+        for key, kind, column in zip(
+            rows[0], kinds, zip(*map(dict.values, rows), strict=True), strict=True
+        ):
+            for index, shown, changes in self._column(key, kind, column, place):
+                updates.setdefault(index, {})[key] = shown
+                found.setdefault(index, []).extend(changes)
+        shown_rows = list(rows)
+        for index, members in updates.items():
+            shown_rows[index] = {**rows[index], **members}
+        return shown_rows, found
+
+    def _column(
+        self, key: str, kind: str | None, column: tuple[Any, ...], place: _Place
+    ) -> Iterable[tuple[int, Any, list[Change]]]:
+        """The cells of one column (member ``key`` of each row) that redaction changes: their
+        row, what they become, and the changes."""
+        if kind is not None:
+            return self._named_column(key, kind, column, place)
+        if all(map(_is_str, column)):
+            return self._text_column(key, column, column, place)
+        if all(map(_is_list, column)):
+            strings = tuple(itertools.chain.from_iterable(column))
+            if all(map(_is_str, strings)):
+                return self._text_column(key, strings, column, place)
+        kinds = self._shape_kinds(column)
+        if kinds is not None:
+            shown, found = self._columns(column, kinds, (place[0], place[1] + "/" + escape(key)))
+            return [(index, shown[index], changes) for index, changes in found.items()]
+        return self._cells(key, column, place)
+
+    def _named_column(
+        self, key: str, kind: str, column: tuple[Any, ...], place: _Place
+    ) -> Iterable[tuple[int, Any, list[Change]]]:
+        shown = f"[REDACTED:{kind}]"
+        base, below = place[0], place[1] + "/" + escape(key)
+        for index, cell in enumerate(column):
+            if _holds_secret(cell):
+                yield index, shown, [_named(f"{base}/{index}{below}", kind)]
+            else:
+                yield from self._cells(key, (cell,), place, index)
+
+    def _text_column(
+        self, key: str, strings: Iterable[str], column: tuple[Any, ...], place: _Place
+    ) -> Iterable[tuple[int, Any, list[Change]]]:
+        """A column of strings, or of arrays of strings (``strings``, all of them): each
+        distinct string is looked at once, and only the cells holding a secret are walked."""
+        texts = self.texts
+        hot = {
+            text
+            for text in set(strings)
+            if self.triggers and (texts.get(text) or self._text(text))[1]
+        }
+        if not hot:
+            return ()
+        held = [index for index, cell in enumerate(column) if not hot.isdisjoint(_texts_of(cell))]
+        return itertools.chain.from_iterable(
+            self._cells(key, column[index : index + 1], place, index) for index in held
+        )
+
+    def _cells(
+        self, key: str, column: tuple[Any, ...], place: _Place, first: int = 0
+    ) -> Iterable[tuple[int, Any, list[Change]]]:
+        """Each cell of ``column`` (rows from ``first`` on) walked on its own."""
+        base, below = place[0], place[1] + "/" + escape(key)
+        for index, cell in enumerate(column, first):
+            saved, self.changes = self.changes, []
+            shown = self._unmarked_member(cell, f"{base}/{index}{below}")
+            changes, self.changes = self.changes, saved
+            if shown is not cell or changes:
+                yield index, shown, changes
+
+    def _unmarked_member(self, member: Any, path: _Path) -> Any:
+        if isinstance(member, str):
+            if not self.triggers or not self._text(member)[1]:
+                return member
+            return self._found_in_text(member, path)
+        if isinstance(member, dict):
+            return self._unmarked_members(member, path)
+        if isinstance(member, list):
+            return self._unmarked_items(member, path)
+        return member
+
+    def _found_in_text(self, text: str, path: _Path) -> str:
+        """A string found to hold secrets: redacted, a change for each."""
+        redacted, kinds = self._text(text)
+        pointer = _pointer(path)
+        self.changes.extend(_found_in(pointer, kind) for kind in kinds)
+        return redacted
 
     def _member(self, member: Any, parent: str, token: str | int) -> Any:
         """`value` of ``member`` at ``parent`` joined with ``token``. Where the schema marks
@@ -339,6 +518,26 @@ class _Walk:
         return known
 
 
+# Where a node sits: the pointer of the value walked, or the path of the node's container and
+# the node's key or index. A pair costs less to make than a pointer, which most nodes never need.
+_Path = str | tuple["_Path", str | int]
+
+
+# Where the rows of a column are: the pointer of their list, and the pointer below a row's
+# (``/reporter`` for a column of the rows' reporters): row ``i`` is at ``list/i/below``.
+_Place = tuple[str, str]
+
+
+def _pointer(path: _Path) -> str:
+    """The pointer of ``path``, as `join` would have built it token by token."""
+    tokens: list[str] = []
+    while isinstance(path, tuple):
+        path, token = path
+        tokens.append(escape(token))
+    tokens.append(path)
+    return "/".join(reversed(tokens))
+
+
 class _ShownKeys:
     """The keys of one object as shown, a redacted key made unique beside the keys shown
     already and all the object's own keys: two keys may redact to the same text, and a key
@@ -370,6 +569,17 @@ def _any_of(triggers: tuple[str, ...]) -> Callable[[str], re.Match[str] | None]:
     return re.compile(pattern, re.IGNORECASE | re.ASCII).search
 
 
+# `isinstance(value, dict)` and the like, as functions in C: `map` calls them by the thousand.
+_is_dict: Callable[[Any], bool] = dict.__instancecheck__
+_is_list: Callable[[Any], bool] = list.__instancecheck__
+_is_str: Callable[[Any], bool] = str.__instancecheck__
+
+
+def _texts_of(cell: str | list[str]) -> Iterable[str]:
+    """The strings of a cell of a column of strings, or of arrays of strings."""
+    return (cell,) if isinstance(cell, str) else cell
+
+
 def _holds_secret(value: Any) -> bool:
     """Whether a member whose key names a secret holds one: anything but null, a boolean, an
     empty value, or a value already redacted."""
@@ -394,6 +604,7 @@ def _in_key(pointer: str, kind: str) -> Change:
     return Change("redacted", pointer, f"a {kind} was found in the key")
 
 
+_ROWS_FROM = 8  # objects of one shape in a list from which they are redacted column by column
 _SHORT = 512  # characters up to which substring tests find triggers faster than one pass
 _KEY_CACHE = 4096  # distinct keys remembered; results can have many, tools few
 _TEXT_CACHE = 4096  # distinct texts one walk remembers the redaction of

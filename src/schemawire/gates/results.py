@@ -339,8 +339,12 @@ class ResultGate:
         budget = self.options.max_bytes
         required = self.view.required if self.view is not None else None
         if structured is not None and size_of(structured) > budget:
+            same = content is structured and not as_blocks  # a local tool's value: cut once
             structured, cuts = truncate(structured, budget, required)
             changes.extend(_under("/structured", cuts))
+            if same:
+                changes.extend(_under("/content", cuts))
+                return structured, structured
         if content is not None and size_of(content) > budget:
             content, cuts = self._cut_content(content, budget, required, as_blocks)
             changes.extend(_under("/content", cuts))
