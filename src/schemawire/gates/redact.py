@@ -107,6 +107,10 @@ class Redactor:
             held = set(self._words.present(data)).intersection(triggers)
         return sorted({index for trigger in held for index in self._by_trigger.get(trigger, ())})
 
+    def triggers_in(self, data: bytes) -> set[str]:
+        """The triggers and key words (`_key_words`) ``data`` holds, in any case."""
+        return set(self._words.present(data))
+
     def _kind(self, data: bytes, found: Found) -> str:
         """The kind of a secret of which a detector hides a part. That part may itself be a
         known secret (OPENAI_API_KEY=sk-..., a token as the password of a URL): its own kind
@@ -143,18 +147,23 @@ class Redactor:
         return next((word for word in candidates if word in self._keys), None)
 
     def value(
-        self, value: Any, marked: Marked | None = None, pointer: str = ""
+        self, value: Any, marked: Marked | None = None, pointer: str = "", *, under: str = ""
     ) -> tuple[Any, list[Change]]:
         """``value`` with its secrets replaced (a copy where anything changed), and one change
         per secret, at its pointer. ``marked`` says which pointers the schema marks secret;
-        ``pointer`` is where ``value`` is (pointers given to ``marked`` start there)."""
+        ``pointer`` is where ``value`` is (pointers given to ``marked`` start there);
+        ``under``, put before the changes' pointers only, where that is in a larger whole
+        (``/structured``), so that each change is made once, where it ends up."""
         triggers, key_words = self._scan(value)
         if not triggers and not key_words and marked is None:
             return value, []  # nothing here can be a secret: most large results
         walk = _Walk(self, triggers, marked)
         if marked is None:
-            return walk.unmarked(value, pointer), walk.changes
-        return walk.value(value, pointer), walk.changes
+            return walk.unmarked(value, under + pointer), walk.changes
+        redacted = walk.value(value, pointer)
+        return redacted, [
+            _moved(change, under) for change in walk.changes
+        ] if under else walk.changes
 
     def pointer(self, pointer: str) -> str:
         """``pointer`` with each of its tokens redacted: a key may itself be a secret, and
@@ -368,18 +377,28 @@ class _Walk:
     ) -> Iterable[tuple[int, Any, list[Change]]]:
         """A column of strings, or of arrays of strings (``strings``, all of them): each
         distinct string is looked at once, and only the cells holding a secret are walked."""
+        distinct = set(strings)
+        if not self._any_triggered(distinct):
+            return ()
         texts = self.texts
-        hot = {
-            text
-            for text in set(strings)
-            if self.triggers and (texts.get(text) or self._text(text))[1]
-        }
+        hot = {text for text in distinct if (texts.get(text) or self._text(text))[1]}
         if not hot:
             return ()
         held = [index for index, cell in enumerate(column) if not hot.isdisjoint(_texts_of(cell))]
         return itertools.chain.from_iterable(
             self._cells(key, column[index : index + 1], place, index) for index in held
         )
+
+    def _any_triggered(self, texts: set[str]) -> bool:
+        """Whether any of ``texts`` may hold a secret: false when, all ASCII, they hold none of
+        the triggers looked for (one pass of the trigger set over them all, as `_text` makes
+        for each: an ASCII text with no trigger needs no detector)."""
+        if not self.triggers:
+            return False
+        joined = "\0".join(texts)  # no trigger holds a NUL: no match spans two texts
+        if not joined.isascii():
+            return True  # `Redactor.text` decides, text by text
+        return not self.redactor.triggers_in(joined.encode("ascii")).isdisjoint(self.triggers)
 
     def _cells(
         self, key: str, column: tuple[Any, ...], place: _Place, first: int = 0
@@ -586,6 +605,12 @@ def _holds_secret(value: Any) -> bool:
     if value is None or isinstance(value, bool) or value in ("", [], {}):
         return False
     return not (isinstance(value, str) and value.startswith("[REDACTED:"))
+
+
+def _moved(change: Change, under: str) -> Change:
+    """``change`` with ``under`` before its pointer."""
+    # Built directly: `dataclasses.replace` costs a few µs a change.
+    return Change(change.kind, under + change.pointer, change.detail, change.before, change.after)
 
 
 def _marked(pointer: str, mark: str) -> Change:

@@ -259,10 +259,10 @@ class ResultGate:
         marked = self.view.mark if self.view is not None and self.view.has_marks else None
         if structured is not None:
             same = content is structured  # a local tool's value is both: redacted once
-            structured, found = self.redactor.value(structured, marked, "")
-            changes.extend(_under("/structured", found))
+            structured, found = self.redactor.value(structured, marked, "", under="/structured")
+            changes.extend(found)
             if same:
-                changes.extend(_under("/content", found))
+                changes.extend(_under("/content", found, "/structured"))
                 return structured, structured
         content, found = self._redacted_content(content, marked, as_blocks)
         changes.extend(_under("/content", found))
@@ -517,12 +517,16 @@ def _only_text(content: Any, as_blocks: bool) -> str | None:
     return None
 
 
-def _under(prefix: str, changes: list[Change]) -> list[Change]:
-    """``changes`` with pointers into the `ToolResult` as a whole (``/structured/...``)."""
+def _under(prefix: str, changes: list[Change], instead_of: str = "") -> list[Change]:
+    """``changes`` with pointers into the `ToolResult` as a whole (``/structured/...``), each
+    under ``prefix`` in place of the ``instead_of`` it starts with."""
     # Built directly: `dataclasses.replace` costs a few µs a change, and a result can hold
     # hundreds of redactions.
+    cut = len(instead_of)
     return [
-        Change(change.kind, prefix + change.pointer, change.detail, change.before, change.after)
+        Change(
+            change.kind, prefix + change.pointer[cut:], change.detail, change.before, change.after
+        )
         for change in changes
     ]
 
