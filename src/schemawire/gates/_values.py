@@ -4,9 +4,10 @@ without changing the caller's copy."""
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -241,12 +242,17 @@ def _room_left(node: dict[Any, Any] | list[Any], depth: int, room: int, limits: 
     if len(node) > limits.max_items or depth >= limits.max_depth:
         return -1
     room -= 2 * len(node)  # each entry writes a byte and a comma or bracket, at least
-    members: Iterable[Any] = node
     if type(node) is dict:
         room = _room_after_keys(node, room, limits)
-        if room < 0:
-            return -1
-        members = node.values()
+        return _room_left_members(node.values(), depth, room, limits) if room >= 0 else -1
+    if isinstance(node, list) and _are_rows(node):
+        return _room_left_rows(node, depth + 1, room, limits)
+    return _room_left_members(node, depth, room, limits)
+
+
+def _room_left_members(members: Iterable[Any], depth: int, room: int, limits: ValueLimits) -> int:
+    """`_room_left` of the members of a container at ``depth``, the container's own bytes
+    counted already."""
     for member in members:
         kind = type(member)
         if kind is str:
@@ -261,6 +267,87 @@ def _room_left(node: dict[Any, Any] | list[Any], depth: int, room: int, limits: 
         if room < 0:
             return -1
     return room
+
+
+_ROWS_FROM = 8  # objects of one shape in a list from which they are measured column by column
+_FLATTEN_UP_TO = 1 << 16  # items of a column of arrays measured as one column, at most
+_NUMBERS = frozenset((int, bool, type(None)))
+
+
+def _are_rows(items: Sequence[Any]) -> bool:
+    """Whether ``items`` are enough objects, exactly dicts, of one shape (records)."""
+    return (
+        len(items) >= _ROWS_FROM
+        and set(map(type, items)) == {dict}
+        and len(set(map(tuple, items))) == 1
+    )
+
+
+def _room_left_rows(
+    rows: Sequence[dict[str, Any]], depth: int, room: int, limits: ValueLimits
+) -> int:
+    """`_room_left` of each of ``rows`` (exactly dicts of one shape, at ``depth``), summed, a
+    column of members at a time: the keys are checked once, and a column of strings, numbers
+    or arrays of them is checked in a few passes in C, not value by value."""
+    if depth >= limits.max_depth or not rows[0]:
+        return -1 if depth >= limits.max_depth else room
+    keys = rows[0]
+    if len(keys) > limits.max_items or _room_after_keys(keys, limits.max_bytes, limits) < 0:
+        return -1
+    room -= len(rows) * (2 * len(keys) + sum(map(len, keys)))
+    for column in zip(*map(dict.values, rows), strict=True):
+        room = _room_left_column(column, depth + 1, room, limits)
+        if room < 0:
+            return -1
+    return room
+
+
+def _room_left_column(column: tuple[Any, ...], depth: int, room: int, limits: ValueLimits) -> int:
+    """What is left of ``room`` once the values of ``column``, each at ``depth``, are written,
+    at least; negative as for `_room_left`."""
+    kinds = set(map(type, column))
+    left = _room_left_leaves(column, kinds, room, limits)
+    if left is not None:
+        return left
+    if kinds == {list} and sum(map(len, column)) <= _FLATTEN_UP_TO:
+        return _room_left_arrays(column, depth, room, limits)
+    if kinds == {dict} and _are_rows(column):
+        return _room_left_rows(column, depth, room, limits)
+    return _room_left_members(column, depth - 1, room, limits)  # as an array's one level up
+
+
+def _room_left_leaves(
+    column: tuple[Any, ...], kinds: set[type], room: int, limits: ValueLimits
+) -> int | None:
+    """`_room_left_column` of a column of strings, of numbers, or of ints, bools and nulls;
+    None for any other column."""
+    if kinds == {str}:
+        return room - sum(map(len, column)) if max(map(len, column)) <= limits.max_string else -1
+    if kinds <= _NUMBERS:
+        return room if _plain_integers(column, kinds) else -1
+    if kinds == {float}:
+        return room if all(map(math.isfinite, column)) else -1
+    return None
+
+
+def _plain_integers(column: tuple[Any, ...], kinds: set[type]) -> bool:
+    """Whether a column of ints, bools and None holds only ints within 64 bits."""
+    if int not in kinds:
+        return True
+    numbers = column if kinds == {int} else [value for value in column if type(value) is int]
+    return bool(_INT64[0] <= min(numbers) and max(numbers) <= _INT64[1])
+
+
+def _room_left_arrays(
+    column: tuple[list[Any], ...], depth: int, room: int, limits: ValueLimits
+) -> int:
+    """A column of arrays at ``depth``: their items measured as one column."""
+    lengths = list(map(len, column))
+    if max(lengths) > limits.max_items or (depth >= limits.max_depth and any(lengths)):
+        return -1
+    room -= 2 * sum(lengths)
+    items = tuple(itertools.chain.from_iterable(column))
+    return _room_left_column(items, depth + 1, room, limits) if items and room >= 0 else room
 
 
 def _room_after_keys(node: dict[Any, Any], room: int, limits: ValueLimits) -> int:
