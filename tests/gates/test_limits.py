@@ -358,3 +358,24 @@ def test_tiny_blocks_through_the_gate_are_cut_the_same_way() -> None:
     assert size_of(content) <= 32 * 1024
     assert content[:-1] == blocks[: len(content) - 1]
     assert [c.pointer for c in verdict.changes] == ["/content"]
+
+
+def test_a_problem_in_one_of_many_records_is_found_at_its_pointer() -> None:
+    # Records of one shape are measured column by column; a problem still has its pointer.
+    def records() -> list[dict[str, Any]]:
+        return [{"id": i, "tags": ["a", "b"], "who": {"name": "x", "n": 1.5}} for i in range(12)]
+
+    limits = ValueLimits()
+    plain, problem = plain_json(records(), limits)
+    assert problem is None
+    assert plain == records()
+    for pointer, value in (("/9/who/n", float("nan")), ("/10/tags/1", (1, 2)), ("/4/id", 2**70)):
+        bad = records()
+        *path, last = pointer.split("/")[1:]
+        node: Any = bad
+        for token in path:
+            node = node[int(token)] if isinstance(node, list) else node[token]
+        node[int(last) if isinstance(node, list) else last] = value
+        _, problem = plain_json(bad, limits)
+        assert problem is not None
+        assert problem.pointer == pointer

@@ -383,3 +383,44 @@ def test_many_keys_that_redact_alike_are_numbered_in_linear_time() -> None:
     assert time.perf_counter() - started < 5.0
     assert len(redacted) == len(value) == len(changes)
     assert sorted(redacted.values()) == list(range(20_000))
+
+
+def _record(index: int) -> dict[str, Any]:
+    return {
+        "id": index,
+        "title": f"Ticket {index}",
+        "body": "Customer reports a late delivery.",
+        "reporter": {"email": f"user{index}@example.com", "api_key": f"key-{index:06d}-FAKE"},
+        "tags": ["delivery", "refund"],
+    }
+
+
+def test_records_are_redacted_as_each_record_on_its_own_would_be() -> None:
+    # Twenty records of one shape are redacted column by column; the value and the changes,
+    # in order and at their pointers, are those of each record redacted on its own.
+    records = [_record(index) for index in range(20)]
+    records[3]["body"] += " token ghp_" + "A1b2" * 9
+    records[3]["tags"].append("postgres://svc:FAKEpass123@db:5432/app")
+    records[11]["reporter"]["api_key"] = None  # a key naming a secret, holding none
+    records[12]["title"] = "Bearer abcdefghijklmnopqrstuvwxyz123456"
+    redactor = default_redactor()
+    redacted, changes = redactor.value(records, pointer="/records")
+    one_by_one = [
+        redactor.value(record, pointer=f"/records/{i}") for i, record in enumerate(records)
+    ]
+    assert redacted == [value for value, _ in one_by_one]
+    assert changes == [change for _, found in one_by_one for change in found]
+    assert [c.pointer for c in changes][:4] == [
+        "/records/0/reporter/api_key",
+        "/records/1/reporter/api_key",
+        "/records/2/reporter/api_key",
+        "/records/3/body",
+    ]
+    assert redacted[0]["tags"] is records[0]["tags"]  # what holds no secret is not copied
+
+
+def test_changes_of_a_value_redacted_under_a_prefix_start_with_it() -> None:
+    records = [_record(index) for index in range(10)]
+    _, changes = default_redactor().value(records)
+    _, under = default_redactor().value(records, under="/structured")
+    assert [c.pointer for c in under] == ["/structured" + c.pointer for c in changes]

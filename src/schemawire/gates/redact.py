@@ -349,15 +349,18 @@ class _Walk:
         row, what they become, and the changes."""
         if kind is not None:
             return self._named_column(key, kind, column, place)
+        kinds = set(map(type, column))
+        if not any(issubclass(cell_kind, str | list | dict) for cell_kind in kinds):
+            return ()  # numbers, booleans and nulls: never changed
         if all(map(_is_str, column)):
             return self._text_column(key, column, column, place)
         if all(map(_is_list, column)):
             strings = tuple(itertools.chain.from_iterable(column))
             if all(map(_is_str, strings)):
                 return self._text_column(key, strings, column, place)
-        kinds = self._shape_kinds(column)
-        if kinds is not None:
-            shown, found = self._columns(column, kinds, (place[0], place[1] + "/" + escape(key)))
+        shape = self._shape_kinds(column)
+        if shape is not None:
+            shown, found = self._columns(column, shape, (place[0], place[1] + "/" + escape(key)))
             return [(index, shown[index], changes) for index, changes in found.items()]
         return self._cells(key, column, place)
 
