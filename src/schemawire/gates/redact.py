@@ -387,7 +387,10 @@ class _Walk:
         hot = {text for text in distinct if (texts.get(text) or self._text(text))[1]}
         if not hot:
             return ()
-        held = [index for index, cell in enumerate(column) if not hot.isdisjoint(_texts_of(cell))]
+        if strings is column:  # a column of strings
+            held = [index for index, cell in enumerate(column) if cell in hot]
+        else:
+            held = [index for index, cell in enumerate(column) if not hot.isdisjoint(cell)]
         return itertools.chain.from_iterable(
             self._cells(key, column[index : index + 1], place, index) for index in held
         )
@@ -595,11 +598,6 @@ def _any_of(triggers: tuple[str, ...]) -> Callable[[str], re.Match[str] | None]:
 _is_dict: Callable[[Any], bool] = dict.__instancecheck__
 _is_list: Callable[[Any], bool] = list.__instancecheck__
 _is_str: Callable[[Any], bool] = str.__instancecheck__
-
-
-def _texts_of(cell: str | list[str]) -> Iterable[str]:
-    """The strings of a cell of a column of strings, or of arrays of strings."""
-    return (cell,) if isinstance(cell, str) else cell
 
 
 def _holds_secret(value: Any) -> bool:
