@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 import orjson
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from schemawire.gates import (
@@ -275,6 +275,15 @@ def test_a_value_is_refused_exactly_when_it_breaks_a_limit(value: Any) -> None:
 @pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(_json_values, st.sampled_from(["", "/a", "/a/0"]))
+@example(  # over maxBytes as a whole, no part over a limit: once pointed at "", not at "/a"
+    value=[
+        "\\\\\\é😀😀",
+        {"": None, "é": None, "aaaé": None, "aaaéééé": None},
+        {"": None, "é": None, "aaaé": None, "aaaéééé": None},
+        {"aaé": None, "aaaaaaaa": None},
+    ],
+    at="/a",
+)
 def test_the_walk_of_a_part_counts_depth_from_where_the_part_sits(value: Any, at: str) -> None:
     depth = at.count("/")
     problem = first_problem(value, TIGHT, at=at, depth=depth)

@@ -107,7 +107,7 @@ class _Walk:
             if problem is not None:
                 return problem
             if self.written > self.limits.max_bytes:
-                return _too_many_bytes(self.limits, None)
+                return _too_many_bytes(self.limits, None, self.at)
             while pending:
                 entry = next(pending[-1], None)
                 if entry is not None:
@@ -374,14 +374,14 @@ def bytes_problem(value: Any, limits: ValueLimits) -> ValueProblem | None:
     return _too_many_bytes(limits, size) if size > limits.max_bytes else None
 
 
-def _too_many_bytes(limits: ValueLimits, size: int | None) -> ValueProblem:
-    """The value writes ``size`` bytes of compact JSON (None: more than the limit, measured no
-    further)."""
+def _too_many_bytes(limits: ValueLimits, size: int | None, at: str = "") -> ValueProblem:
+    """The value (at ``at`` in its document) writes ``size`` bytes of compact JSON (None: more
+    than the limit, measured no further)."""
     if size is None:
         message = f"more than the limit of {limits.max_bytes:,} bytes as JSON"
     else:
         message = f"{size:,} bytes as JSON, over the limit of {limits.max_bytes:,} bytes"
-    return ValueProblem("too_large", "", "maxBytes", message)
+    return ValueProblem("too_large", at, "maxBytes", message)
 
 
 def _plain_scalar(node: Any) -> bool:
