@@ -15,10 +15,13 @@ clients share this one (so its CPU is part of what is measured, the same for eve
 Rounds alternate the order of the servers so that the machine's noise falls on all of them.
 
 Reported: calls per second (the median over rounds), p50 and p99 latency (pooled over rounds),
-errors (exceptions and error results), and each server's throughput and p99 over the bare
-SDK's. Memory: each server process's resident set size (the proxy's own, not its upstream's),
-read once the server has served a warm-up load of the most clients, then at the end of its run,
-and sampled every 0.1 s between for the peak; the round whose growth is largest is shown.
+errors (exceptions and error results), each server's throughput and p99 over the bare SDK's,
+and the CPU time the server used per call (user and system, all its threads, from
+``/proc/<pid>/stat``; the proxy's and its upstream's together): on a busy machine calls/s swing
+with what else runs, CPU per call much less. Memory: each server process's resident set size
+(the proxy's own, not its upstream's), read once the server has served a warm-up load of the
+most clients, then at the end of its run, and sampled every 0.1 s between for the peak; the
+round whose growth is largest is shown.
 
 The goal (issue 17): at 8 and 32 clients, the server and the proxy serve at least the bare SDK
 server's calls per second, with a p99 no worse, no errors, and memory flat over the run (the
@@ -61,6 +64,8 @@ class Load:
     p50_ms: float
     p99_ms: float
     errors: int
+    cpu_ms: float
+    """CPU time the server used per call (the proxy's and its upstream's), in ms."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,19 +157,37 @@ def _peak_memory(pid: int) -> Iterator[list[int]]:
         sampler.join()
 
 
+_Measured = tuple[float, list[float], int, float]  # calls/s, latencies, errors, CPU seconds
+
+
+def _server_cpu(pid: int) -> float:
+    """CPU seconds used by the server process ``pid`` and its children (a proxy's upstream)."""
+    return sum(serving.cpu_seconds(one) for one in (pid, *serving.children(pid)))
+
+
+def _measured(server: serving.Server, clients: int, seconds: float) -> _Measured:
+    """One measurement of ``server`` at ``clients``, with the CPU time the server used."""
+    before = _server_cpu(server.pid)
+    rate, times, failed = anyio.run(_load, server.url, clients, seconds)
+    return rate, times, failed, _server_cpu(server.pid) - before
+
+
 @dataclass
 class _Results:
     """Per (server, concurrency): each round's calls/s, the pooled latencies, the errors; per
     server, each round's memory."""
 
     rates: dict[tuple[str, int], list[float]] = field(default_factory=dict)
+    cpu: dict[tuple[str, int], list[float]] = field(default_factory=dict)
     latencies: dict[tuple[str, int], list[float]] = field(default_factory=dict)
     errors: dict[tuple[str, int], int] = field(default_factory=dict)
     memory: dict[str, list[Memory]] = field(default_factory=dict)
 
-    def add(self, kind: str, clients: int, rate: float, times: list[float], failed: int) -> None:
+    def add(self, kind: str, clients: int, measured: _Measured) -> None:
+        rate, times, failed, cpu = measured
         key = (kind, clients)
         self.rates.setdefault(key, []).append(rate)
+        self.cpu.setdefault(key, []).append(1000 * cpu / max(1, len(times)))
         self.latencies.setdefault(key, []).extend(times)
         self.errors[key] = self.errors.get(key, 0) + failed
 
@@ -184,10 +207,11 @@ def _one_server(
         start = serving.rss_bytes(server.pid)
         with _peak_memory(server.pid) as peak:
             for count in clients:
-                rate, times, failed = anyio.run(_load, server.url, count, seconds)
-                results.add(kind, count, rate, times, failed)
+                measured = _measured(server, count, seconds)
+                results.add(kind, count, measured)
                 print(
-                    f"  round {round_label}: {kind}, {count} clients: {rate:,.0f} calls/s",
+                    f"  round {round_label}: {kind}, {count} clients: {measured[0]:,.0f} calls/s, "
+                    f"server CPU {results.cpu[kind, count][-1]:.2f} ms/call",
                     file=sys.stderr,
                 )
         end = serving.rss_bytes(server.pid)
@@ -221,6 +245,7 @@ def run(
             _percentile(results.latencies[kind, count], 0.5),
             _percentile(results.latencies[kind, count], 0.99),
             results.errors[kind, count],
+            statistics.median(results.cpu[kind, count]),
         )
         for count in clients
         for kind in servers
@@ -238,9 +263,9 @@ def print_table(rows: list[Load], memory: list[Memory], seconds: float, rounds: 
     """The load table, the memory table, then each goal's verdict with its ratios."""
     print(
         f"| small calls, {seconds:g} s x {rounds} rounds | clients | calls/s | p50 ms | p99 ms "
-        "| errors | x bare SDK |"
+        "| errors | x bare SDK | server CPU ms/call |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     bare = {row.clients: row for row in rows if row.server == "bare"}
     for row in rows:
         ratio = (
@@ -248,7 +273,8 @@ def print_table(rows: list[Load], memory: list[Memory], seconds: float, rounds: 
         )
         print(
             f"| {serving.LABELS[row.server]} | {row.clients} | {row.calls_per_second:,.0f} | "
-            f"{row.p50_ms:.1f} | {row.p99_ms:.1f} | {row.errors} | {ratio:.2f}x |"
+            f"{row.p50_ms:.1f} | {row.p99_ms:.1f} | {row.errors} | {ratio:.2f}x | "
+            f"{row.cpu_ms:.2f} |"
         )
     print()
     print(
