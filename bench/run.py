@@ -26,8 +26,8 @@
    check-jsonschema on one file.
 8. hostile (`bench/hostile.py`): the worst shape of each secret detector and gate walk at 1 and
    10 MB, and other clients' latency during a worst-case request, beside a bare SDK server.
-9. load (`bench/load.py`): small calls from 1, 8 and 32 clients against ``serve --http`` and a
-   bare SDK server, calls/s and errors.
+9. load (`bench/load.py`): small calls from 1, 8 and 32 clients against ``serve --http``, the
+   gating proxy and a bare SDK server: calls/s, p50, p99, errors, each server's memory growth.
 10. shortlist (`bench/shortlist.py`): recall@1/3/5/10, all-gold@10, MRR@10 and query latency on
     the BFCL retrieval set (`bench/shortlist_sets.py`), ``ToolIndex`` beside Pydantic-AI-style
     keyword overlap and FastMCP-style BM25 reimplemented on the same catalogue; then
@@ -153,8 +153,11 @@ def main() -> None:
         hostile.run(WORK, options)
         print()
     if options.only in (None, "load"):
-        rows = load.run(WORK, tuple(options.clients), options.seconds, options.load_rounds)
-        load.print_table(rows, options.seconds, options.load_rounds)
+        servers = tuple(options.servers)
+        rows, memory = load.run(
+            WORK, tuple(options.clients), options.seconds, options.load_rounds, servers
+        )
+        load.print_table(rows, memory, options.seconds, options.load_rounds)
         print()
     _run_last(options)
 

@@ -214,6 +214,12 @@ def _proc_rss(pid: int) -> int:
     raise ProcessLookupError(pid)
 
 
+def cpu_seconds(pid: int) -> float:
+    """The CPU time (user and system, every thread) process ``pid`` has used, in seconds."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+
+
 def children(pid: int) -> list[int]:
     """The process ids of ``pid``'s direct children (a proxy's upstream)."""
     path = Path(f"/proc/{pid}/task/{pid}/children")

@@ -11,8 +11,10 @@ import anyio
 import anyio.lowlevel
 import anyio.to_thread
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from schemawire.mcp._offload import OFFLOAD_FROM, is_large, off_loop
+from schemawire.mcp._offload import OFFLOAD_FROM, is_large, off_loop, off_loop_if
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +49,58 @@ def test_weighing_stops_at_the_threshold_whatever_the_value_holds() -> None:
     assert is_large(shared)
     assert is_large(long)
     assert time.perf_counter() - started < 1.0  # walked as a tree: never
+
+
+def weighed_in_general(value: Any, threshold: int) -> bool:
+    """`is_large` as it was before its fast path for the JSON types: every item asked what it
+    is the long way (the same weights, the same early stop)."""
+    budget, pending = threshold, [value]
+    while pending:
+        item = pending.pop()
+        sized = isinstance(item, str | bytes | bytearray | memoryview | list | tuple | dict)
+        budget -= 1 + (len(item) if sized else 0)
+        if budget <= 0:
+            return True
+        if isinstance(item, dict):
+            pending.extend([*item.keys(), *item.values()])
+        elif isinstance(item, list | tuple):
+            pending.extend(item)
+        elif isinstance(getattr(item, "__dict__", None), dict):
+            pending.extend(vars(item).values())
+    return False
+
+
+class Tagged(str):
+    """A str subclass: weighed by the general walk."""
+
+
+JSON_LIKE = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False)
+    | st.text(max_size=40)
+    | st.binary(max_size=40)
+    | st.text(max_size=40).map(Tagged),
+    lambda inner: (
+        st.lists(inner, max_size=6)
+        | st.lists(inner, max_size=6).map(tuple)
+        | st.dictionaries(st.text(max_size=8), inner, max_size=6)
+    ),
+    max_leaves=60,
+)
+
+
+@given(JSON_LIKE, st.integers(min_value=1, max_value=400))
+def test_the_json_types_weigh_what_the_general_walk_says(value: Any, threshold: int) -> None:
+    assert is_large(value, threshold) == weighed_in_general(value, threshold)
+
+
+@pytest.mark.anyio
+async def test_work_weighed_once_runs_where_its_weight_says() -> None:
+    here = threading.get_ident()
+    assert await off_loop_if(False, threading.get_ident) == here
+    assert await off_loop_if(True, threading.get_ident) != here
 
 
 @pytest.mark.anyio

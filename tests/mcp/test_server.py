@@ -162,6 +162,25 @@ async def test_every_call_is_gated_both_ways(write_repo: WriteRepo, mode: str) -
     ]
 
 
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_a_server_without_a_trace_answers_alike_and_numbers_the_same_hops(
+    write_repo: WriteRepo, mode: str
+) -> None:
+    repository = spy_repository(write_repo)
+    kept, quiet = Trace(), Trace(keep=False)  # quiet: no file, no listener, keeps nothing
+    answers = []
+    for trace in (kept, quiet):
+        async with sdk_client(spy_server(repository, Spy(), trace), mode=mode) as client:
+            calls = ({"city": 5}, {"city": "Oslo"}, {"city": "boom"}, {"city": "leak"})
+            answers.append([await raw_call(client, "lookup", arguments) for arguments in calls])
+    assert answers[0] == answers[1]
+    numbered: list[Any] = []
+    quiet.listen(numbered.append)  # from now on it keeps: the next hop shows the count
+    quiet.record("test", "test", "test", "check", {})
+    # Spans are not numbered when nothing keeps them; every message and verdict is.
+    assert numbered[0].seq == 1 + sum(1 for hop in kept.hops if hop.protocol != "span")
+
+
 async def test_http_refuses_foreign_hosts_and_origins(write_repo: WriteRepo) -> None:
     options = HttpOptions(port=0, allowed_origins=("https://app.example.com",))
     ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}

@@ -24,7 +24,7 @@ import anyio
 import anyio.to_thread
 from anyio.lowlevel import RunVar
 
-__all__ = ["OFFLOAD_FROM", "WORKERS", "is_large", "off_loop"]
+__all__ = ["OFFLOAD_FROM", "WORKERS", "is_large", "off_loop", "off_loop_if"]
 
 _T = TypeVar("_T")
 
@@ -49,11 +49,30 @@ def is_large(value: Any, threshold: int = OFFLOAD_FROM) -> bool:
     pending = [value]
     while pending:
         item = pending.pop()
-        budget -= 1 + _own_weight(item)
+        kind = type(item)
+        # The JSON types first, by exact type: a small call's payload is all of these, and the
+        # general walk below asks each one several questions. The same weights either way.
+        if kind in _LEAVES:
+            budget -= 1
+        elif kind in _SIZED_LEAVES:
+            budget -= 1 + len(item)
+        elif kind is dict:
+            budget -= 1 + len(item)
+            pending.extend(item.keys())
+            pending.extend(item.values())
+        elif kind is list or kind is tuple:
+            budget -= 1 + len(item)
+            pending.extend(item)
+        else:
+            budget -= 1 + _own_weight(item)
+            pending.extend(_children(item))
         if budget <= 0:
             return True
-        pending.extend(_children(item))
     return False
+
+
+_LEAVES = frozenset({int, float, bool, type(None)})
+_SIZED_LEAVES = frozenset({str, bytes})
 
 
 def _own_weight(item: Any) -> int:
@@ -87,7 +106,17 @@ async def off_loop(function: Callable[..., _T], *args: Any, weight: Any) -> _T:
     Raises:
         Exception: whatever ``function`` raises.
     """
-    if not is_large(weight):
+    return await off_loop_if(is_large(weight), function, *args)
+
+
+async def off_loop_if(large: bool, function: Callable[..., _T], *args: Any) -> _T:
+    """``function(*args)``: in a worker thread when ``large`` (what `is_large` said of its
+    payload, asked once for several steps of work on it), else right here; as `off_loop`.
+
+    Raises:
+        Exception: whatever ``function`` raises.
+    """
+    if not large:
         return function(*args)
     return await anyio.to_thread.run_sync(function, *args, limiter=_limiter())
 

@@ -39,7 +39,7 @@ from schemawire.gates import (
     Verdict,
     rejection_meta,
 )
-from schemawire.mcp._offload import off_loop
+from schemawire.mcp._offload import is_large, off_loop, off_loop_if
 from schemawire.mcp._problems import unknown_tool_error
 from schemawire.mcp._sent import SentLines, arguments_as_sent
 from schemawire.project.mcp import VERSIONS, project_mcp
@@ -187,6 +187,8 @@ class _TraceMiddleware:
     async def __call__(
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
     ) -> HandlerResult:
+        if not self.trace.keeps_anything:  # no --trace: the hops are numbered, nothing built
+            return await self._numbered(ctx, call_next)
         if ctx.request_id is None:  # a notification: one hop, no span
             return await self._served(ctx, call_next)
         # A span per request served: the gates' verdicts and an upstream's hops go inside.
@@ -194,6 +196,21 @@ class _TraceMiddleware:
         context = {"traceparent": remote} if remote is not None else {}
         with self.trace.span("mcp", ctx.method, label=self.label, served=True, **context):
             return await self._served(ctx, call_next)
+
+    async def _numbered(
+        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
+        """Serve with a trace that keeps nothing: the same hops, counted, none of them built
+        (nor weighed to build off the loop)."""
+        self.trace.record("client", self.label, "mcp", "receive", None)
+        try:
+            result = await call_next(ctx)
+        except MCPError:
+            self.trace.record(self.label, "client", "mcp", "send", None)
+            raise
+        if ctx.request_id is not None:
+            self.trace.record(self.label, "client", "mcp", "send", None)
+        return result
 
     async def _served(
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
@@ -343,15 +360,16 @@ class LocalTools:
         canonical, _, wrapped = listed
         argument_gate, result_gate = self._gates[canonical]
         sent = arguments if arguments is not None else {}
-        verdict = await off_loop(_checked, argument_gate, sent, trace, label, weight=sent)
+        large = is_large(sent)  # weighed once for the steps that work on the arguments
+        verdict = await off_loop_if(large, _checked, argument_gate, sent, trace, label)
         if not verdict.accepted:
-            return await off_loop(verdict_result, verdict, weight=sent)  # quotes what it got
+            return await off_loop_if(large, verdict_result, verdict)  # quotes what it got
         # What the function raised, or its timeout, comes back as the outcome: the result
         # gate makes it one line, and no stack trace reaches the client.
         outcome = await invoke(self.implementations[canonical], verdict.value, self.timeout)
-        checked = await off_loop(_checked, result_gate, outcome, trace, label, weight=outcome)
-        answer = functools.partial(verdict_result, checked, wrap=wrapped)
-        return await off_loop(answer, weight=outcome)
+        large = is_large(outcome)  # and once for those on the result
+        checked = await off_loop_if(large, _checked, result_gate, outcome, trace, label)
+        return await off_loop_if(large, functools.partial(verdict_result, checked, wrap=wrapped))
 
 
 def _checked(gate: ArgumentGate | ResultGate, value: Any, trace: Trace, label: str) -> Verdict:
