@@ -21,24 +21,28 @@ SECONDS = 30  # the longest any wait here may take
 THREADS, EACH = 16, 25
 
 
-class _SeenWaiting(threading.Condition):
-    """The store's condition for waiting saves, counting the savers that wait on it (so a test
-    knows when a batch is queued without timing anything)."""
+class _SeenQueuing:
+    """The lock over the store's queue of saves, counting the times it was let go: once for each
+    save that queued, while the store's own lock keeps every committer from taking the queue
+    (so a test knows when a batch is queued without timing anything)."""
 
     def __init__(self) -> None:
-        super().__init__(threading.Lock())
-        self.waiters = 0
+        self.lock = threading.Lock()
+        self.released = 0
         self.seen = threading.Condition()
 
-    def wait(self, timeout: float | None = None) -> bool:
-        with self.seen:
-            self.waiters += 1
-            self.seen.notify_all()
-        return super().wait(timeout)
+    def __enter__(self) -> None:
+        self.lock.acquire()
 
-    def until_waiting(self, count: int) -> None:
+    def __exit__(self, *exc: object) -> None:
+        self.lock.release()
         with self.seen:
-            assert self.seen.wait_for(lambda: self.waiters >= count, timeout=SECONDS)
+            self.released += 1
+            self.seen.notify_all()
+
+    def until_queued(self, count: int) -> None:
+        with self.seen:
+            assert self.seen.wait_for(lambda: self.released >= count, timeout=SECONDS)
 
 
 @pytest.fixture
@@ -85,14 +89,14 @@ def in_threads(calls: list[Callable[[], Any]]) -> list[Any]:
 
 def one_batch(store: SqliteStore, saves: list[Callable[[], Any]]) -> list[Any]:
     """Run the saves in threads, all queued before any is written: the store's lock is held
-    until the first (the committer) waits for it and the others wait for that committer."""
-    watched = _SeenWaiting()
-    store._saves = watched
+    until each has queued (the first, the committer, waits for that lock, the others for it)."""
+    watched = _SeenQueuing()
+    store._saves = watched  # type: ignore[assignment]
     outcomes: list[Any] = []
     with store._lock:
         runner = threading.Thread(target=lambda: outcomes.extend(in_threads(saves)))
         runner.start()
-        watched.until_waiting(len(saves) - 1)
+        watched.until_queued(len(saves))
     runner.join(timeout=SECONDS)
     assert not runner.is_alive()
     return outcomes
@@ -195,8 +199,8 @@ def test_an_error_of_the_batch_reaches_every_save_in_it_and_none_is_saved(
 def test_saves_waiting_when_the_store_closes_fail_with_a_store_error(store: SqliteStore) -> None:
     for run_id in ("r1", "r2"):
         new_run(store, run_id)
-    watched = _SeenWaiting()
-    store._saves = watched
+    watched = _SeenQueuing()
+    store._saves = watched  # type: ignore[assignment]
     outcomes: list[Any] = []
     with store._lock:
         runner = threading.Thread(
@@ -207,7 +211,7 @@ def test_saves_waiting_when_the_store_closes_fail_with_a_store_error(store: Sqli
             )
         )
         runner.start()
-        watched.until_waiting(1)
+        watched.until_queued(2)
         store.close()
     runner.join(timeout=SECONDS)
 

@@ -23,7 +23,7 @@ import sqlite3
 import threading
 import time
 from contextlib import suppress
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -84,9 +84,10 @@ class SqliteStore:
         """
         self._lock = threading.RLock()  # see one_call_at_a_time
         # The saves waiting for a commit, in the order they came, and whether a committer is at
-        # work; both guarded by `_saves`, which the waiting savers wait on (not on `_lock`, so
-        # that a save already committed returns without waiting for the next commit).
-        self._saves = threading.Condition(threading.Lock())
+        # work (or appointed); both guarded by `_saves`. Each waiting saver waits on a lock of
+        # its own, which its committer releases: a save already committed returns without
+        # waiting for the next commit, and a wake-up goes only to the saver it concerns.
+        self._saves = threading.Lock()
         self._waiting: list[_Save] = []
         self._committing = False
         self._pid = os.getpid()
@@ -129,23 +130,32 @@ class SqliteStore:
             self._forked()
         with self._saves:
             self._waiting.append(save)
-            try:
-                while self._committing and not save.done:
-                    self._saves.wait()
-            except BaseException:  # interrupted while waiting: not saved, unless taken already
-                self._withdraw(save)
-                raise
-            leads = not save.done
-            self._committing = self._committing or leads
-        if leads:
+            # No committer at work: this save commits now, alone or with whoever queues
+            # before it takes the queue. Otherwise it waits for the commit after the current.
+            save.leads = not self._committing
+            self._committing = True
+        if not save.leads:
+            self._wait_for_turn(save)
+        if not save.done:  # it leads: the committer of the next transaction
             self._commit_waiting(save)
         if save.failure is not None:
             raise StoreError(save.failure)
         return written
 
+    def _wait_for_turn(self, save: _Save) -> None:
+        """Wait until a committer has written ``save``, or has appointed it the next one."""
+        try:
+            save.wake.acquire()
+        except BaseException:  # interrupted: not saved, unless a committer has taken it
+            with self._saves:
+                self._withdraw(save)
+                if save.leads and not save.done:  # appointed: the next one must lead instead
+                    self._appoint_next()
+            raise
+
     def _commit_waiting(self, own: _Save) -> None:
         """As the committer: write every save waiting in one transaction (``own`` among them),
-        then wake their savers, whatever became of it."""
+        then appoint the next committer and wake the savers, whatever became of it."""
         batch: list[_Save] = []
         try:
             with self._lock:  # the connection's turn, among the store's other calls
@@ -154,12 +164,23 @@ class SqliteStore:
                 self._write_batch(batch)
         finally:
             with self._saves:
-                if own not in batch:  # the committer failed before it took the queue
-                    self._withdraw(own)
+                self._withdraw(own)  # if the committer failed before it took the queue
                 for save in batch:
                     save.done = True
-                self._committing = False
-                self._saves.notify_all()
+                self._appoint_next()
+            for save in batch:
+                if save is not own:
+                    save.wake.release()
+
+    def _appoint_next(self) -> None:
+        """The first save that waits commits next; with none waiting, no one is committing
+        (holding `_saves`)."""
+        if self._waiting:
+            first = self._waiting[0]
+            first.leads = True
+            first.wake.release()
+        else:
+            self._committing = False
 
     def _write_batch(self, batch: list[_Save]) -> None:
         """One transaction of the saves of ``batch``, each through its own compare-and-set;
@@ -204,7 +225,7 @@ class SqliteStore:
         """In a child process: forget the parent's waiting saves and committer, which are not
         here (the parent writes its own saves)."""
         self._pid = os.getpid()
-        self._saves = threading.Condition(threading.Lock())
+        self._saves = threading.Lock()
         self._waiting = []
         self._committing = False
 
@@ -322,6 +343,12 @@ class SqliteStore:
         return _Transaction(self._db, self.path)
 
 
+def _held_lock() -> threading.Lock:
+    lock = threading.Lock()
+    lock.acquire()
+    return lock
+
+
 @dataclass(slots=True, eq=False)
 class _Save:
     """One save, from the moment it queues until its committer is done with it. Not frozen:
@@ -334,6 +361,8 @@ class _Save:
         failure: why it is not saved (None once committed); as it starts, what a saver whose
             committer stopped on an error that is not the database's reads.
         done: its committer is done with it, committed or not.
+        leads: it is (or has been appointed) the committer of the next transaction.
+        wake: what its saver waits on, held until its committer (or appointer) releases it.
     """
 
     written: Checkpoint
@@ -341,6 +370,8 @@ class _Save:
     row: tuple[Any, ...]
     failure: str | None = "the transaction holding this save failed"
     done: bool = False
+    leads: bool = False
+    wake: threading.Lock = field(default_factory=_held_lock)
 
     def lost_race(self) -> str:
         return f"run {self.written.run_id} is no longer at step {self.expected_step}"
