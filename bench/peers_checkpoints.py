@@ -2,7 +2,7 @@
 (about 2 KB of JSON). Runs in the peers' environment (bench/.work/peers-venv), not schemawire's:
 it imports LangGraph and that shared, dependency-free module only.
 
-    python bench/peers_checkpoints.py WORK POSTGRES_URL SEQUENTIAL WORKERS EACH
+    python bench/peers_checkpoints.py WORK POSTGRES_URL SEQUENTIAL WORKERS EACH THREADS THREAD_EACH
 
 `bench/checkpoints.py` drives it one JSON line at a time on stdin (each answered by one line on
 stdout), so that it can take turns between LangGraph's savers and its own stores:
@@ -17,6 +17,11 @@ checks that every checkpoint is stored and closes; ``{"quit": true}`` ends. The 
   ``sqlite-normal``: the same with ``PRAGMA synchronous=NORMAL`` set on the connection first;
   ``sqlite-async``: ``AsyncSqliteSaver`` (the saver of ``ainvoke``) as shipped, in one event loop.
   One writer, SEQUENTIAL checkpoints.
+- ``sqlite-threads-shared``: THREADS threads, each putting THREAD_EACH checkpoints to its own
+  thread_id through one ``SqliteSaver`` on one connection opened with
+  ``check_same_thread=False``, as its docs show for threads (every call takes the saver's one
+  lock), at the durability it ships with; ``sqlite-threads-own``: the same threads with a saver
+  and connection each, on one file (SQLite's own lock between them, its default busy wait).
 - ``postgres``: ``PostgresSaver.from_conn_string`` (one connection, autocommit), one writer.
 - ``postgres-shared``: WORKERS threads, each putting EACH checkpoints to its own thread_id through
   one ``PostgresSaver`` over a ``ConnectionPool`` of WORKERS connections (the way LangGraph's docs
@@ -130,6 +135,42 @@ def sqlite_saver(work: Path, count: int, synchronous: str | None) -> Saver:
     return Saver(lanes, info, stored, WARM_UP + count, stack)
 
 
+def sqlite_threads(work: Path, threads: int, each: int, shared: bool) -> Saver:
+    """``threads`` threads, each putting ``each`` checkpoints to its own thread_id, through one
+    saver on one connection (``shared``, as LangGraph's docs set it up for threads) or through a
+    saver and connection of its own, all on one file, at the durability the saver ships with."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    stack = ExitStack()
+    path = work / f"lg-{uuid.uuid4().hex[:8]}.sqlite"
+    connections = []
+    for _ in range(1 if shared else threads):
+        conn = sqlite3.connect(path, check_same_thread=False)
+        stack.callback(conn.close)
+        connections.append(conn)
+    savers = [SqliteSaver(conn) for conn in connections]
+    for saver in savers:
+        saver.setup()
+    if shared:
+        savers = savers * threads
+    conn = connections[0]
+    effective = SYNCHRONOUS[conn.execute("PRAGMA synchronous").fetchone()[0]]
+    journal = conn.execute("PRAGMA journal_mode").fetchone()[0]
+    jobs = [puts(uuid.uuid4().hex, WARM_UP + each, saver.get_next_version) for saver in savers]
+    lanes = Lanes([(put_all(saver), job) for saver, job in zip(savers, jobs, strict=True)])
+
+    def stored() -> int:
+        return int(conn.execute("SELECT count(*) FROM checkpoints").fetchone()[0])
+
+    info = {
+        "group": f"SQLite, synchronous={effective}, {threads} threads",
+        "synchronous": effective,
+        "journal_mode": journal,
+        "workers": threads,
+    }
+    return Saver(lanes, info, stored, threads * (WARM_UP + each), stack)
+
+
 def async_sqlite_saver(work: Path, count: int) -> Saver:
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
@@ -234,10 +275,29 @@ def postgres_threads(url: str, workers: int, each: int, shared: bool) -> Saver:
 # --- the protocol ------------------------------------------------------------------------------
 
 
-def rows(work: Path, url: str, sequential: int, workers: int, each: int) -> dict[str, Any]:
+def rows(
+    work: Path,
+    url: str,
+    *,
+    sequential: int,
+    workers: int,
+    each: int,
+    threads: int,
+    thread_each: int,
+) -> dict[str, Any]:
     """Per row: its label, its package, and what opens it."""
     sqlite, postgres = "langgraph-checkpoint-sqlite", "langgraph-checkpoint-postgres"
     return {
+        "sqlite-threads-shared": (
+            f"LangGraph SqliteSaver, {threads} threads sharing one saver",
+            sqlite,
+            lambda: sqlite_threads(work, threads, thread_each, shared=True),
+        ),
+        "sqlite-threads-own": (
+            f"LangGraph SqliteSaver, {threads} threads with a saver each",
+            sqlite,
+            lambda: sqlite_threads(work, threads, thread_each, shared=False),
+        ),
         "sqlite": ("LangGraph SqliteSaver", sqlite, lambda: sqlite_saver(work, sequential, None)),
         "sqlite-normal": (
             "LangGraph SqliteSaver, NORMAL",
@@ -266,8 +326,17 @@ def rows(work: Path, url: str, sequential: int, workers: int, each: int) -> dict
 def main() -> None:
     work, url = Path(sys.argv[1]), sys.argv[2]
     sequential, workers, each = int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+    threads, thread_each = int(sys.argv[6]), int(sys.argv[7])
     work.mkdir(parents=True, exist_ok=True)
-    known = rows(work, url, sequential, workers, each)
+    known = rows(
+        work,
+        url,
+        sequential=sequential,
+        workers=workers,
+        each=each,
+        threads=threads,
+        thread_each=thread_each,
+    )
     opened: dict[str, Saver] = {}
     for line in sys.stdin:
         command = json.loads(line)
