@@ -8,8 +8,8 @@ by schemawire's stores and by LangGraph's checkpointers, on SQLite and on one Po
   ``PRAGMA synchronous=NORMAL`` set on its connection; ``AsyncSqliteSaver`` as an extra row.
 - SQLite, THREADS threads at FULL, in one process, each writing THREAD_EACH checkpoints to its
   own run: through one `SqliteStore` they share (whose saves share commits), beside LangGraph's
-  ``SqliteSaver`` shared by the threads on one connection as its docs set it up (its one lock),
-  and one saver and connection per thread on the same file; the floor is one INSERT per
+  ``SqliteSaver`` shared by the threads on one connection as its docs set it up (its one lock;
+  why not a saver per thread is in bench/peers_checkpoints.py); the floor is one INSERT per
   transaction on one connection the threads take turns on.
 - PostgreSQL: one temporary server (tests/store/postgres_server.py) for every contender, started
   with PostgreSQL's durable defaults (``fsync``, ``synchronous_commit`` and ``full_page_writes``
@@ -83,7 +83,6 @@ SQLITE_MANY = f"SQLite, synchronous=FULL, {THREADS} threads"
 PG_ONE, PG_MANY = "PostgreSQL, one thread", f"PostgreSQL, {WORKERS} threads"
 LG_SQLITE, LG_SQLITE_NORMAL = "LangGraph SqliteSaver", "LangGraph SqliteSaver, NORMAL"
 LG_SQLITE_SHARED = f"LangGraph SqliteSaver, {THREADS} threads sharing one saver"
-LG_SQLITE_OWN = f"LangGraph SqliteSaver, {THREADS} threads with a saver each"
 LG_POSTGRES = "LangGraph PostgresSaver"
 LG_SHARED = f"LangGraph PostgresSaver, {WORKERS} threads sharing one saver and pool"
 LG_OWN = f"LangGraph PostgresSaver, {WORKERS} threads with a saver each"
@@ -91,7 +90,7 @@ LG_OWN = f"LangGraph PostgresSaver, {WORKERS} threads with a saver each"
 ANCHORS = {
     SQLITE_FULL: [LG_SQLITE],
     SQLITE_NORMAL: [LG_SQLITE_NORMAL],
-    SQLITE_MANY: [LG_SQLITE_SHARED, LG_SQLITE_OWN],
+    SQLITE_MANY: [LG_SQLITE_SHARED],
     PG_ONE: [LG_POSTGRES],
     PG_MANY: [LG_SHARED, LG_OWN],
 }
@@ -186,7 +185,6 @@ def _plan(
                 partial(_ours_sqlite_threads, work, validator),
                 partial(_ours_sqlite_threads, work, None),
                 partial(peers.open, "sqlite-threads-shared"),
-                partial(peers.open, "sqlite-threads-own"),
             ],
             THREAD_EACH,
             CHUNK_THREAD,
@@ -563,7 +561,7 @@ def print_table(results: dict[str, Any]) -> None:
     if SQLITE_MANY in groups:
         print(
             f"{SQLITE_MANY}: x LangGraph is against its saver shared by the threads on one "
-            "connection (one lock) / against a saver and connection per thread."
+            "connection (one lock), as its docs set it up."
         )
     if PG_MANY in groups:
         print(

@@ -23,7 +23,7 @@ import sqlite3
 import threading
 import time
 from contextlib import suppress
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -133,19 +133,22 @@ class SqliteStore:
             # No committer at work: this save commits now, alone or with whoever queues
             # before it takes the queue. Otherwise it waits for the commit after the current.
             save.leads = not self._committing
+            if not save.leads:
+                save.wake = _held_lock()
             self._committing = True
-        if not save.leads:
-            self._wait_for_turn(save)
+        if save.wake is not None:
+            self._wait_for_turn(save.wake, save)
         if not save.done:  # it leads: the committer of the next transaction
             self._commit_waiting(save)
         if save.failure is not None:
             raise StoreError(save.failure)
         return written
 
-    def _wait_for_turn(self, save: _Save) -> None:
-        """Wait until a committer has written ``save``, or has appointed it the next one."""
+    def _wait_for_turn(self, wake: threading.Lock, save: _Save) -> None:
+        """Wait until a committer has written ``save``, or has appointed it the next one (either
+        releases ``wake``, its lock)."""
         try:
-            save.wake.acquire()
+            wake.acquire()
         except BaseException:  # interrupted: not saved, unless a committer has taken it
             with self._saves:
                 self._withdraw(save)
@@ -169,7 +172,7 @@ class SqliteStore:
                     save.done = True
                 self._appoint_next()
             for save in batch:
-                if save is not own:
+                if save.wake is not None:  # a saver waiting (the committer's own has none)
                     save.wake.release()
 
     def _appoint_next(self) -> None:
@@ -178,7 +181,8 @@ class SqliteStore:
         if self._waiting:
             first = self._waiting[0]
             first.leads = True
-            first.wake.release()
+            if first.wake is not None:  # always: only the one committer queues without one
+                first.wake.release()
         else:
             self._committing = False
 
@@ -362,7 +366,8 @@ class _Save:
             committer stopped on an error that is not the database's reads.
         done: its committer is done with it, committed or not.
         leads: it is (or has been appointed) the committer of the next transaction.
-        wake: what its saver waits on, held until its committer (or appointer) releases it.
+        wake: what its saver waits on, held until its committer (or appointer) releases it;
+            None for a save that commits at once.
     """
 
     written: Checkpoint
@@ -371,7 +376,7 @@ class _Save:
     failure: str | None = "the transaction holding this save failed"
     done: bool = False
     leads: bool = False
-    wake: threading.Lock = field(default_factory=_held_lock)
+    wake: threading.Lock | None = None
 
     def lost_race(self) -> str:
         return f"run {self.written.run_id} is no longer at step {self.expected_step}"
