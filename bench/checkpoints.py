@@ -6,6 +6,11 @@ by schemawire's stores and by LangGraph's checkpointers, on SQLite and on one Po
   ``SqliteSaver`` as it ships (``journal_mode=WAL``, ``synchronous`` left at SQLite's default:
   FULL with this machine's SQLite, read back from the saver's connection and shown) and with
   ``PRAGMA synchronous=NORMAL`` set on its connection; ``AsyncSqliteSaver`` as an extra row.
+- SQLite, THREADS threads at FULL, in one process, each writing THREAD_EACH checkpoints to its
+  own run: through one `SqliteStore` they share (whose saves share commits), beside LangGraph's
+  ``SqliteSaver`` shared by the threads on one connection as its docs set it up (its one lock;
+  why not a saver per thread is in bench/peers_checkpoints.py); the floor is one INSERT per
+  transaction on one connection the threads take turns on.
 - PostgreSQL: one temporary server (tests/store/postgres_server.py) for every contender, started
   with PostgreSQL's durable defaults (``fsync``, ``synchronous_commit`` and ``full_page_writes``
   on, unlike the test server), a fresh schema per contender and round. One thread; and WORKERS
@@ -66,14 +71,18 @@ from schemawire.store.sqlite import SqliteStore
 PEERS_PYTHON = Path(__file__).parent / ".work/peers-venv/bin/python"
 SEQUENTIAL, CHUNK = 3000, 100  # checkpoints per one-thread writer, and per turn
 WORKERS, EACH, CHUNK_EACH = 10, 500, 50  # concurrent writers, checkpoints each, per turn each
+# Concurrent SQLite writers at FULL, checkpoints each, per turn each.
+THREADS, THREAD_EACH, CHUNK_THREAD = 16, 200, 100
 PEERS_SECONDS = 300  # the longest the peers' script may take to answer
 # PostgreSQL's durable defaults: the test server's fsync=off and synchronous_commit=off left out.
 SERVER_SETTINGS = "-c listen_addresses=127.0.0.1 -c max_connections=80"
 
 OURS, FLOOR = "schemawire", "floor"
 SQLITE_FULL, SQLITE_NORMAL = "SQLite, synchronous=FULL", "SQLite, synchronous=NORMAL"
+SQLITE_MANY = f"SQLite, synchronous=FULL, {THREADS} threads"
 PG_ONE, PG_MANY = "PostgreSQL, one thread", f"PostgreSQL, {WORKERS} threads"
 LG_SQLITE, LG_SQLITE_NORMAL = "LangGraph SqliteSaver", "LangGraph SqliteSaver, NORMAL"
+LG_SQLITE_SHARED = f"LangGraph SqliteSaver, {THREADS} threads sharing one saver"
 LG_POSTGRES = "LangGraph PostgresSaver"
 LG_SHARED = f"LangGraph PostgresSaver, {WORKERS} threads sharing one saver and pool"
 LG_OWN = f"LangGraph PostgresSaver, {WORKERS} threads with a saver each"
@@ -81,10 +90,15 @@ LG_OWN = f"LangGraph PostgresSaver, {WORKERS} threads with a saver each"
 ANCHORS = {
     SQLITE_FULL: [LG_SQLITE],
     SQLITE_NORMAL: [LG_SQLITE_NORMAL],
+    SQLITE_MANY: [LG_SQLITE_SHARED],
     PG_ONE: [LG_POSTGRES],
     PG_MANY: [LG_SHARED, LG_OWN],
 }
-GOALS = {SQLITE_FULL: (LG_SQLITE, 1.2), PG_MANY: (LG_SHARED, 2.0)}
+GOALS = {
+    SQLITE_FULL: (LG_SQLITE, 1.1),
+    SQLITE_MANY: (LG_SQLITE_SHARED, 3.0),
+    PG_MANY: (LG_SHARED, 2.0),
+}
 
 Rows = dict[str, dict[str, Any]]
 
@@ -110,7 +124,8 @@ def run(work: Path, rounds: int) -> dict[str, Any]:
     state_bytes = statistics.fmean(size(state(step)) for step in range(100))
     print(
         f"checkpoints of a {state_bytes:,.0f}-byte state: {SEQUENTIAL} by one writer, "
-        f"{EACH} by each of {WORKERS} threads, {rounds} rounds",
+        f"{THREAD_EACH} by each of {THREADS} SQLite threads, {EACH} by each of {WORKERS} "
+        f"PostgreSQL threads, {rounds} rounds",
         flush=True,
     )
     server = _start_server()
@@ -162,6 +177,17 @@ def _plan(
             ],
             SEQUENTIAL,
             CHUNK,
+        ),
+        (
+            SQLITE_MANY,
+            [
+                partial(_floor_sqlite, work, "FULL", THREADS),
+                partial(_ours_sqlite_threads, work, validator),
+                partial(_ours_sqlite_threads, work, None),
+                partial(peers.open, "sqlite-threads-shared"),
+            ],
+            THREAD_EACH,
+            CHUNK_THREAD,
         ),
         (
             PG_ONE,
@@ -314,6 +340,14 @@ def _ours_sqlite(work: Path, synchronous: str, validator: CompiledSchema | None)
     return _stores(f"{OURS} SqliteStore, {synchronous}", {}, [store], SEQUENTIAL, validator)
 
 
+def _ours_sqlite_threads(work: Path, validator: CompiledSchema | None) -> Contender:
+    """THREADS threads writing THREAD_EACH checkpoints each to a run of its own, through one
+    store at FULL that they share."""
+    store = SqliteStore(work / f"ours-{uuid.uuid4().hex[:8]}.sqlite", synchronous="FULL")
+    label = f"{OURS} SqliteStore, FULL, {THREADS} threads sharing one store"
+    return _stores(label, {"workers": THREADS}, [store] * THREADS, THREAD_EACH, validator)
+
+
 def _ours_postgres(url: str, workers: int, validator: CompiledSchema | None) -> Contender:
     """One writer of SEQUENTIAL checkpoints, or ``workers`` threads writing EACH, each thread
     through a store (a connection) of its own, to a run of its own."""
@@ -336,31 +370,37 @@ _FLOOR_TABLE = """CREATE TABLE checkpoints (run_id TEXT NOT NULL, step INTEGER N
     state {} NOT NULL, PRIMARY KEY (run_id, step))"""
 
 
-def _floor_sqlite(work: Path, synchronous: str) -> Contender:
-    """``BEGIN IMMEDIATE``, the ``INSERT``, ``COMMIT``, in WAL mode."""
-    db = sqlite3.connect(work / f"floor-{uuid.uuid4().hex[:8]}.sqlite", isolation_level=None)
+def _floor_sqlite(work: Path, synchronous: str, threads: int = 1) -> Contender:
+    """``BEGIN IMMEDIATE``, the ``INSERT``, ``COMMIT``, in WAL mode: from one writer, or from
+    ``threads`` threads taking turns on one connection (THREAD_EACH each)."""
+    path = work / f"floor-{uuid.uuid4().hex[:8]}.sqlite"
+    db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     db.execute("PRAGMA journal_mode=WAL")
     db.execute(f"PRAGMA synchronous={synchronous}")
     db.execute(_FLOOR_TABLE.format("TEXT"))
+    turn = threading.Lock()
+    count = SEQUENTIAL if threads == 1 else THREAD_EACH
 
     def write(batch: list[tuple[str, int, Any]]) -> None:
         for run_id, step, value in batch:
-            db.execute("BEGIN IMMEDIATE")
-            db.execute(
-                "INSERT INTO checkpoints VALUES (?, ?, ?)",
-                (run_id, step, orjson.dumps(value).decode()),
-            )
-            db.execute("COMMIT")
+            text = orjson.dumps(value).decode()
+            with turn:
+                db.execute("BEGIN IMMEDIATE")
+                db.execute("INSERT INTO checkpoints VALUES (?, ?, ?)", (run_id, step, text))
+                db.execute("COMMIT")
 
-    lanes = Lanes([(write, _floor_items(SEQUENTIAL))])
+    lanes = Lanes([(write, _floor_items(count)) for _ in range(threads)])
     lanes.warm_up()
 
     def close() -> None:
         stored = db.execute("SELECT count(*) FROM checkpoints").fetchone()[0]
         db.close()
-        assert stored == WARM_UP + SEQUENTIAL, stored
+        assert stored == threads * (WARM_UP + count), stored
 
-    return Contender(f"{FLOOR}: sqlite3, {synchronous}", {"floor": True}, lanes.write, close)
+    if threads == 1:
+        return Contender(f"{FLOOR}: sqlite3, {synchronous}", {"floor": True}, lanes.write, close)
+    label = f"{FLOOR}: sqlite3, {synchronous}, {threads} threads taking turns on one connection"
+    return Contender(label, {"floor": True, "workers": threads}, lanes.write, close)
 
 
 def _floor_postgres(url: str, workers: int) -> Contender:
@@ -428,6 +468,8 @@ class _Peers:
             str(SEQUENTIAL),
             str(WORKERS),
             str(EACH),
+            str(THREADS),
+            str(THREAD_EACH),
         ]
         self.process = subprocess.Popen(
             command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1
@@ -516,6 +558,11 @@ def print_table(results: dict[str, Any]) -> None:
         f"{results.get('server', 'PostgreSQL')}, one server for every contender. The floor: "
         "one INSERT of the state's JSON per transaction, at the same durability."
     )
+    if SQLITE_MANY in groups:
+        print(
+            f"{SQLITE_MANY}: x LangGraph is against its saver shared by the threads on one "
+            "connection (one lock), as its docs set it up."
+        )
     if PG_MANY in groups:
         print(
             f"{PG_MANY}: x LangGraph is against its saver shared by the threads over a pool "

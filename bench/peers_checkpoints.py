@@ -2,7 +2,7 @@
 (about 2 KB of JSON). Runs in the peers' environment (bench/.work/peers-venv), not schemawire's:
 it imports LangGraph and that shared, dependency-free module only.
 
-    python bench/peers_checkpoints.py WORK POSTGRES_URL SEQUENTIAL WORKERS EACH
+    python bench/peers_checkpoints.py WORK POSTGRES_URL SEQUENTIAL WORKERS EACH THREADS THREAD_EACH
 
 `bench/checkpoints.py` drives it one JSON line at a time on stdin (each answered by one line on
 stdout), so that it can take turns between LangGraph's savers and its own stores:
@@ -17,6 +17,13 @@ checks that every checkpoint is stored and closes; ``{"quit": true}`` ends. The 
   ``sqlite-normal``: the same with ``PRAGMA synchronous=NORMAL`` set on the connection first;
   ``sqlite-async``: ``AsyncSqliteSaver`` (the saver of ``ainvoke``) as shipped, in one event loop.
   One writer, SEQUENTIAL checkpoints.
+- ``sqlite-threads-shared``: THREADS threads, each putting THREAD_EACH checkpoints to its own
+  thread_id through one ``SqliteSaver`` on one connection opened with
+  ``check_same_thread=False``, as its docs show for threads (every call takes the saver's one
+  lock), at the durability it ships with. A saver and connection per thread on one file is left
+  out: with the 5 s busy wait of the connection LangGraph opens, 16 of them failed here with
+  "database is locked" (before that they wrote 270 to 370 checkpoints/s, a fifth of the shared
+  saver's rate).
 - ``postgres``: ``PostgresSaver.from_conn_string`` (one connection, autocommit), one writer.
 - ``postgres-shared``: WORKERS threads, each putting EACH checkpoints to its own thread_id through
   one ``PostgresSaver`` over a ``ConnectionPool`` of WORKERS connections (the way LangGraph's docs
@@ -130,6 +137,34 @@ def sqlite_saver(work: Path, count: int, synchronous: str | None) -> Saver:
     return Saver(lanes, info, stored, WARM_UP + count, stack)
 
 
+def sqlite_threads(work: Path, threads: int, each: int) -> Saver:
+    """``threads`` threads, each putting ``each`` checkpoints to its own thread_id through one
+    saver on one connection (as LangGraph's docs set it up for threads), at the durability the
+    saver ships with."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    stack = ExitStack()
+    conn = sqlite3.connect(work / f"lg-{uuid.uuid4().hex[:8]}.sqlite", check_same_thread=False)
+    stack.callback(conn.close)
+    saver = SqliteSaver(conn)
+    saver.setup()
+    effective = SYNCHRONOUS[conn.execute("PRAGMA synchronous").fetchone()[0]]
+    journal = conn.execute("PRAGMA journal_mode").fetchone()[0]
+    jobs = [puts(uuid.uuid4().hex, WARM_UP + each, saver.get_next_version) for _ in range(threads)]
+    lanes = Lanes([(put_all(saver), job) for job in jobs])
+
+    def stored() -> int:
+        return int(conn.execute("SELECT count(*) FROM checkpoints").fetchone()[0])
+
+    info = {
+        "group": f"SQLite, synchronous={effective}, {threads} threads",
+        "synchronous": effective,
+        "journal_mode": journal,
+        "workers": threads,
+    }
+    return Saver(lanes, info, stored, threads * (WARM_UP + each), stack)
+
+
 def async_sqlite_saver(work: Path, count: int) -> Saver:
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
@@ -234,10 +269,24 @@ def postgres_threads(url: str, workers: int, each: int, shared: bool) -> Saver:
 # --- the protocol ------------------------------------------------------------------------------
 
 
-def rows(work: Path, url: str, sequential: int, workers: int, each: int) -> dict[str, Any]:
+def rows(
+    work: Path,
+    url: str,
+    *,
+    sequential: int,
+    workers: int,
+    each: int,
+    threads: int,
+    thread_each: int,
+) -> dict[str, Any]:
     """Per row: its label, its package, and what opens it."""
     sqlite, postgres = "langgraph-checkpoint-sqlite", "langgraph-checkpoint-postgres"
     return {
+        "sqlite-threads-shared": (
+            f"LangGraph SqliteSaver, {threads} threads sharing one saver",
+            sqlite,
+            lambda: sqlite_threads(work, threads, thread_each),
+        ),
         "sqlite": ("LangGraph SqliteSaver", sqlite, lambda: sqlite_saver(work, sequential, None)),
         "sqlite-normal": (
             "LangGraph SqliteSaver, NORMAL",
@@ -266,8 +315,17 @@ def rows(work: Path, url: str, sequential: int, workers: int, each: int) -> dict
 def main() -> None:
     work, url = Path(sys.argv[1]), sys.argv[2]
     sequential, workers, each = int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+    threads, thread_each = int(sys.argv[6]), int(sys.argv[7])
     work.mkdir(parents=True, exist_ok=True)
-    known = rows(work, url, sequential, workers, each)
+    known = rows(
+        work,
+        url,
+        sequential=sequential,
+        workers=workers,
+        each=each,
+        threads=threads,
+        thread_each=thread_each,
+    )
     opened: dict[str, Saver] = {}
     for line in sys.stdin:
         command = json.loads(line)

@@ -27,6 +27,7 @@ from schemawire.store.base import (
     StoreError,
     find_run,
     idempotency_key,
+    locks_for_itself,
     one_call_at_a_time,
 )
 from schemawire.store.sqlite import SqliteStore
@@ -48,6 +49,7 @@ __all__ = [
     "StoreError",
     "find_run",
     "idempotency_key",
+    "locks_for_itself",
     "one_call_at_a_time",
     "open_store",
 ]

@@ -32,6 +32,7 @@ __all__ = [
     "StoreError",
     "find_run",
     "idempotency_key",
+    "locks_for_itself",
     "one_call_at_a_time",
 ]
 
@@ -264,9 +265,23 @@ def one_call_at_a_time(cls: _StoreClass) -> _StoreClass:
     threads: the runners, journaled tools and event loops that share one store each run their
     calls in worker threads (`OffLoop`), and two transactions must never interleave on it."""
     for name, method in list(vars(cls).items()):
-        if not name.startswith("_") and callable(method):
+        if name.startswith("_") or not callable(method):
+            continue
+        if not getattr(method, _LOCKS_FOR_ITSELF, False):
             setattr(cls, name, _holding_the_lock(method))
     return cls
+
+
+_LOCKS_FOR_ITSELF = "__schemawire_locks_for_itself__"
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def locks_for_itself(method: _Method) -> _Method:
+    """Leave ``method`` out of `one_call_at_a_time`: it takes the store's lock itself, for the
+    part of its work that uses the connection (`SqliteStore.save` waits for a shared commit
+    without holding it)."""
+    setattr(method, _LOCKS_FOR_ITSELF, True)
+    return method
 
 
 def _holding_the_lock(method: Callable[..., Any]) -> Callable[..., Any]:

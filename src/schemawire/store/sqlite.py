@@ -5,6 +5,13 @@ file as it was before the write or after it, never between. ``synchronous=FULL``
 makes a committed checkpoint survive a power loss, as LangGraph's SQLite saver does;
 ``synchronous=NORMAL`` keeps it across a crash of the process only, faster.
 
+Saves share commits (group commit): the threads of one process that save through one store at
+the same time are written in one transaction, with one fsync at FULL, by whichever of them
+comes first (the committer); the others wait for it. Each save keeps its own compare-and-set
+(one that lost its race fails alone), and each returns only once the transaction that holds it
+is committed, so a save that returned is as durable as before. A save alone is committed at
+once: no one waits for company, and the saves that come during a commit go in the next one.
+
 Claims are per process on one machine: a claim names the worker's pid, and a claim whose
 process is gone lapses.
 """
@@ -15,7 +22,8 @@ import os
 import sqlite3
 import threading
 import time
-from dataclasses import replace
+from contextlib import suppress
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +36,7 @@ from schemawire.store.base import (
     RunStatus,
     StoreError,
     check_next,
+    locks_for_itself,
     one_call_at_a_time,
     stored,
 )
@@ -74,6 +83,14 @@ class SqliteStore:
             StoreError: the file cannot be opened or is not a schemawire store.
         """
         self._lock = threading.RLock()  # see one_call_at_a_time
+        # The saves waiting for a commit, in the order they came, and whether a committer is at
+        # work (or appointed); both guarded by `_saves`. Each waiting saver waits on a lock of
+        # its own, which its committer releases: a save already committed returns without
+        # waiting for the next commit, and a wake-up goes only to the saver it concerns.
+        self._saves = threading.Lock()
+        self._waiting: list[_Save] = []
+        self._committing = False
+        self._pid = os.getpid()
         if synchronous.upper() not in _SYNCHRONOUS:
             raise StoreError(f"synchronous must be one of {', '.join(_SYNCHRONOUS)}")
         self.path = Path(path)
@@ -104,27 +121,122 @@ class SqliteStore:
                 raise StoreError(f"run {run_id} exists") from None
             return self._insert(first, now)
 
+    @locks_for_itself
     def save(self, checkpoint: Checkpoint, *, expected_step: int) -> Checkpoint:
         check_next(checkpoint, expected_step)
-        now = time.time()
-        written = replace(checkpoint, created=now)
-        with self._write():
-            # The compare-and-set is the checkpoints' key, not the runs row: the run is at
-            # ``expected_step`` when that step's checkpoint exists and the next one does not
-            # (steps only grow one at a time). A worker that lost the race fails on the key.
-            # Leaving the runs row alone saves a WAL page per save; `run` reads the step, node
-            # and time of the last save from the checkpoints.
-            try:
-                inserted = self._db.execute(
-                    f"INSERT INTO checkpoints SELECT {_COLUMNS} WHERE EXISTS "
-                    "(SELECT 1 FROM checkpoints WHERE run_id = ? AND step = ?)",
-                    (*_row(written), checkpoint.run_id, expected_step),
-                ).rowcount
-            except sqlite3.IntegrityError:
-                inserted = 0
-            if inserted != 1:
-                raise StoreError(f"run {checkpoint.run_id} is no longer at step {expected_step}")
-            return written
+        written = replace(checkpoint, created=time.time())
+        save = _Save(written, expected_step, _row(written))
+        if self._pid != os.getpid():
+            self._forked()
+        with self._saves:
+            self._waiting.append(save)
+            # No committer at work: this save commits now, alone or with whoever queues
+            # before it takes the queue. Otherwise it waits for the commit after the current.
+            save.leads = not self._committing
+            if not save.leads:
+                save.wake = _held_lock()
+            self._committing = True
+        if save.wake is not None:
+            self._wait_for_turn(save.wake, save)
+        if not save.done:  # it leads: the committer of the next transaction
+            self._commit_waiting(save)
+        if save.failure is not None:
+            raise StoreError(save.failure)
+        return written
+
+    def _wait_for_turn(self, wake: threading.Lock, save: _Save) -> None:
+        """Wait until a committer has written ``save``, or has appointed it the next one (either
+        releases ``wake``, its lock)."""
+        try:
+            wake.acquire()
+        except BaseException:  # interrupted: not saved, unless a committer has taken it
+            with self._saves:
+                self._withdraw(save)
+                if save.leads and not save.done:  # appointed: the next one must lead instead
+                    self._appoint_next()
+            raise
+
+    def _commit_waiting(self, own: _Save) -> None:
+        """As the committer: write every save waiting in one transaction (``own`` among them),
+        then appoint the next committer and wake the savers, whatever became of it."""
+        batch: list[_Save] = []
+        try:
+            with self._lock:  # the connection's turn, among the store's other calls
+                with self._saves:
+                    batch, self._waiting = self._waiting, []
+                self._write_batch(batch)
+        finally:
+            with self._saves:
+                self._withdraw(own)  # if the committer failed before it took the queue
+                for save in batch:
+                    save.done = True
+                self._appoint_next()
+            for save in batch:
+                if save.wake is not None:  # a saver waiting (the committer's own has none)
+                    save.wake.release()
+
+    def _appoint_next(self) -> None:
+        """The first save that waits commits next; with none waiting, no one is committing
+        (holding `_saves`)."""
+        if self._waiting:
+            first = self._waiting[0]
+            first.leads = True
+            if first.wake is not None:  # always: only the one committer queues without one
+                first.wake.release()
+        else:
+            self._committing = False
+
+    def _write_batch(self, batch: list[_Save]) -> None:
+        """One transaction of the saves of ``batch``, each through its own compare-and-set;
+        each save's `_Save.failure` says what became of it (None: committed)."""
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            landed = [self._compare_and_insert(save) for save in batch]
+            self._db.execute("COMMIT")
+        except BaseException as error:
+            # The whole transaction failed (locked, full, read-only, corrupt, closed, or the
+            # committer interrupted): none of its saves is written, and each saver hears why.
+            with suppress(sqlite3.Error):
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+            if not isinstance(error, sqlite3.Error):
+                raise
+            for save in batch:
+                save.failure = f"{self.path}: {error}"
+            return
+        for save, inserted in zip(batch, landed, strict=True):
+            save.failure = None if inserted else save.lost_race()
+
+    def _compare_and_insert(self, save: _Save) -> bool:
+        """Insert the save's checkpoint if its run is at its expected step; whether it was."""
+        # The compare-and-set is the checkpoints' key, not the runs row: the run is at
+        # ``expected_step`` when that step's checkpoint exists and the next one does not
+        # (steps only grow one at a time). A worker that lost the race fails on the key: that
+        # statement alone is undone, and the transaction goes on with the other saves.
+        # Leaving the runs row alone saves a WAL page per save; `run` reads the step, node
+        # and time of the last save from the checkpoints.
+        try:
+            inserted: int = self._db.execute(
+                f"INSERT INTO checkpoints SELECT {_COLUMNS} WHERE EXISTS "
+                "(SELECT 1 FROM checkpoints WHERE run_id = ? AND step = ?)",
+                (*save.row, save.written.run_id, save.expected_step),
+            ).rowcount
+        except sqlite3.IntegrityError:
+            return False
+        return inserted == 1
+
+    def _forked(self) -> None:
+        """In a child process: forget the parent's waiting saves and committer, which are not
+        here (the parent writes its own saves)."""
+        self._pid = os.getpid()
+        self._saves = threading.Lock()
+        self._waiting = []
+        self._committing = False
+
+    def _withdraw(self, save: _Save) -> None:
+        """Take a save out of the queue, if it is still there (holding `_saves`)."""
+        if save in self._waiting:
+            self._waiting.remove(save)
 
     def _insert(self, checkpoint: Checkpoint, now: float) -> Checkpoint:
         written = replace(checkpoint, created=now)
@@ -233,6 +345,41 @@ class SqliteStore:
 
     def _write(self) -> _Transaction:
         return _Transaction(self._db, self.path)
+
+
+def _held_lock() -> threading.Lock:
+    lock = threading.Lock()
+    lock.acquire()
+    return lock
+
+
+@dataclass(slots=True, eq=False)
+class _Save:
+    """One save, from the moment it queues until its committer is done with it. Not frozen:
+    the committer writes what became of it for the saver waiting on it (under `_saves`).
+
+    Attributes:
+        written: the checkpoint as it is to be written.
+        expected_step: the step its run must be at.
+        row: its checkpoints row (serialised by the saver, before it queues).
+        failure: why it is not saved (None once committed); as it starts, what a saver whose
+            committer stopped on an error that is not the database's reads.
+        done: its committer is done with it, committed or not.
+        leads: it is (or has been appointed) the committer of the next transaction.
+        wake: what its saver waits on, held until its committer (or appointer) releases it;
+            None for a save that commits at once.
+    """
+
+    written: Checkpoint
+    expected_step: int
+    row: tuple[Any, ...]
+    failure: str | None = "the transaction holding this save failed"
+    done: bool = False
+    leads: bool = False
+    wake: threading.Lock | None = None
+
+    def lost_race(self) -> str:
+        return f"run {self.written.run_id} is no longer at step {self.expected_step}"
 
 
 class _Transaction:
