@@ -21,6 +21,7 @@ from schemawire._version import __version__
 from schemawire.errors import UsageError
 from schemawire.gates import Embedder
 from schemawire.mcp._addresses import HttpServer, StdioServer
+from schemawire.mcp._forward import Forwarder
 from schemawire.mcp._http import HttpOptions, SessionBounds, http_app, running
 from schemawire.mcp._memory import give_back_large_blocks
 from schemawire.mcp._sent import SentLines, stdin_lines
@@ -225,7 +226,11 @@ async def _serve(repository: Repository, options: ServeOptions) -> None:
 
 
 async def _serve_stdio(repository: Repository, options: ServeOptions, trace: Trace) -> None:
-    """Serve until stdin closes; stdin is read for the SDK's transport (`stdin_lines`)."""
+    """Serve until stdin closes; stdin is read for the SDK's transport (`stdin_lines`). A
+    proxy forwards the client's messages at the transport level (`Forwarder`)."""
+    if options.upstream is not None and not options.upstreams:
+        await _forward_stdio(repository, options, options.upstream, trace)
+        return
     async with (
         stdin_lines() as lines,
         gated_server(repository, options, trace, lines) as server,
@@ -233,3 +238,24 @@ async def _serve_stdio(repository: Repository, options: ServeOptions, trace: Tra
     ):
         options.on_ready(None)
         await server.run(read, write, server.create_initialization_options())
+
+
+async def _forward_stdio(
+    repository: Repository, options: ServeOptions, upstream: StdioServer | HttpServer, trace: Trace
+) -> None:
+    """The gating proxy over stdio: the client's messages forwarded to ``upstream``, gated."""
+    if options.shortlist is not None or options.shortlisted or options.embedder is not None:
+        raise UsageError("--shortlist is for a gateway: name the upstream (--upstream NAME -- ...)")
+    name = options.name or repository.config.serve.name or repository.root.name
+    forwarder = Forwarder(
+        upstream,
+        repository=repository,
+        trace=trace,
+        name=f"{name} (gating proxy)",
+        version=__version__,
+        timeout=options.timeout or _UPSTREAM_TIMEOUT,
+    )
+    async with stdin_lines() as lines, stdio_server(stdin=cast(Any, lines)) as (read, write):
+        forwarder.lines = lines
+        options.on_ready(None)
+        await forwarder.run(read, write)
