@@ -77,6 +77,7 @@ class _Call:
     argument_verdict: Verdict
     result_gate: ResultGate
     answered: anyio.Event
+    deadline: float  # anyio's clock: answered as failed if no result has come by then
 
 
 class Forwarder:
@@ -146,9 +147,10 @@ class Forwarder:
         """
         tap = WireTap(self.trace, self.label, "client")
         client_read, self._to_client = tap_streams(read, write, tap)
-        async with anyio.create_task_group() as group:
+        async with read, write, anyio.create_task_group() as group:  # closed: the transport ends
             self._group = group
             await self._connect()
+            group.start_soon(self._watch)
             async for message in client_read:
                 await self._from_client(message)
             group.cancel_scope.cancel()
@@ -190,8 +192,11 @@ class Forwarder:
             cursor = (request.params or {}).get("cursor")
             self._rewrites[request.id] = lambda result: self._listed(result, fresh=not cursor)
         elif request.method == "tools/call":
-            assert self._group is not None
-            self._group.start_soon(self._call, request)
+            if self.trace.keeps_anything:  # its span lasts until it is answered: a task
+                assert self._group is not None
+                self._group.start_soon(self._call, request)
+            else:  # no span to keep open: the result is answered from the upstream's reader
+                await self._call(request, wait=False)
             return
         if not await self._available(request):
             return
@@ -210,8 +215,9 @@ class Forwarder:
 
     # --- tools --------------------------------------------------------------------------------
 
-    async def _call(self, request: JSONRPCRequest) -> None:
-        """One ``tools/call``: gated, forwarded, its result gated on the way back."""
+    async def _call(self, request: JSONRPCRequest, *, wait: bool = True) -> None:
+        """One ``tools/call``: gated, forwarded, its result gated on the way back (by the
+        upstream's reader; ``wait``: until then)."""
         params = dict(request.params or {})
         name = params.get("name")
         with self.trace.span("mcp", "tools/call", label=self.label, served=True):
@@ -226,6 +232,10 @@ class Forwarder:
                 await self._answer(request.id, refused)
                 return
             tool = tools.get(name)
+            if tool is None and self._tools is not None:  # listed since, by the upstream?
+                self._tools = None
+                with contextlib.suppress(ServerError):
+                    tool = (await self._tools_listed()).get(name)
             if tool is None:
                 await self._error(
                     request.id, _INVALID_PARAMS, f"Unknown tool: {name}", {"code": "tool_unknown"}
@@ -244,7 +254,11 @@ class Forwarder:
             if not verdict.accepted:
                 await self._answer(request.id, await off_loop(verdict_result, verdict, weight=sent))
                 return
-            await self._forward_call(request, params, _Call(name, tool, verdict, gates[1], anyio.Event()))
+            deadline = anyio.current_time() + self.timeout
+            call = _Call(name, tool, verdict, gates[1], anyio.Event(), deadline)
+            await self._forward_call(request, params, call)
+            if wait:
+                await call.answered.wait()  # bounded: the watchdog answers it at its deadline
 
     def _gates_of(
         self, tool: RemoteTool, tools: dict[str, RemoteTool], request_id: Any
@@ -266,8 +280,8 @@ class Forwarder:
     async def _forward_call(
         self, request: JSONRPCRequest, params: dict[str, Any], call: _Call
     ) -> None:
-        """Send an accepted call upstream and wait (boundedly) for its result to be answered;
-        one that takes too long is cancelled upstream and answered with the failure."""
+        """Send an accepted call upstream; its result is answered when it comes, or by the
+        watchdog when it does not come in time (`_watch`)."""
         self._calls[request.id] = call
         forwarded = JSONRPCRequest(
             jsonrpc="2.0",
@@ -281,22 +295,29 @@ class Forwarder:
             self._calls.pop(request.id, None)
             await self._failed_call(request.id, call, self._lost_line())
             return
-        with anyio.move_on_after(self.timeout):
-            await call.answered.wait()
-            return
-        if self._calls.pop(request.id, None) is None:
-            return  # answered, or cancelled by the client, meanwhile
-        cancelled = {"requestId": request.id, "reason": "timed out"}
+
+    async def _watch(self) -> None:
+        """Answer each call that outlives its deadline: cancelled upstream, answered with the
+        failure. One task for every call, waking a few times per timeout (a call is answered
+        at most a tenth of the timeout late), instead of a timer per call."""
+        tick = min(self.timeout / 10, 1.0)
+        while True:
+            await anyio.sleep(tick)
+            now = anyio.current_time()
+            for request_id, call in list(self._calls.items()):
+                if call.deadline <= now and self._calls.pop(request_id, None) is not None:
+                    await self._expired(request_id, call)
+
+    async def _expired(self, request_id: Any, call: _Call) -> None:
+        cancelled = {"requestId": request_id, "reason": "timed out"}
+        notification = JSONRPCNotification(
+            jsonrpc="2.0", method="notifications/cancelled", params=cancelled
+        )
         with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
-            await self._upstream_send(
-                SessionMessage(
-                    JSONRPCNotification(
-                        jsonrpc="2.0", method="notifications/cancelled", params=cancelled
-                    )
-                )
-            )
+            await self._upstream_send(SessionMessage(notification))
         line = f"{call.name} did not answer within {self.timeout:g} s (the call was cancelled)"
-        await self._failed_call(request.id, call, line)
+        await self._failed_call(request_id, call, line)
+        call.answered.set()
 
     async def _called(self, request_id: Any, call: _Call, raw: dict[str, Any]) -> None:
         """The upstream's result of ``call``, through the result gate, to the client."""
@@ -333,13 +354,12 @@ class Forwarder:
         return self._tools
 
     async def _listed(self, result: dict[str, Any], *, fresh: bool) -> dict[str, Any]:
-        """A ``tools/list`` result, as the client is to see it; kept for the gates."""
+        """A ``tools/list`` result, as the client is to see it; kept for the gates when it is
+        the whole listing (one page, the first)."""
         page = [t for t in result.get("tools", ()) if isinstance(t, dict)]
         tools = remote_tools(page, self.upstream.label, self.repository)
-        if fresh or self._tools is None:
+        if fresh and not result.get("nextCursor"):
             self._tools, self._gates = dict(tools), {}
-        else:
-            self._tools.update(tools)
         return {**result, "tools": [self._shown(tool)[0] for tool in tools.values()]}
 
     def _shown(self, tool: RemoteTool) -> tuple[dict[str, Any], bool]:
@@ -479,6 +499,8 @@ class Forwarder:
             ) from None
         finally:
             self._own.pop(request_id, None)
+            send.close()
+            receive.close()
         if isinstance(reply, JSONRPCError):
             raise self._unavailable(f"{method} failed: {reply.error.message}")
         result: dict[str, Any] = reply.result

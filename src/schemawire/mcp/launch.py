@@ -24,6 +24,7 @@ from schemawire.mcp._addresses import HttpServer, StdioServer
 from schemawire.mcp._forward import Forwarder
 from schemawire.mcp._http import HttpOptions, SessionBounds, http_app, running
 from schemawire.mcp._memory import give_back_large_blocks
+from schemawire.mcp._pipes import pipes_available, stdio_pipes
 from schemawire.mcp._sent import SentLines, stdin_lines
 from schemawire.mcp.client import McpClient
 from schemawire.mcp.gateway import Upstream, open_gateway
@@ -255,7 +256,25 @@ async def _forward_stdio(
         version=__version__,
         timeout=options.timeout or _UPSTREAM_TIMEOUT,
     )
-    async with stdin_lines() as lines, stdio_server(stdin=cast(Any, lines)) as (read, write):
+    async with _stdio() as (lines, stdout):
         forwarder.lines = lines
-        options.on_ready(None)
-        await forwarder.run(read, write)
+        async with stdio_server(stdin=cast(Any, lines), stdout=stdout) as (read, write):
+            options.on_ready(None)
+            await forwarder.run(read, write)
+
+
+@asynccontextmanager
+async def _stdio() -> AsyncIterator[tuple[SentLines, Any]]:
+    """Stdin as `SentLines`, and stdout: pipes read and written on the event loop where they
+    can be (`schemawire.mcp._pipes`), else stdin read as the SDK does, stdout the SDK's
+    (None)."""
+    if not pipes_available():
+        async with stdin_lines() as lines:
+            yield lines, None
+        return
+    async with stdio_pipes() as (pipe_in, pipe_out):
+        lines = SentLines(pipe_in)
+        try:
+            yield lines, pipe_out
+        finally:
+            lines.closed = True
