@@ -39,6 +39,7 @@ from typing import IO, Any
 
 import anyio
 import anyio.abc
+from anyio.streams.memory import MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 from mcp.types import JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
 from mcp_types import ErrorData
@@ -135,7 +136,7 @@ class Forwarder:
         self._listings: dict[str, tuple[RemoteTool, dict[str, Any], bool]] = {}
         self._calls: dict[Any, _Call] = {}  # the client's tools/call id -> the call upstream
         self._rewrites: dict[Any, Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]] = {}
-        self._own: dict[Any, anyio.abc.ObjectSendStream[Any]] = {}  # own request id -> reply
+        self._own: dict[Any, MemoryObjectSendStream[Any]] = {}  # own request id -> reply
 
     # --- running ------------------------------------------------------------------------------
 
@@ -326,7 +327,9 @@ class Forwarder:
         )
         record_verdicts(self.trace, "host", verdict)
         _, wrapped = self._shown(call.tool)
-        answer = await off_loop(functools.partial(verdict_result, verdict, wrap=wrapped), weight=raw)
+        answer = await off_loop(
+            functools.partial(verdict_result, verdict, wrap=wrapped), weight=raw
+        )
         await self._answer(request_id, answer)
 
     async def _failed_call(self, request_id: Any, call: _Call, line: str) -> None:
@@ -396,7 +399,9 @@ class Forwarder:
             self._tools, self._gates = None, {}
         await self._client_send(message)
 
-    async def _response(self, message: SessionMessage, inner: JSONRPCResponse | JSONRPCError) -> None:
+    async def _response(
+        self, message: SessionMessage, inner: JSONRPCResponse | JSONRPCError
+    ) -> None:
         own = self._own.pop(inner.id, None)
         if own is not None:
             await own.send(inner)
@@ -494,9 +499,7 @@ class Forwarder:
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
             raise self._unavailable(self._lost_line()) from None
         except TimeoutError:
-            raise self._unavailable(
-                f"{method} got no answer within {self.timeout:g} s"
-            ) from None
+            raise self._unavailable(f"{method} got no answer within {self.timeout:g} s") from None
         finally:
             self._own.pop(request_id, None)
             send.close()
@@ -527,11 +530,11 @@ class Forwarder:
         response = JSONRPCResponse(jsonrpc="2.0", id=request_id, result=result)
         await self._client_send(SessionMessage(response))
 
-    async def _error(
-        self, request_id: Any, code: int, message: str, data: Any = None
-    ) -> None:
+    async def _error(self, request_id: Any, code: int, message: str, data: Any = None) -> None:
         error = ErrorData(code=code, message=message, data=data)
-        await self._client_send(SessionMessage(JSONRPCError(jsonrpc="2.0", id=request_id, error=error)))
+        await self._client_send(
+            SessionMessage(JSONRPCError(jsonrpc="2.0", id=request_id, error=error))
+        )
 
 
 class _Link:
@@ -571,7 +574,9 @@ class _Link:
                         await forwarder.from_upstream(message)
         except Exception as error:
             if not started:
-                raise server_error(forwarder.upstream.label, str(error), _tail(self.stderr)) from None
+                raise server_error(
+                    forwarder.upstream.label, str(error), _tail(self.stderr)
+                ) from None
         finally:
             self.lost = self.lost or self.lost_line()
             self._done.set()
