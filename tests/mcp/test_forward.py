@@ -8,6 +8,7 @@ misbehaving server. These tests start processes, so they are marked slow.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -20,6 +21,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from pydantic import TypeAdapter
 
+from schemawire.errors import ServerError
 from schemawire.mcp import StdioServer
 from schemawire.mcp._forward import Forwarder
 from schemawire.mcp.launch import ServeOptions, gated_server
@@ -216,3 +218,35 @@ async def test_a_crashed_upstream_is_started_again_with_the_clients_handshake() 
     assert len(initializes) == 2
     first, again = ({**h.payload["params"], "_meta": None} for h in initializes)
     assert first == again  # the client's own, replayed (each with its own trace context)
+
+
+async def test_an_upstream_that_cannot_start_is_a_server_error() -> None:
+    forwarder = Forwarder(
+        StdioServer("/no/such/server"),
+        repository=None,
+        trace=Trace(),
+        name="proxy",
+        version="0",
+        timeout=5,
+    )
+    to_proxy, proxy_reads = anyio.create_memory_object_stream[Any](1)
+    proxy_writes, from_proxy = anyio.create_memory_object_stream[Any](1)
+    with anyio.fail_after(_WAIT), pytest.raises(ServerError):
+        async with to_proxy, from_proxy:
+            await forwarder.run(proxy_reads, proxy_writes)
+
+
+async def test_serve_over_stdio_pipes_forwards_calls_prompts_and_refusals(tmp_path: Path) -> None:
+    everything = peer("everything", "stdio")
+    command = Path(sys.executable).with_name("schemawire")
+    args = ["serve", "--repo", str(tmp_path), "--upstream", "--", everything.command, "stdio"]
+    proxy = StdioServer(str(command), tuple(args))
+    async with direct(proxy) as session:
+        echoed = await call_tool(session, "echo", {"message": "hi"})
+        refused = await call_tool(session, "echo", {"message": 5})
+        through = await prompts_and_resources(session)
+    async with direct(everything) as session:
+        straight = await prompts_and_resources(session)
+    assert echoed["content"][0]["text"] == "Echo: hi"
+    assert refused["_meta"]["dev.schemawire/rejection"]["code"] == "arguments_invalid"
+    assert through == straight

@@ -48,7 +48,7 @@ from schemawire.errors import SchemawireError, ServerError
 from schemawire.gates import ArgumentGate, ResultGate, Verdict
 from schemawire.mcp._addresses import ServerAddress
 from schemawire.mcp._calls import refused_unchecked, refused_unknown
-from schemawire.mcp._connection import _tail, _transport
+from schemawire.mcp._connection import _not_opened, _tail, _transport
 from schemawire.mcp._offload import off_loop
 from schemawire.mcp._problems import HttpStatuses, last_line, server_error
 from schemawire.mcp._results import failure_result, result_verdict
@@ -136,6 +136,7 @@ class Forwarder:
         self._listings: dict[str, tuple[RemoteTool, dict[str, Any], bool]] = {}
         self._calls: dict[Any, _Call] = {}  # the client's tools/call id -> the call upstream
         self._rewrites: dict[Any, Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]] = {}
+        self._owed: set[Any] = set()  # the client's requests sent upstream, unanswered
         self._own: dict[Any, MemoryObjectSendStream[Any]] = {}  # own request id -> reply
 
     # --- running ------------------------------------------------------------------------------
@@ -148,15 +149,22 @@ class Forwarder:
         """
         tap = WireTap(self.trace, self.label, "client")
         client_read, self._to_client = tap_streams(read, write, tap)
+        failed: ServerError | None = None
         async with read, write, anyio.create_task_group() as group:  # closed: the transport ends
             self._group = group
-            await self._connect()
+            try:
+                await self._connect()
+            except ServerError as error:  # raised below, not as a group of one
+                failed = error
+                client_read = _NOTHING
             group.start_soon(self._watch)
             async for message in client_read:
                 await self._from_client(message)
             group.cancel_scope.cancel()
         if self._link is not None:
             await self._link.close()
+        if failed is not None:
+            raise failed
 
     async def _connect(self) -> None:
         """Start the upstream and hold its transport open (`_Link`).
@@ -201,7 +209,11 @@ class Forwarder:
             return
         if not await self._available(request):
             return
-        await self._upstream_send(message)
+        self._owed.add(request.id)
+        if not await self._upstream_send(message):
+            self._owed.discard(request.id)
+            self._rewrites.pop(request.id, None)
+            await self._error(request.id, _INTERNAL_ERROR, self._lost_line())
 
     async def _available(self, request: JSONRPCRequest) -> bool:
         """Whether the upstream is there to take ``request`` (started again if it went away);
@@ -290,9 +302,7 @@ class Forwarder:
             method=request.method,
             params={**params, "arguments": call.argument_verdict.value},
         )
-        try:
-            await self._upstream_send(SessionMessage(forwarded))
-        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+        if not await self._upstream_send(SessionMessage(forwarded)):
             self._calls.pop(request.id, None)
             await self._failed_call(request.id, call, self._lost_line())
             return
@@ -314,8 +324,7 @@ class Forwarder:
         notification = JSONRPCNotification(
             jsonrpc="2.0", method="notifications/cancelled", params=cancelled
         )
-        with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
-            await self._upstream_send(SessionMessage(notification))
+        await self._upstream_send(SessionMessage(notification))
         line = f"{call.name} did not answer within {self.timeout:g} s (the call was cancelled)"
         await self._failed_call(request_id, call, line)
         call.answered.set()
@@ -418,6 +427,7 @@ class Forwarder:
             return
         if isinstance(inner.id, str) and inner.id.startswith(_OWN_ID):
             return  # the answer to a request of ours no longer awaited
+        self._owed.discard(inner.id)
         rewrite = self._rewrites.pop(inner.id, None)
         if rewrite is not None and isinstance(inner, JSONRPCResponse):
             await self._answer(inner.id, await rewrite(inner.result))
@@ -436,6 +446,10 @@ class Forwarder:
         for request_id, own in list(self._own.items()):
             self._own.pop(request_id, None)
             own.close()
+        for request_id in list(self._owed):
+            self._owed.discard(request_id)
+            self._rewrites.pop(request_id, None)
+            await self._error(request_id, _INTERNAL_ERROR, line)
 
     # --- the upstream's lifecycle -------------------------------------------------------------
 
@@ -493,7 +507,8 @@ class Forwarder:
         if params is not None:  # else no "params" at all: a server may refuse null
             request.params = params
         try:
-            await self._upstream_send(SessionMessage(request))
+            if not await self._upstream_send(SessionMessage(request)):
+                raise anyio.ClosedResourceError
             with anyio.fail_after(self.timeout):
                 reply = await receive.receive()
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
@@ -519,8 +534,13 @@ class Forwarder:
 
     # --- sending ------------------------------------------------------------------------------
 
-    async def _upstream_send(self, message: SessionMessage) -> None:
-        await self._to_upstream.send(message)
+    async def _upstream_send(self, message: SessionMessage) -> bool:
+        """Send ``message`` upstream; False when the upstream is gone (it was not sent)."""
+        try:
+            await self._to_upstream.send(message)
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            return False
+        return True
 
     async def _client_send(self, message: SessionMessage) -> None:
         with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
@@ -537,6 +557,19 @@ class Forwarder:
         )
 
 
+class _Nothing:
+    """No message: what a forwarder whose upstream did not start reads from its client."""
+
+    def __aiter__(self) -> _Nothing:
+        return self
+
+    async def __anext__(self) -> Any:
+        raise StopAsyncIteration
+
+
+_NOTHING = _Nothing()
+
+
 class _Link:
     """The upstream's transport, held open by a task of the forwarder's task group; its
     messages read by that task."""
@@ -549,6 +582,7 @@ class _Link:
         self.stderr: IO[str] = tempfile.TemporaryFile(  # noqa: SIM115
             "w+", encoding="utf-8", errors="replace"
         )
+        self.statuses = HttpStatuses()
         self._scope = anyio.CancelScope()
         self._done = anyio.Event()
 
@@ -565,7 +599,7 @@ class _Link:
             with self._scope:
                 async with AsyncExitStack() as stack:
                     transport = await _transport(
-                        forwarder.upstream, forwarder.timeout, stack, self.stderr, HttpStatuses()
+                        forwarder.upstream, forwarder.timeout, stack, self.stderr, self.statuses
                     )
                     read, self.write = await stack.enter_async_context(traced(transport, self.tap))
                     started = True
@@ -574,8 +608,13 @@ class _Link:
                         await forwarder.from_upstream(message)
         except Exception as error:
             if not started:
-                raise server_error(
-                    forwarder.upstream.label, str(error), _tail(self.stderr)
+                raise _not_opened(
+                    forwarder.upstream,
+                    error,
+                    timeout=forwarder.timeout,
+                    stderr=self.stderr,
+                    tap=self.tap,
+                    statuses=self.statuses,
                 ) from None
         finally:
             self.lost = self.lost or self.lost_line()
