@@ -66,6 +66,7 @@ __all__ = ["Forwarder"]
 _DEFAULT_VERSION = "2025-11-25"  # how tools are listed to a client of an unknown version
 _OWN_ID = "schemawire-proxy-"  # the ids of the proxy's own requests upstream begin so
 _INTERNAL_ERROR = -32603
+_PING_TIMEOUT = 2.0  # seconds an upstream whose call timed out has to answer a ping
 _INVALID_PARAMS = -32602
 
 
@@ -324,10 +325,28 @@ class Forwarder:
         notification = JSONRPCNotification(
             jsonrpc="2.0", method="notifications/cancelled", params=cancelled
         )
-        await self._upstream_send(SessionMessage(notification))
+        with anyio.move_on_after(_PING_TIMEOUT):  # an upstream that stopped reading: see _probe
+            await self._upstream_send(SessionMessage(notification))
         line = f"{call.name} did not answer within {self.timeout:g} s (the call was cancelled)"
         await self._failed_call(request_id, call, line)
         call.answered.set()
+        if self._group is not None and self._link is not None:
+            self._group.start_soon(self._probe, self._link)
+
+    async def _probe(self, link: _Link) -> None:
+        """After a call timed out: stop the upstream unless it answers a ping (a slow tool
+        keeps its upstream; one that stopped reading its input is stopped, and the next
+        request starts another)."""
+        if link.lost is not None or link is not self._link:
+            return
+        try:
+            await self._own_request("ping", None, _PING_TIMEOUT)
+        except ServerError:
+            link.lost = (
+                f"the server did not answer within {self.timeout:g} s, nor a ping "
+                f"{_PING_TIMEOUT:g} s after, so it was stopped"
+            )
+            await link.close()
 
     async def _called(self, request_id: Any, call: _Call, raw: dict[str, Any]) -> None:
         """The upstream's result of ``call``, through the result gate, to the client."""
@@ -494,7 +513,9 @@ class Forwarder:
         initialized = JSONRPCNotification(jsonrpc="2.0", method="notifications/initialized")
         await self._upstream_send(SessionMessage(initialized))
 
-    async def _own_request(self, method: str, params: dict[str, Any] | None) -> dict[str, Any]:
+    async def _own_request(
+        self, method: str, params: dict[str, Any] | None, timeout: float | None = None
+    ) -> dict[str, Any]:
         """A request of the proxy's own upstream, and its result.
 
         Raises:
@@ -507,9 +528,9 @@ class Forwarder:
         if params is not None:  # else no "params" at all: a server may refuse null
             request.params = params
         try:
-            if not await self._upstream_send(SessionMessage(request)):
-                raise anyio.ClosedResourceError
-            with anyio.fail_after(self.timeout):
+            with anyio.fail_after(timeout if timeout is not None else self.timeout):
+                if not await self._upstream_send(SessionMessage(request)):
+                    raise anyio.ClosedResourceError
                 reply = await receive.receive()
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
             raise self._unavailable(self._lost_line()) from None
@@ -608,14 +629,16 @@ class _Link:
                         await forwarder.from_upstream(message)
         except Exception as error:
             if not started:
-                raise _not_opened(
+                problem = _not_opened(
                     forwarder.upstream,
                     error,
                     timeout=forwarder.timeout,
                     stderr=self.stderr,
                     tap=self.tap,
                     statuses=self.statuses,
-                ) from None
+                )
+                self.stderr.close()
+                raise problem from None
         finally:
             self.lost = self.lost or self.lost_line()
             self._done.set()
