@@ -60,6 +60,7 @@ from schemawire.mcp.server import verdict_result
 from schemawire.project.mcp import VERSIONS
 from schemawire.schema.repository import Repository
 from schemawire.trace import Trace, record_verdicts
+from schemawire.trace.spans import parse_traceparent
 
 __all__ = ["Forwarder"]
 
@@ -123,6 +124,9 @@ class Forwarder:
         """Restarts of the upstream that succeeded."""
         self._ids = itertools.count(1)
         self._to_client: Any = None
+        self._client_write: Any = None
+        self._client_tap: WireTap | None = None
+        self._spans: dict[Any, str] = {}  # a served call's id -> its span, until answered
         self._to_upstream: Any = None
         self._group: anyio.abc.TaskGroup | None = None
         self._link: _Link | None = None
@@ -148,8 +152,10 @@ class Forwarder:
         Raises:
             ServerError: the upstream cannot be started.
         """
-        tap = WireTap(self.trace, self.label, "client")
-        client_read, self._to_client = tap_streams(read, write, tap)
+        self._client_tap = tap = WireTap(self.trace, self.label, "client")
+        self._client_write = write
+        client_read: Any = _Received(read, tap, self.trace)
+        _, self._to_client = tap_streams(read, write, tap)
         failed: ServerError | None = None
         async with read, write, anyio.create_task_group() as group:  # closed: the transport ends
             self._group = group
@@ -234,7 +240,11 @@ class Forwarder:
         upstream's reader; ``wait``: until then)."""
         params = dict(request.params or {})
         name = params.get("name")
-        with self.trace.span("mcp", "tools/call", label=self.label, served=True):
+        meta = params.get("_meta")
+        remote = meta.get("traceparent") if isinstance(meta, dict) else None
+        context = {"traceparent": remote} if parse_traceparent(remote) is not None else {}
+        with self.trace.span("mcp", "tools/call", label=self.label, served=True, **context):
+            await self._served_in_span(request)
             if not isinstance(name, str):
                 await self._error(request.id, _INVALID_PARAMS, "tools/call needs a tool name")
                 return
@@ -563,19 +573,60 @@ class Forwarder:
             return False
         return True
 
-    async def _client_send(self, message: SessionMessage) -> None:
+    async def _client_send(self, message: SessionMessage, answers: Any = None) -> None:
+        """Send ``message`` to the client (``answers``: the id of the request it answers, whose
+        span, if the request was served in one, it is recorded in)."""
+        span = self._spans.pop(answers, None) if answers is not None and self._spans else None
         with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
-            await self._to_client.send(message)
+            if span is None or self._client_tap is None:
+                await self._to_client.send(message)
+                return
+            await self._client_tap.sent_in(message, span)
+            await self._client_write.send(message)
+
+    async def _served_in_span(self, request: JSONRPCRequest) -> None:
+        """Record the call's request in the span open here, its answer to come in it too."""
+        span = self.trace.current_span
+        if span is None or self._client_tap is None:
+            return
+        self._spans[request.id] = span
+        await self._client_tap.received_in(SessionMessage(request), span)
 
     async def _answer(self, request_id: Any, result: dict[str, Any]) -> None:
         response = JSONRPCResponse(jsonrpc="2.0", id=request_id, result=result)
-        await self._client_send(SessionMessage(response))
+        await self._client_send(SessionMessage(response), request_id)
 
     async def _error(self, request_id: Any, code: int, message: str, data: Any = None) -> None:
         error = ErrorData(code=code, message=message, data=data)
-        await self._client_send(
-            SessionMessage(JSONRPCError(jsonrpc="2.0", id=request_id, error=error))
-        )
+        response = JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
+        await self._client_send(SessionMessage(response), request_id)
+
+
+class _Received:
+    """The client's messages, each recorded as read, except a ``tools/call`` when spans are
+    kept: that one is recorded in the span that serves it (`Forwarder._served_in_span`)."""
+
+    def __init__(self, read: Any, tap: WireTap, trace: Trace) -> None:
+        self._read = read
+        self._tap = tap
+        self._trace = trace
+
+    def __aiter__(self) -> _Received:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            message = await self._read.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+        if not (self._trace.keeps_anything and _is_call(message)):
+            await self._tap.received(message)
+        return message
+
+
+def _is_call(message: Any) -> bool:
+    inner = message.message if isinstance(message, SessionMessage) else None
+    return isinstance(inner, JSONRPCRequest) and inner.method == "tools/call"
 
 
 class _Nothing:
