@@ -67,6 +67,7 @@ __all__ = ["Forwarder"]
 _DEFAULT_VERSION = "2025-11-25"  # how tools are listed to a client of an unknown version
 _OWN_ID = "schemawire-proxy-"  # the ids of the proxy's own requests upstream begin so
 _INTERNAL_ERROR = -32603
+_VERSION_META = "io.modelcontextprotocol/protocolVersion"  # each request's, from 2026-07-28
 _PING_TIMEOUT = 2.0  # seconds an upstream whose call timed out has to answer a ping
 _INVALID_PARAMS = -32602
 
@@ -138,7 +139,7 @@ class Forwarder:
         self._protocol = _DEFAULT_VERSION
         self._tools: dict[str, RemoteTool] | None = None
         self._gates: dict[str, tuple[ArgumentGate, ResultGate]] = {}
-        self._listings: dict[str, tuple[RemoteTool, dict[str, Any], bool]] = {}
+        self._listings: dict[tuple[str, str], tuple[RemoteTool, dict[str, Any], bool]] = {}
         self._calls: dict[Any, _Call] = {}  # the client's tools/call id -> the call upstream
         self._rewrites: dict[Any, Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]] = {}
         self._owed: set[Any] = set()  # the client's requests sent upstream, unanswered
@@ -201,6 +202,9 @@ class Forwarder:
         await self._upstream_send(message)
 
     async def _request(self, message: SessionMessage, request: JSONRPCRequest) -> None:
+        meta = (request.params or {}).get("_meta")
+        if isinstance(meta, dict) and meta.get(_VERSION_META) in VERSIONS:
+            self._protocol = meta[_VERSION_META]  # a 2026-07-28 client: no initialize, its own
         if request.method == "initialize":
             self._initialize = dict(request.params or {})
             self._rewrites[request.id] = self._initialized
@@ -406,10 +410,11 @@ class Forwarder:
     def _shown(self, tool: RemoteTool) -> tuple[dict[str, Any], bool]:
         """``tool`` as listed to the client, and whether its structured results are wrapped
         (`listed_as`): projected once per listing, not on every call."""
-        shown = self._listings.get(tool.name)
+        key = (tool.name, self._protocol)
+        shown = self._listings.get(key)
         if shown is None or shown[0] is not tool:  # a new listing makes new tools
             shown = (tool, *listed_as(tool, self._protocol, self.repository))
-            self._listings[tool.name] = shown
+            self._listings[key] = shown
         return shown[1], shown[2]
 
     async def _initialized(self, result: dict[str, Any]) -> dict[str, Any]:
