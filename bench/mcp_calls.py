@@ -145,6 +145,17 @@ def print_table(results: dict[str, tuple[float, float]], calls: int) -> None:
     untraced = results["schemawire McpClient, gates, no trace"][0]
     print()
     print(f"tracing costs {1000 * (traced - untraced):.0f} µs per call (four hops, redacted)")
+    client = traced / anchor
+    proxy = results["ClientSession through schemawire proxy"][0] / anchor
+    print(
+        f"goal client with gates and trace, at most 1.15x the bare SDK: {_met(client <= 1.15)}"
+        f" ({client:.2f}x)"
+    )
+    print(f"goal proxy, at most 1.5x the bare SDK: {_met(proxy <= 1.5)} ({proxy:.2f}x)")
+
+
+def _met(met: bool) -> str:
+    return "met" if met else "not met"
 
 
 if __name__ == "__main__":

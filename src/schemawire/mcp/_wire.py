@@ -125,6 +125,16 @@ class WireTap:
             )
             self.trace.close_span(span, "mcp", "error" if failed else "ok", label=self.local)
 
+    async def received_in(self, message: SessionMessage, span: str | Current | None) -> None:
+        """A message read, recorded in ``span`` (`CURRENT`: the one open here): a request a
+        server answers in a span of its own."""
+        await self._record(self.remote, self.local, "receive", message, span)
+
+    async def sent_in(self, message: SessionMessage, span: str | None) -> None:
+        """A message about to be written, recorded in ``span``: the answer to a request
+        `received_in` it."""
+        await self._record(self.local, self.remote, "send", message, span)
+
     def _opened(self, request: JSONRPCRequest) -> str | None:
         """The span of a request about to be sent, opened in the sender's span."""
         span = self.trace.open_span("mcp", request.method, label=self.local)

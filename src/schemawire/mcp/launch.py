@@ -21,8 +21,10 @@ from schemawire._version import __version__
 from schemawire.errors import UsageError
 from schemawire.gates import Embedder
 from schemawire.mcp._addresses import HttpServer, StdioServer
+from schemawire.mcp._forward import Forwarder
 from schemawire.mcp._http import HttpOptions, SessionBounds, http_app, running
 from schemawire.mcp._memory import give_back_large_blocks
+from schemawire.mcp._pipes import pipes_available, stdio_pipes
 from schemawire.mcp._sent import SentLines, stdin_lines
 from schemawire.mcp.client import McpClient
 from schemawire.mcp.gateway import Upstream, open_gateway
@@ -225,7 +227,11 @@ async def _serve(repository: Repository, options: ServeOptions) -> None:
 
 
 async def _serve_stdio(repository: Repository, options: ServeOptions, trace: Trace) -> None:
-    """Serve until stdin closes; stdin is read for the SDK's transport (`stdin_lines`)."""
+    """Serve until stdin closes; stdin is read for the SDK's transport (`stdin_lines`). A
+    proxy forwards the client's messages at the transport level (`Forwarder`)."""
+    if options.upstream is not None and not options.upstreams:
+        await _forward_stdio(repository, options, options.upstream, trace)
+        return
     async with (
         stdin_lines() as lines,
         gated_server(repository, options, trace, lines) as server,
@@ -233,3 +239,42 @@ async def _serve_stdio(repository: Repository, options: ServeOptions, trace: Tra
     ):
         options.on_ready(None)
         await server.run(read, write, server.create_initialization_options())
+
+
+async def _forward_stdio(
+    repository: Repository, options: ServeOptions, upstream: StdioServer | HttpServer, trace: Trace
+) -> None:
+    """The gating proxy over stdio: the client's messages forwarded to ``upstream``, gated."""
+    if options.shortlist is not None or options.shortlisted or options.embedder is not None:
+        raise UsageError("--shortlist is for a gateway: name the upstream (--upstream NAME -- ...)")
+    name = options.name or repository.config.serve.name or repository.root.name
+    forwarder = Forwarder(
+        upstream,
+        repository=repository,
+        trace=trace,
+        name=f"{name} (gating proxy)",
+        version=__version__,
+        timeout=options.timeout or _UPSTREAM_TIMEOUT,
+    )
+    async with _stdio() as (lines, stdout):
+        forwarder.lines = lines
+        async with stdio_server(stdin=cast(Any, lines), stdout=stdout) as (read, write):
+            options.on_ready(None)
+            await forwarder.run(read, write)
+
+
+@asynccontextmanager
+async def _stdio() -> AsyncIterator[tuple[SentLines, Any]]:
+    """Stdin as `SentLines`, and stdout: pipes read and written on the event loop where they
+    can be (`schemawire.mcp._pipes`), else stdin read as the SDK does, stdout the SDK's
+    (None)."""
+    if not pipes_available():
+        async with stdin_lines() as lines:
+            yield lines, None
+        return
+    async with stdio_pipes() as (pipe_in, pipe_out):
+        lines = SentLines(pipe_in)
+        try:
+            yield lines, pipe_out
+        finally:
+            lines.closed = True

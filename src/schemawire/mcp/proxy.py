@@ -32,10 +32,11 @@ from schemawire.mcp._tools import (
 from schemawire.mcp.client import McpClient
 from schemawire.mcp.server import verdict_result
 from schemawire.project.mcp import project_mcp
+from schemawire.schema.repository import Repository
 from schemawire.trace import Trace
 from schemawire.types import Rejection, ToolResult
 
-__all__ = ["RETRY_AFTER", "UpstreamTools"]
+__all__ = ["RETRY_AFTER", "UpstreamTools", "listed_as", "unreachable"]
 
 RETRY_AFTER = (1.0, 2.0, 5.0, 10.0, 30.0)
 """Seconds before an upstream whose restart failed is tried again: after the first failure in
@@ -89,20 +90,9 @@ class UpstreamTools:
         are sent wrapped as ``{"result": ...}`` (because that is how it is listed)."""
         shown = self._shown.get((tool.name, version))
         if shown is None or shown[0] is not tool:  # a new listing makes new tools
-            shown = (tool, *self._shown_as(tool, version))
+            shown = (tool, *listed_as(tool, version, self.client.repository))
             self._shown[(tool.name, version)] = shown
         return shown[1], shown[2]
-
-    def _shown_as(self, tool: RemoteTool, version: str) -> tuple[dict[str, Any], bool]:
-        if tool.canonical and tool.spec is not None:
-            documents = self.client.repository.documents if self.client.repository else None
-            projection = project_mcp(tool.spec, version=version, documents=documents)
-            wrapped = any(loss.code == "OUTPUT_SCHEMA_WRAPPED" for loss in projection.losses)
-            return projection.payload, wrapped
-        output = tool.listed.get("outputSchema")
-        if output is None or is_object_schema(output) or version not in OBJECT_OUTPUT_ONLY:
-            return tool.listed, False
-        return {**tool.listed, "outputSchema": wrapped_output(output)}, True
 
     # ToolBackend.call_tool's signature, which this implements.
     async def call_tool(
@@ -122,7 +112,7 @@ class UpstreamTools:
             await self._ensure_connected()
             tools = {tool.name: tool for tool in await self.client.list_tools()}
         except ServerError as error:
-            rejection = _unreachable(shown_as or name, error)
+            rejection = unreachable(shown_as or name, error)
             return verdict_result(refused_unchecked(rejection))
         if name not in tools:
             raise unknown_tool_error(name)
@@ -163,7 +153,24 @@ class UpstreamTools:
         self.restarts += 1
 
 
-def _unreachable(name: str, error: ServerError) -> Rejection:
+def listed_as(
+    tool: RemoteTool, version: str, repository: Repository | None
+) -> tuple[dict[str, Any], bool]:
+    """``tool`` as listed to a client of ``version``, and whether its structured results are
+    sent wrapped as ``{"result": ...}`` (because that is how it is listed): a tool the
+    repository defines is listed from its canonical schema."""
+    if tool.canonical and tool.spec is not None:
+        documents = repository.documents if repository else None
+        projection = project_mcp(tool.spec, version=version, documents=documents)
+        wrapped = any(loss.code == "OUTPUT_SCHEMA_WRAPPED" for loss in projection.losses)
+        return projection.payload, wrapped
+    output = tool.listed.get("outputSchema")
+    if output is None or is_object_schema(output) or version not in OBJECT_OUTPUT_ONLY:
+        return tool.listed, False
+    return {**tool.listed, "outputSchema": wrapped_output(output)}, True
+
+
+def unreachable(name: str, error: ServerError) -> Rejection:
     """The refusal of a call the upstream cannot take. (The reason, which may quote the
     upstream's stderr, was redacted whole when the error was made: `ServerError`.)"""
     line = f"the upstream server is unavailable: {error.reason}"
