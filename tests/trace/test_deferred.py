@@ -203,3 +203,17 @@ async def test_a_process_killed_at_any_point_leaves_every_hop_of_its_finished_tu
     got = [(hop.payload["turn"], hop.payload["n"]) for hop in hops]
     assert got[: len(finished)] == finished  # in order, none missing
     assert [hop.seq for hop in hops] == list(range(1, len(hops) + 1))  # no gaps
+
+
+def test_a_large_payload_is_kept_where_it_is_recorded_even_in_a_block() -> None:
+    """A large hop's redaction stays where it is recorded (a server's worker thread), never
+    handed to the block's end on the event loop."""
+    trace = Trace("r1")
+    with trace.deferring():
+        small = trace.record("host", "tool", "python", "send", {"n": 1})
+        large = trace.record("host", "tool", "python", "send", {"text": "x" * 20_000, "k": KEY})
+        assert small is None
+        assert large is not None
+        assert KEY not in repr(large.payload)
+        assert trace._pending == []
+    assert [hop.seq for hop in trace.hops] == [1, 2]

@@ -294,7 +294,11 @@ class Trace:
                     seq, now, source, target, protocol, direction, *fixed, span_id, self.run_id
                 )
             self._pending.append(item)
-            deferred = self._deferring.get() and len(self._pending) < _PENDING
+            deferred = (
+                self._deferring.get()
+                and len(self._pending) < _PENDING
+                and (fixed is None or len(fixed[0]) < _DEFER_UP_TO)
+            )
         if deferred:
             return None
         return self._kept(
@@ -515,6 +519,10 @@ class Trace:
 
 _LABELS = 1024  # distinct labels remembered redacted; a run has a handful
 _PENDING = 1024  # hops a deferring block holds before it keeps them (bounds memory and loss)
+# A payload this long in JSON is kept at once, where it is recorded: its redaction takes long
+# enough to matter, and a server records such hops on a worker thread (`mcp._offload`, whose
+# threshold this is), which must not hand the work back to the event loop.
+_DEFER_UP_TO = 16 * 1024
 
 
 def _line(item: Pending | Hop) -> bytes:
