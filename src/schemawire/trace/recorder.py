@@ -294,8 +294,9 @@ class Trace:
                     seq, now, source, target, protocol, direction, *fixed, span_id, self.run_id
                 )
             self._pending.append(item)
-            deferred = (
-                self._deferring.get()
+            deferred = (  # a listener sees each hop as it happens, as before
+                self._on_hop is None
+                and self._deferring.get()
                 and len(self._pending) < _PENDING
                 and (fixed is None or len(fixed[0]) < _DEFER_UP_TO)
             )
