@@ -130,6 +130,12 @@ class Redactor:
         triggers = tuple(trigger for trigger in self._triggers if trigger in held)
         return triggers, any(word in held for word in self._key_words)
 
+    def finds_nothing_in(self, data: bytes) -> bool:
+        """Whether JSON text ``data`` holds no trigger and no key word, so that `value` (with no
+        schema marks) leaves unchanged every value whose JSON is a part of ``data``: the test
+        `value` itself starts with, run once over the JSON of many values."""
+        return not self._words.present(data)
+
     def key_kind(self, key: str) -> str | None:
         """The word that makes a member with this key secret, else None."""
         if key in self._key_kinds:

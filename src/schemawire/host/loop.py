@@ -453,7 +453,11 @@ class _Run:
         refusals: Counter[str] = Counter()
         output_retries = self.options.retries_per_tool
         for turn_number in range(1, self.options.max_turns + 1):
-            with self.trace.span("turn", f"turn {turn_number}", number=turn_number):
+            # The turn's hops are kept, redacted and flushed together, at its end.
+            with (
+                self.trace.deferring(),
+                self.trace.span("turn", f"turn {turn_number}", number=turn_number),
+            ):
                 turn = await self._ask(conversation)
                 conversation.append(turn)
                 if turn.tool_calls:

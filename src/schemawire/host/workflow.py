@@ -428,6 +428,7 @@ class JournaledTool:
         finally:
             current_idempotency_key.reset(token)
         status: CallStatus = "completed" if verdict.accepted else "failed"
+        trace.drain()  # write-ahead: the trace holds the call before the journal says it ended
         await self._io.run(self.store.call_ended, key, status, _stored(verdict.value))
         return verdict
 

@@ -278,16 +278,17 @@ class McpClient:
         read. Cancel the calling task to cancel the call (the server is told).
         """
         call_id = call_id or f"call_{uuid.uuid4().hex[:12]}"
-        gates = await self._gates_for_call(name, call_id)
-        if isinstance(gates, McpCall):  # no tool to call: the server is gone, or has none
-            return gates
-        argument_gate, result_gate = gates
-        verdict = await self._gate(argument_gate.check, arguments)
-        if not verdict.accepted:
-            return McpCall(name, call_id, verdict)
-        return await self._call_accepted(
-            name, call_id, verdict, result_gate, timeout=timeout, on_progress=on_progress
-        )
+        with self.trace.deferring():  # the call's hops kept and flushed before it returns
+            gates = await self._gates_for_call(name, call_id)
+            if isinstance(gates, McpCall):  # no tool to call: the server is gone, or has none
+                return gates
+            argument_gate, result_gate = gates
+            verdict = await self._gate(argument_gate.check, arguments)
+            if not verdict.accepted:
+                return McpCall(name, call_id, verdict)
+            return await self._call_accepted(
+                name, call_id, verdict, result_gate, timeout=timeout, on_progress=on_progress
+            )
 
     async def call_accepted(
         self,
@@ -301,12 +302,13 @@ class McpClient:
         """Send a call whose arguments a gate has already accepted (``verdict``: the host's
         own gate, which knows how the model's tools were projected); the result gate still
         applies. Never raises, as `call`."""
-        gates = await self._gates_for_call(name, call_id)
-        if isinstance(gates, McpCall):
-            return gates
-        return await self._call_accepted(
-            name, call_id, verdict, gates[1], timeout=timeout, on_progress=on_progress
-        )
+        with self.trace.deferring():  # the call's hops kept and flushed before it returns
+            gates = await self._gates_for_call(name, call_id)
+            if isinstance(gates, McpCall):
+                return gates
+            return await self._call_accepted(
+                name, call_id, verdict, gates[1], timeout=timeout, on_progress=on_progress
+            )
 
     async def _call_accepted(
         self,

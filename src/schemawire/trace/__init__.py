@@ -11,6 +11,7 @@ from __future__ import annotations
 from schemawire.trace.bodies import whole_body
 from schemawire.trace.recorder import (
     TRACES,
+    Deferring,
     Trace,
     new_run_id,
     read_trace,
@@ -27,6 +28,7 @@ __all__ = [
     "KINDS",
     "STATUSES",
     "TRACES",
+    "Deferring",
     "Span",
     "SpanNode",
     "SpanTree",

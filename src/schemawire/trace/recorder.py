@@ -9,6 +9,12 @@ a trace holds, in memory or on disk, can leak a key (DESIGN: local first).
 Recording never fails the call it records: a value a trace file cannot hold exactly is written
 with a note (`schemawire.trace._lines`), and a value that cannot be redacted is not kept at all.
 
+Off the hot path: inside `Trace.deferring` (the host loop's turn, an MCP call), a hop recorded is
+only fixed (its seq, its time, its JSON: `schemawire.trace._pending`); redacting, keeping and
+writing it wait for the block's end, where the whole batch is scanned for secrets at once,
+written in recording order and flushed. Every reader drains first (`hops`, `drain`, `close`), so
+none sees the wait; a hop recorded outside such a block is kept at once, as are those pending.
+
 A long-running server keeps no hops in memory: ``Trace(keep=False)`` only writes them (and, with
 no file, does nothing at all), so memory does not grow with the calls served.
 
@@ -20,18 +26,22 @@ that never starts leaves no empty trace behind.
 
 from __future__ import annotations
 
+import itertools
 import os
 import random
 import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+import orjson
+
 from schemawire.gates.redact import Redactor, default_redactor
 from schemawire.trace._lines import CutLine, hop_line, hops_of
+from schemawire.trace._pending import Pending, frozen_json, plain_verdict
 from schemawire.trace.bodies import Wholes
 from schemawire.trace.spans import (
     CURRENT,
@@ -50,6 +60,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "TRACES",
+    "Deferring",
     "Trace",
     "new_run_id",
     "read_trace",
@@ -111,7 +122,10 @@ class Trace:
             OSError: ``path`` exists and cannot be read or written.
         """
         self.run_id = run_id or new_run_id()
-        self.hops: list[Hop] = []
+        self._hops: list[Hop] = []
+        # Hops kept after `_hops`, not yet built: each `Pending` one read back from its JSON
+        # (clean: a scan found nothing a secret could be in) only when `hops` is read.
+        self._unbuilt: list[Pending | Hop] = []
         self.path = Path(path) if path is not None else None
         self.keep = keep
         self._redactor = (redactor or default_redactor()) if redact else None
@@ -131,6 +145,94 @@ class Trace:
         # Open spans under a remote parent (a ``traceparent`` a client sent): their trace id,
         # which their children share and pass on; each leaves when its span closes.
         self._remote_trace: dict[str, int] = {}
+        # Hops recorded, in seq order, not yet kept: each fixed as JSON, or redacted already
+        # (a value JSON cannot copy exactly). Drained under `_draining`, which keeps batches in
+        # order when threads drain at once (reentrant: an ``on_hop`` may record).
+        self._pending: list[Pending | Hop] = []
+        self._draining = threading.RLock()
+        self._deferring: ContextVar[bool] = ContextVar("schemawire_deferring", default=False)
+
+    @property
+    def hops(self) -> list[Hop]:
+        """Every hop kept, in order, those still pending included (a barrier: see `drain`)."""
+        if self._pending or self._unbuilt:
+            with self._draining:
+                self.drain()
+                self._build()
+        return self._hops
+
+    def deferring(self) -> Deferring:
+        """A block (``with``) inside which hops recorded in this task (and the tasks it starts)
+        are kept, redacted and written at its end, at once: a turn of the loop, a call of an MCP
+        client. When the block ends, every hop recorded so far is in `hops` and flushed to the
+        file, even when the block raised."""
+        return Deferring(self)
+
+    def drain(self) -> None:
+        """Keep every hop recorded so far: redact it, add it to `hops`, write it to the file
+        (flushed) and show it to ``on_hop``, in recording order.
+
+        Raises:
+            OSError: the trace file cannot be written (raised here, the barrier; the hops are in
+                `hops` all the same).
+        """
+        self._drained(build=False)
+
+    def _drained(self, *, build: bool) -> list[Hop]:
+        """`drain`, returning the hops it built: none when the batch is clean, nothing listens
+        and ``build`` is off (its lines are written from its JSON; `hops` builds them)."""
+        with self._draining:
+            with self._lock:
+                batch, self._pending = self._pending, []
+            if not batch:
+                return []
+            clean = self._clean(batch)
+            if clean and not build and self._on_hop is None:
+                self._keep_unbuilt(batch)
+                return []
+            read = self._read_clean if clean else self._read_redacted
+            hops = [read(item) if isinstance(item, Pending) else item for item in batch]
+            self._keep(hops)
+            return hops
+
+    def _clean(self, batch: list[Pending | Hop]) -> bool:
+        """Whether one scan over the JSON of the batch's fixed hops finds nothing a secret
+        could be in (the hops redacted when recorded are redacted already)."""
+        if self._redactor is None:
+            return True
+        parts = (part for item in batch if isinstance(item, Pending) for part in item.json())
+        return self._redactor.finds_nothing_in(b"\n".join(parts))
+
+    def _keep_unbuilt(self, batch: list[Pending | Hop]) -> None:
+        if self.keep:
+            self._unbuilt.extend(batch)
+        if self.path is not None and not self._closed:
+            self._write_lines(b"".join(_line(item) for item in batch))
+
+    def _build(self) -> None:
+        """Move the hops kept unbuilt to `_hops`, built (call under `_draining`)."""
+        unbuilt, self._unbuilt = self._unbuilt, []
+        self._hops.extend(self._read_clean(i) if isinstance(i, Pending) else i for i in unbuilt)
+
+    def _read_clean(self, item: Pending) -> Hop:
+        verdict = orjson.loads(item.verdict) if item.verdict is not None else None
+        return item.hop(orjson.loads(item.payload), verdict)
+
+    def _read_redacted(self, item: Pending) -> Hop:
+        verdict = orjson.loads(item.verdict) if item.verdict is not None else None
+        payload = self._redacted(orjson.loads(item.payload))
+        return item.hop(payload, self._redacted_verdict(verdict))
+
+    def _keep(self, hops: list[Hop]) -> None:
+        if self.keep:
+            self._build()  # those kept before these come first
+            self._hops.extend(hops)
+        try:
+            self._write(hops)
+        finally:
+            if self._on_hop is not None:
+                for hop in hops:
+                    self._on_hop(hop)
 
     def begin(self, run_id: str) -> None:
         """Record the hops that follow under ``run_id`` (a run resumed with this trace),
@@ -167,27 +269,42 @@ class Trace:
             return None
         source, target = self._label(source), self._label(target)
         protocol, direction = self._label(protocol), self._label(direction)
-        payload, verdict = self._redacted(payload), self._redacted_verdict(verdict)
         span_id = self._span.get() if isinstance(span, Current) else span
+        fixed = self._fixed(payload, verdict)
+        if fixed is None:  # redacted now: JSON cannot copy it exactly
+            payload, verdict = self._redacted(payload), self._redacted_verdict(verdict)
         with self._lock:
-            hop = Hop(
-                self.run_id,
-                self._next_seq(),
-                self._clock(),
-                source,
-                target,
-                protocol,
-                direction,
-                payload,
-                verdict,
-                span_id,
+            seq, now = self._next_seq(), self._clock()
+            item: Pending | Hop
+            if fixed is None:
+                item = Hop(
+                    self.run_id,
+                    seq,
+                    now,
+                    source,
+                    target,
+                    protocol,
+                    direction,
+                    payload,
+                    verdict,
+                    span_id,
+                )
+            else:
+                item = Pending(
+                    seq, now, source, target, protocol, direction, *fixed, span_id, self.run_id
+                )
+            self._pending.append(item)
+            deferred = (  # a listener sees each hop as it happens, as before
+                self._on_hop is None
+                and self._deferring.get()
+                and len(self._pending) < _PENDING
+                and (fixed is None or len(fixed[0]) < _DEFER_UP_TO)
             )
-            if self.keep:
-                self.hops.append(hop)
-            self._write(hop)
-        if self._on_hop is not None:
-            self._on_hop(hop)
-        return hop
+        if deferred:
+            return None
+        return self._kept(
+            self._drained(build=True), seq, item.run_id if isinstance(item, Hop) else item[-1]
+        )
 
     def span(
         self,
@@ -289,6 +406,32 @@ class Trace:
         writes = self.path is not None and not self._closed
         return self.keep or writes or self._on_hop is not None
 
+    def _fixed(
+        self, payload: Any, verdict: dict[str, Any] | None
+    ) -> tuple[bytes, bytes | None] | None:
+        """The payload and verdict as JSON bytes, to redact later (a copy: the caller may change
+        what it passed); None when either must be redacted now: JSON cannot copy it exactly, or
+        it is a verdict whose pointers are redacted token by token."""
+        if self._redactor is None:
+            return None  # nothing to defer: kept as given, as before
+        fixed = frozen_json(payload)
+        if fixed is None:
+            return None
+        if verdict is None:
+            return fixed, None
+        if not plain_verdict(verdict):
+            return None
+        judged = frozen_json(verdict)
+        return (fixed, judged) if judged is not None else None
+
+    def _kept(self, drained: list[Hop], seq: int, run_id: str) -> Hop | None:
+        """The hop numbered ``seq`` of ``run_id``, just kept: in the batch this task drained,
+        else (another thread drained it first) among the last hops kept."""
+        for hop in itertools.chain(reversed(drained), reversed(self._hops[-_PENDING:])):
+            if hop.seq == seq and hop.run_id == run_id:
+                return hop
+        return None
+
     def _next_seq(self) -> int:
         seq = self._last_seq.get(self.run_id, 0) + 1
         self._last_seq[self.run_id] = seq
@@ -323,27 +466,45 @@ class Trace:
         except Exception as error:  # recording never fails the call it records
             return f"[NOT KEPT: it could not be redacted ({type(error).__name__})]"
 
-    def _write(self, hop: Hop) -> None:
+    def _write(self, hops: list[Hop]) -> None:
+        """Append ``hops`` to the file, one line each, in one write, then flush."""
         if self.path is None or self._closed:
             return
+        self._write_lines(b"".join(hop_line(hop) + b"\n" for hop in hops))
+
+    def _write_lines(self, lines: bytes) -> None:
+        assert self.path is not None
         if self._file is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             pipe = self.path.exists() and not self.path.is_file()  # nothing to look back at
             self._file = self.path.open("ab" if pipe else "a+b")
-        line = hop_line(hop) + b"\n"
         if _ends_cut(self._file):  # another process died mid-line: start a line of our own
-            line = b"\n" + line
-        self._file.write(line)
+            lines = b"\n" + lines
+        self._file.write(lines)
         self._file.flush()
         self._holds_hops = True
 
     @property
     def written(self) -> bool:
         """Whether the trace has a file that holds hops (the path is worth showing)."""
+        if self._pending:
+            self.drain()
         return self._holds_hops
 
     def close(self) -> None:
-        """Close the file; later hops are kept in memory only (when the trace keeps hops)."""
+        """Keep and write every hop recorded (`drain`), then close the file; later hops are kept
+        in memory only (when the trace keeps hops).
+
+        Raises:
+            OSError: the last hops could not be written (the file is closed all the same).
+        """
+        with self._draining:  # no batch is being written while the file closes
+            try:
+                self.drain()
+            finally:
+                self._close_file()
+
+    def _close_file(self) -> None:
         with self._lock:
             self._closed = True
             if self._file is not None:
@@ -358,6 +519,36 @@ class Trace:
 
 
 _LABELS = 1024  # distinct labels remembered redacted; a run has a handful
+_PENDING = 1024  # hops a deferring block holds before it keeps them (bounds memory and loss)
+# A payload this long in JSON is kept at once, where it is recorded: its redaction takes long
+# enough to matter, and a server records such hops on a worker thread (`mcp._offload`, whose
+# threshold this is), which must not hand the work back to the event loop.
+_DEFER_UP_TO = 16 * 1024
+
+
+def _line(item: Pending | Hop) -> bytes:
+    """The line of a kept hop, with its newline: a fixed hop's from its JSON, as its `Hop`
+    would be written (`hop_line`)."""
+    if isinstance(item, Hop):
+        return hop_line(item) + b"\n"
+    return item.line() + b"\n"
+
+
+class Deferring:
+    """`Trace.deferring`: hops recorded inside are kept at its end, all at once."""
+
+    def __init__(self, trace: Trace) -> None:
+        self._trace = trace
+        self._token: Token[bool] | None = None
+
+    def __enter__(self) -> Deferring:
+        self._token = self._trace._deferring.set(True)
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        assert self._token is not None
+        self._trace._deferring.reset(self._token)
+        self._trace.drain()
 
 
 def record_verdicts(trace: Trace, label: str, *verdicts: Verdict | None) -> None:
