@@ -14,6 +14,7 @@ import anyio
 import pytest
 
 from schemawire.gates import ArgumentGate, ResultGate
+from schemawire.host import Host, ScriptedModel
 from schemawire.trace import Trace, read_trace
 from schemawire.trace._lines import hop_line
 from schemawire.types import ToolSpec
@@ -227,3 +228,33 @@ def test_a_large_payload_is_kept_where_it_is_recorded_even_in_a_block() -> None:
         assert KEY not in repr(large.payload)
         assert trace._pending == []
     assert [hop.seq for hop in trace.hops] == [1, 2]
+
+
+class PeekingModel(ScriptedModel):
+    """Reads the trace file at the moment it is asked: what a viewer (or a crash) would find."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__("openai.chat", [ANSWER])
+        self.path = path
+        self.seen: list[tuple[str, str]] = []
+
+    async def respond(self, body: dict[str, Any]) -> dict[str, Any]:
+        self.seen = [(hop.target, hop.direction) for hop in read_trace(self.path)]
+        return await super().respond(body)
+
+
+ANSWER = {
+    "choices": [
+        {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "4"}}
+    ]
+}
+
+
+def test_a_model_request_is_in_the_file_before_the_model_is_asked(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    model, trace = PeekingModel(path), Trace("r1", path=path)
+    try:
+        Host(model, trace=trace).run_sync("What is 2 + 2?")
+    finally:
+        trace.close()
+    assert model.seen[-1] == ("model:openai.chat", "send")

@@ -500,6 +500,9 @@ class _Run:
         label = f"model:{model.api}"
         with self.trace.span("model", model.name):
             self.trace.record("host", label, model.api, "send", self._sent.delta(body))
+            # Written ahead of the wait: a run that hangs or dies while the model thinks shows
+            # what it asked (the turn's other hops are kept at its end).
+            self.trace.drain()
             try:
                 response = await self._response(body, streams)
             except (ModelError, InputError) as error:

@@ -26,7 +26,6 @@ that never starts leaves no empty trace behind.
 
 from __future__ import annotations
 
-import itertools
 import os
 import random
 import threading
@@ -258,7 +257,8 @@ class Trace:
 
         Returns:
             the hop as kept; None when nothing keeps it (``keep=False``, no open file, no
-            ``on_hop``), so it was neither redacted nor built.
+            ``on_hop``), so it was neither redacted nor built, and None inside a
+            `deferring` block, where it is kept at the block's end (read it from `hops`).
 
         Raises:
             OSError: the trace file cannot be written (a value never makes recording fail).
@@ -426,11 +426,9 @@ class Trace:
 
     def _kept(self, drained: list[Hop], seq: int, run_id: str) -> Hop | None:
         """The hop numbered ``seq`` of ``run_id``, just kept: in the batch this task drained,
-        else (another thread drained it first) among the last hops kept."""
-        for hop in itertools.chain(reversed(drained), reversed(self._hops[-_PENDING:])):
-            if hop.seq == seq and hop.run_id == run_id:
-                return hop
-        return None
+        else (another thread drained it first) among the last hops kept, built if need be."""
+        found = _numbered(drained, seq, run_id)
+        return found if found is not None else _numbered(self.hops[-_PENDING:], seq, run_id)
 
     def _next_seq(self) -> int:
         seq = self._last_seq.get(self.run_id, 0) + 1
@@ -524,6 +522,11 @@ _PENDING = 1024  # hops a deferring block holds before it keeps them (bounds mem
 # enough to matter, and a server records such hops on a worker thread (`mcp._offload`, whose
 # threshold this is), which must not hand the work back to the event loop.
 _DEFER_UP_TO = 16 * 1024
+
+
+def _numbered(hops: list[Hop], seq: int, run_id: str) -> Hop | None:
+    """The last of ``hops`` numbered ``seq`` in ``run_id``, if any."""
+    return next((h for h in reversed(hops) if h.seq == seq and h.run_id == run_id), None)
 
 
 def _line(item: Pending | Hop) -> bytes:
