@@ -230,7 +230,8 @@ def test_page_verdicts_equal_validate_json_on_every_fixture(
             continue
         expected = [json.loads(line) for line in done.stdout.splitlines()]
         got = page_results(page)
-        assert [r["source"] for r in got] == [r["source"] for r in expected], fixture
+        shown = page.locator("#result").inner_text()  # what the page said, if it refused
+        assert [r["source"] for r in got] == [r["source"] for r in expected], (fixture, shown)
         for mine, theirs in zip(got, expected, strict=True):
             assert mine["unreadable"] == ("error" in theirs), fixture
             assert mine["valid"] == theirs["valid"], fixture
