@@ -48,7 +48,7 @@ from schemawire.errors import SchemawireError, ServerError
 from schemawire.gates import ArgumentGate, ResultGate, Verdict
 from schemawire.mcp._addresses import ServerAddress
 from schemawire.mcp._calls import refused_unchecked, refused_unknown
-from schemawire.mcp._connection import _not_opened, _tail, _transport
+from schemawire.mcp._connection import not_opened, open_transport, stderr_tail
 from schemawire.mcp._offload import off_loop
 from schemawire.mcp._problems import HttpStatuses, last_line, server_error
 from schemawire.mcp._results import failure_result, result_verdict
@@ -675,7 +675,7 @@ class _Link:
         try:
             with self._scope:
                 async with AsyncExitStack() as stack:
-                    transport = await _transport(
+                    transport = await open_transport(
                         forwarder.upstream, forwarder.timeout, stack, self.stderr, self.statuses
                     )
                     read, self.write = await stack.enter_async_context(traced(transport, self.tap))
@@ -685,7 +685,7 @@ class _Link:
                         await forwarder.from_upstream(message)
         except Exception as error:
             if not started:
-                problem = _not_opened(
+                problem = not_opened(
                     forwarder.upstream,
                     error,
                     timeout=forwarder.timeout,
@@ -715,7 +715,7 @@ class _Link:
         return line
 
     def stderr_tail(self) -> str:
-        return _tail(self.stderr)
+        return stderr_tail(self.stderr)
 
     async def close(self) -> None:
         """Stop the upstream and wait (boundedly) for it to stop."""
