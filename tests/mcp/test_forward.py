@@ -7,8 +7,10 @@ misbehaving server. These tests start processes, so they are marked slow.
 
 from __future__ import annotations
 
+import gc
 import json
 import sys
+import warnings
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -368,3 +370,48 @@ async def test_a_client_request_id_like_the_proxys_own_is_answered() -> None:
             answer = await from_proxy.receive()
             await to_proxy.aclose()
     assert answer.message.id == "schemawire-proxy-1"
+
+
+async def test_a_call_cancelled_before_the_proxy_sent_it_is_never_sent_upstream() -> None:
+    trace = Trace()
+    received = anyio.Event()
+
+    def on_hop(hop: Hop) -> None:  # the proxy has the call: it is listing the tools for it
+        if hop.source == "client" and (hop.payload or {}).get("method") == "tools/call":
+            received.set()
+
+    trace.listen(on_hop)
+    async with forwarded(late(), trace) as session:
+        async with anyio.create_task_group() as group:
+            group.start_soon(call_tool, session, "late", {})
+            await received.wait()
+            group.cancel_scope.cancel()
+        await call_tool(session, "release", {})
+    called = [h.payload["params"]["name"] for h in upstream_hops(trace, "tools/call")]
+    assert called == ["release"]
+
+
+async def test_a_failure_of_the_proxy_while_forwarding_is_told_as_that() -> None:
+    def on_hop(hop: Hop) -> None:  # the trace fails on the upstream's answer to the call
+        if "Echo: hi" in json.dumps(hop.payload) and hop.target == "host":
+            raise OSError("the trace's disk is full")
+
+    async with forwarded(peer("everything", "stdio"), Trace(on_hop=on_hop)) as session:
+        failed = await call_tool(session, "echo", {"message": "hi"})
+    assert "the proxy failed: OSError: the trace's disk is full" in json.dumps(failed)
+
+
+async def test_a_forwarder_cancelled_while_it_starts_its_upstream_leaves_no_file_open() -> None:
+    forwarder = Forwarder(
+        late(), repository=None, trace=Trace(), name="proxy", version="0", timeout=10
+    )
+    to_proxy, proxy_reads = anyio.create_memory_object_stream[Any](1)
+    proxy_writes, from_proxy = anyio.create_memory_object_stream[Any](1)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with anyio.fail_after(_WAIT):
+            async with to_proxy, from_proxy, anyio.create_task_group() as group:
+                group.start_soon(forwarder.run, proxy_reads, proxy_writes)
+                group.cancel_scope.cancel()
+        gc.collect()  # an unclosed file says so when it is collected
+    assert [w.message for w in caught if issubclass(w.category, ResourceWarning)] == []

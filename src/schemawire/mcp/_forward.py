@@ -190,7 +190,11 @@ class Forwarder:
         """
         assert self._group is not None
         link = _Link(self)
-        await self._group.start(link.hold)
+        try:
+            await self._group.start(link.hold)
+        except BaseException:  # not opened, or cancelled before it was: no one else closes it
+            link.stderr.close()
+            raise
         self._link = link
         self._to_upstream = link.write
         self._tools, self._gates = None, {}
@@ -772,9 +776,7 @@ class _Link:
         finally:
             self.lost = self.lost or self.lost_line()
             self._done.set()
-            if not started:  # failed or cancelled before: no one else closes it
-                self.stderr.close()
-            else:
+            if started:
                 with anyio.CancelScope(shield=True):
                     await forwarder.upstream_lost(self)
 
@@ -802,6 +804,9 @@ class _Link:
         self.stderr.close()
 
 
-def _failure_line(error: Exception) -> str:
-    """What the client is told of a failure of the proxy's own, redacted."""
+def _failure_line(error: BaseException) -> str:
+    """What the client is told of a failure of the proxy's own, redacted: the first error of
+    a group (a transport's task group wraps what its tasks raised)."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
     return default_redactor().text(f"the proxy failed: {type(error).__name__}: {error}")[0]
