@@ -415,3 +415,46 @@ async def test_a_forwarder_cancelled_while_it_starts_its_upstream_leaves_no_file
                 group.cancel_scope.cancel()
         gc.collect()  # an unclosed file says so when it is collected
     assert [w.message for w in caught if issubclass(w.category, ResourceWarning)] == []
+
+
+async def test_what_a_restarted_upstream_was_sent_is_not_answered_for_the_one_that_died() -> None:
+    trace = Trace()
+    forwarder = Forwarder(
+        late(), repository=None, trace=trace, name="proxy", version="0", timeout=10
+    )
+    to_proxy, proxy_reads = anyio.create_memory_object_stream[Any](4)
+    proxy_writes, from_proxy = anyio.create_memory_object_stream[Any](0)  # the proxy waits for us
+    answering = anyio.Event()  # the proxy is answering the call the dead upstream owed
+    called, asked = sent_when(trace, "tools/call", "late"), anyio.Event()
+
+    def on_hop(hop: Hop) -> None:
+        payload = hop.payload or {}
+        if hop.target == "client" and payload.get("id") == 1:
+            answering.set()
+        if hop.source == "host" and payload.get("method") == "prompts/get":
+            asked.set()
+
+    trace.listen(on_hop)
+
+    async def send(request_id: int, method: str, params: dict[str, Any] | None) -> None:
+        request = JSONRPCRequest(jsonrpc="2.0", id=request_id, method=method, params=params)
+        await to_proxy.send(SessionMessage(request))
+
+    with anyio.fail_after(_WAIT):
+        async with to_proxy, from_proxy, anyio.create_task_group() as group:
+            group.start_soon(forwarder.run, proxy_reads, proxy_writes)
+            try:
+                await send(1, "tools/call", {"name": "late", "arguments": {}})
+                await called.wait()
+                await send(2, "resources/read", {"uri": "late://die"})
+                await answering.wait()  # and held there, until we read
+                await send(3, "prompts/get", {"name": "never"})  # to the restarted upstream
+                await asked.wait()
+                first, second = (await from_proxy.receive(), await from_proxy.receive())
+                await send(4, "ping", None)
+                after = await from_proxy.receive()
+            finally:
+                await from_proxy.aclose()  # what the proxy still writes (the answer to 3) fails
+                await to_proxy.aclose()
+    assert [first.message.id, second.message.id] == [1, 2]
+    assert after.message.id == 4  # not an answer to 3 from the upstream that died

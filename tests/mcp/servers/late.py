@@ -1,9 +1,9 @@
 """A small MCP server over stdio whose answers come late, for the forwarder's tests.
 
 ``late`` is not answered until ``release`` is called: its result (holding a key) then comes
-first, answering a call the client may have given up on. ``resources/read`` makes the server
-die, a key in its last words. With ``--once PATH``, only the start that creates PATH answers
-``initialize``; a restarted server refuses it.
+first, answering a call the client may have given up on. ``prompts/get`` is never answered.
+``resources/read`` makes the server die, a key in its last words. With ``--once PATH``, only
+the start that creates PATH answers ``initialize``; a restarted server refuses it.
 
     python late.py [--once PATH]
 """
@@ -79,6 +79,8 @@ def main() -> None:
             result = called(request, held)
         elif method == "resources/read":
             die()
+        elif method == "prompts/get":
+            result = None
         if result is not None:
             send({"jsonrpc": "2.0", "id": rid, "result": result})
 
