@@ -23,6 +23,7 @@ from schemawire.mcp._http import HttpOptions, http_app, running
 
 PEERS = Path(__file__).parents[1] / "peers" / "node_modules" / ".bin"
 SCRIPTED = Path(__file__).parent / "servers" / "scripted.py"
+LATE = Path(__file__).parent / "servers" / "late.py"
 SDK_VALUES = Path(__file__).parent / "servers" / "sdk_values.py"  # not numbers.py: a stdlib name
 
 _RAW = TypeAdapter(dict[str, Any])
@@ -39,6 +40,12 @@ def peer(name: str, *args: str, env: dict[str, str] | None = None) -> StdioServe
 def scripted(*args: str) -> StdioServer:
     """The misbehaving server; ``--version`` sets the protocol version it answers."""
     return StdioServer(sys.executable, (str(SCRIPTED), *args))
+
+
+def late(*args: str) -> StdioServer:
+    """The server whose ``late`` tool answers when ``release`` is called (``--once PATH``: it
+    refuses the handshake once restarted)."""
+    return StdioServer(sys.executable, (str(LATE), *args))
 
 
 def numbers() -> StdioServer:

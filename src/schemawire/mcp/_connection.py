@@ -36,7 +36,15 @@ from schemawire.mcp._problems import HttpStatuses, last_line, server_error, star
 from schemawire.mcp._wire import WireTap, traced
 from schemawire.trace import Trace
 
-__all__ = ["Connection", "Mode", "ProgressCallback", "hold_connection"]
+__all__ = [
+    "Connection",
+    "Mode",
+    "ProgressCallback",
+    "hold_connection",
+    "not_opened",
+    "open_transport",
+    "stderr_tail",
+]
 
 ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None]]
 Mode = Literal["auto", "legacy", "2026-07-28"]
@@ -97,7 +105,7 @@ class Connection:
         return server_error(self.server.label, reason, self.stderr_tail())
 
     def stderr_tail(self) -> str:
-        return _tail(self.stderr)
+        return stderr_tail(self.stderr)
 
     async def request(
         self, request: Any, timeout: float, on_progress: ProgressCallback | None = None
@@ -201,7 +209,7 @@ async def hold_connection(
     connection: Connection | None = None
     try:
         async with AsyncExitStack() as stack:
-            transport = await _transport(server, timeout, stack, stderr, statuses)
+            transport = await open_transport(server, timeout, stack, stderr, statuses)
             client = Client(
                 traced(transport, tap),
                 mode=mode,
@@ -219,7 +227,7 @@ async def hold_connection(
         if connection is not None:
             connection.lost = connection.lost or f"the connection failed: {one_line(error)}"
             return
-        problem = _not_opened(
+        problem = not_opened(
             server, error, timeout=timeout, stderr=stderr, tap=tap, statuses=statuses
         )
         stderr.close()
@@ -281,7 +289,7 @@ async def _listening(
             task_status.started()
 
 
-def _not_opened(
+def not_opened(
     server: ServerAddress,
     error: Exception,
     *,
@@ -291,7 +299,7 @@ def _not_opened(
     statuses: HttpStatuses,
 ) -> ServerError:
     """Why the session did not open, from all the transport saw."""
-    tail = _tail(stderr)
+    tail = stderr_tail(stderr)
     code, reason = startup_problem(
         error,
         statuses=statuses,
@@ -304,13 +312,16 @@ def _not_opened(
     return server_error(server.label, reason, tail, code)
 
 
-async def _transport(
+async def open_transport(
     server: ServerAddress,
     timeout: float,
     stack: AsyncExitStack,
     stderr: IO[str],
     statuses: HttpStatuses,
 ) -> Any:
+    """The SDK's transport to ``server`` (not yet entered): stdio, its stderr written to
+    ``stderr``; or Streamable HTTP, its client held by ``stack``, its errors noted in
+    ``statuses``."""
     if isinstance(server, StdioServer):
         env = dict(server.env or {})
         command, args = tied_to_this_process(
@@ -330,7 +341,7 @@ async def _transport(
     return streamable_http_client(server.url, http_client=http)
 
 
-def _tail(stderr: IO[str]) -> str:
+def stderr_tail(stderr: IO[str]) -> str:
     """The end of a server's stderr, read without moving the file offset the server writes at."""
     if stderr.closed:
         return ""

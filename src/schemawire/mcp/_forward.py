@@ -31,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import itertools
+import logging
 import tempfile
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
@@ -46,9 +47,10 @@ from mcp_types import ErrorData
 
 from schemawire.errors import SchemawireError, ServerError
 from schemawire.gates import ArgumentGate, ResultGate, Verdict
+from schemawire.gates.redact import default_redactor
 from schemawire.mcp._addresses import ServerAddress
 from schemawire.mcp._calls import refused_unchecked, refused_unknown
-from schemawire.mcp._connection import _not_opened, _tail, _transport
+from schemawire.mcp._connection import not_opened, open_transport, stderr_tail
 from schemawire.mcp._offload import off_loop
 from schemawire.mcp._problems import HttpStatuses, last_line, server_error
 from schemawire.mcp._results import failure_result, result_verdict
@@ -65,11 +67,13 @@ from schemawire.trace.spans import parse_traceparent
 __all__ = ["Forwarder"]
 
 _DEFAULT_VERSION = "2025-11-25"  # how tools are listed to a client of an unknown version
-_OWN_ID = "schemawire-proxy-"  # the ids of the proxy's own requests upstream begin so
+_OWN_ID = "schemawire-proxy-"  # how the ids of the proxy's own requests upstream begin, in traces
+_SETTLED_KEPT = 1024  # ids whose late answers are dropped: the last this many given up on
 _INTERNAL_ERROR = -32603
 _VERSION_META = "io.modelcontextprotocol/protocolVersion"  # each request's, from 2026-07-28
 _PING_TIMEOUT = 2.0  # seconds an upstream whose call timed out has to answer a ping
 _INVALID_PARAMS = -32602
+_log = logging.getLogger("schemawire.proxy")
 
 
 @dataclass(slots=True)
@@ -144,6 +148,10 @@ class Forwarder:
         self._rewrites: dict[Any, Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]] = {}
         self._owed: set[Any] = set()  # the client's requests sent upstream, unanswered
         self._own: dict[Any, MemoryObjectSendStream[Any]] = {}  # own request id -> reply
+        self._starting: set[Any] = set()  # the client's tools/call ids, not yet sent upstream
+        # ids given up on (a call cancelled or timed out, an own request no longer awaited):
+        # an answer that comes for one after all is dropped, never passed to the client
+        self._settled: dict[Any, None] = {}
 
     # --- running ------------------------------------------------------------------------------
 
@@ -182,7 +190,11 @@ class Forwarder:
         """
         assert self._group is not None
         link = _Link(self)
-        await self._group.start(link.hold)
+        try:
+            await self._group.start(link.hold)
+        except BaseException:  # not opened, or cancelled before it was: no one else closes it
+            link.stderr.close()
+            raise
         self._link = link
         self._to_upstream = link.write
         self._tools, self._gates = None, {}
@@ -197,11 +209,29 @@ class Forwarder:
             await self._request(message, inner)
             return
         if isinstance(inner, JSONRPCNotification) and inner.method == "notifications/cancelled":
-            request_id = (inner.params or {}).get("requestId")
-            self._calls.pop(request_id, None)  # its result, if one comes, is not passed on
+            self._cancelled((inner.params or {}).get("requestId"))
         await self._upstream_send(message)
 
+    def _cancelled(self, request_id: Any) -> None:
+        """The client cancelled ``request_id``. A call of that id is settled: one not yet sent
+        upstream never is, and a result that comes for one sent is dropped."""
+        call = self._calls.pop(request_id, None)
+        if call is None and request_id not in self._starting:
+            return  # not a call: an answer, if one comes, passes as it came
+        self._starting.discard(request_id)
+        self._settle(request_id)
+        self._spans.pop(request_id, None)
+        if call is not None:
+            call.answered.set()  # its task (and span) ends: no answer is owed
+
+    def _settle(self, request_id: Any) -> None:
+        """Give up on ``request_id``: an answer that comes for it is dropped (`_response`)."""
+        self._settled[request_id] = None
+        if len(self._settled) > _SETTLED_KEPT:
+            del self._settled[next(iter(self._settled))]  # the oldest
+
     async def _request(self, message: SessionMessage, request: JSONRPCRequest) -> None:
+        self._settled.pop(request.id, None)  # an id used again is awaited again
         meta = (request.params or {}).get("_meta")
         if isinstance(meta, dict) and meta.get(_VERSION_META) in VERSIONS:
             self._protocol = meta[_VERSION_META]  # a 2026-07-28 client: no initialize, its own
@@ -212,6 +242,7 @@ class Forwarder:
             cursor = (request.params or {}).get("cursor")
             self._rewrites[request.id] = lambda result: self._listed(result, fresh=not cursor)
         elif request.method == "tools/call":
+            self._starting.add(request.id)  # before its task starts: a cancel may come first
             if self.trace.keeps_anything:  # its span lasts until it is answered: a task
                 assert self._group is not None
                 self._group.start_soon(self._call, request)
@@ -243,50 +274,71 @@ class Forwarder:
         """One ``tools/call``: gated, forwarded, its result gated on the way back (by the
         upstream's reader; ``wait``: until then)."""
         params = dict(request.params or {})
-        name = params.get("name")
         meta = params.get("_meta")
         remote = meta.get("traceparent") if isinstance(meta, dict) else None
         context = {"traceparent": remote} if parse_traceparent(remote) is not None else {}
         with self.trace.span("mcp", "tools/call", label=self.label, served=True, **context):
             await self._served_in_span(request)
-            if not isinstance(name, str):
-                await self._error(request.id, _INVALID_PARAMS, "tools/call needs a tool name")
-                return
             try:
-                await self._ensure_connected()
-                tools = await self._tools_listed()
-            except ServerError as error:
-                refused = verdict_result(refused_unchecked(unreachable(name, error)))
-                await self._answer(request.id, refused)
+                call = await self._gated(request, params)
+            finally:
+                cancelled = request.id not in self._starting  # by the client, meanwhile
+                self._starting.discard(request.id)
+            if call is None or cancelled:
                 return
-            tool = tools.get(name)
-            if tool is None and self._tools is not None:  # listed since, by the upstream?
-                self._tools = None
-                with contextlib.suppress(ServerError):
-                    tool = (await self._tools_listed()).get(name)
-            if tool is None:
-                await self._error(
-                    request.id, _INVALID_PARAMS, f"Unknown tool: {name}", {"code": "tool_unknown"}
-                )
-                return
-            gates = self._gates_of(tool, tools, request.id)
-            if isinstance(gates, Verdict):
-                await self._answer(request.id, verdict_result(gates))
-                return
-            arguments = await arguments_as_sent(
-                None, params.get("arguments"), request.id, self.lines
-            )
-            sent = arguments if arguments is not None else {}
-            verdict = await off_loop(gates[0].check, sent, weight=sent)
-            record_verdicts(self.trace, "host", verdict)
-            if not verdict.accepted:
-                await self._answer(request.id, await off_loop(verdict_result, verdict, weight=sent))
-                return
-            deadline = anyio.current_time() + self.timeout
-            call = _Call(name, tool, verdict, gates[1], anyio.Event(), deadline)
             await self._forward_call(request, params, call)
             if wait:
                 await call.answered.wait()  # bounded: the watchdog answers it at its deadline
+
+    async def _gated(self, request: JSONRPCRequest, params: dict[str, Any]) -> _Call | None:
+        """The call of ``request``, its arguments accepted by the gate; None when the client
+        was answered here instead (no such tool, the upstream unreachable, a refusal)."""
+        found = await self._tool_called(request.id, params.get("name"))
+        if found is None:
+            return None
+        tool, tools = found
+        gates = self._gates_of(tool, tools, request.id)
+        if isinstance(gates, Verdict):
+            await self._answer(request.id, verdict_result(gates))
+            return None
+        arguments = await arguments_as_sent(None, params.get("arguments"), request.id, self.lines)
+        sent = arguments if arguments is not None else {}
+        verdict = await off_loop(gates[0].check, sent, weight=sent)
+        record_verdicts(self.trace, "host", verdict)
+        if not verdict.accepted:
+            await self._answer(request.id, await off_loop(verdict_result, verdict, weight=sent))
+            return None
+        deadline = anyio.current_time() + self.timeout
+        return _Call(tool.name, tool, verdict, gates[1], anyio.Event(), deadline)
+
+    async def _tool_called(
+        self, request_id: Any, name: Any
+    ) -> tuple[RemoteTool, dict[str, RemoteTool]] | None:
+        """The upstream's tool ``name`` (listed again when it is not in the listing kept) and
+        that listing; None when the client was answered here instead (no name, no such tool,
+        the upstream unreachable)."""
+        if not isinstance(name, str):
+            await self._error(request_id, _INVALID_PARAMS, "tools/call needs a tool name")
+            return None
+        try:
+            await self._ensure_connected()
+            tools = await self._tools_listed()
+        except ServerError as error:
+            await self._answer(
+                request_id, verdict_result(refused_unchecked(unreachable(name, error)))
+            )
+            return None
+        tool = tools.get(name)
+        if tool is None and self._tools is not None:  # listed since, by the upstream?
+            self._tools = None
+            with contextlib.suppress(ServerError):
+                tool = (await self._tools_listed()).get(name)
+        if tool is None:
+            await self._error(
+                request_id, _INVALID_PARAMS, f"Unknown tool: {name}", {"code": "tool_unknown"}
+            )
+            return None
+        return tool, tools
 
     def _gates_of(
         self, tool: RemoteTool, tools: dict[str, RemoteTool], request_id: Any
@@ -332,9 +384,19 @@ class Forwarder:
             now = anyio.current_time()
             for request_id, call in list(self._calls.items()):
                 if call.deadline <= now and self._calls.pop(request_id, None) is not None:
-                    await self._expired(request_id, call)
+                    await self._expired_or_failed(request_id, call)
+
+    async def _expired_or_failed(self, request_id: Any, call: _Call) -> None:
+        """`_expired`; or, when the proxy fails at that, the client told why (and the failure
+        logged), the watchdog still watching the other calls."""
+        try:
+            await self._expired(request_id, call)
+        except Exception as error:
+            _log.exception("the proxy failed to answer a call that timed out")
+            await self._error(request_id, _INTERNAL_ERROR, _failure_line(error))
 
     async def _expired(self, request_id: Any, call: _Call) -> None:
+        self._settle(request_id)  # its result, should it come after all, is not passed on
         cancelled = {"requestId": request_id, "reason": "timed out"}
         notification = JSONRPCNotification(
             jsonrpc="2.0", method="notifications/cancelled", params=cancelled
@@ -343,7 +405,6 @@ class Forwarder:
             await self._upstream_send(SessionMessage(notification))
         line = f"{call.name} did not answer within {self.timeout:g} s (the call was cancelled)"
         await self._failed_call(request_id, call, line)
-        call.answered.set()
         if self._group is not None and self._link is not None:
             self._group.start_soon(self._probe, self._link)
 
@@ -363,16 +424,20 @@ class Forwarder:
             await link.close()
 
     async def _called(self, request_id: Any, call: _Call, raw: dict[str, Any]) -> None:
-        """The upstream's result of ``call``, through the result gate, to the client."""
-        verdict = await off_loop(
-            result_verdict, call.result_gate, call.tool, str(request_id), raw, weight=raw
-        )
-        record_verdicts(self.trace, "host", verdict)
-        _, wrapped = self._shown(call.tool)
-        answer = await off_loop(
-            functools.partial(verdict_result, verdict, wrap=wrapped), weight=raw
-        )
-        await self._answer(request_id, answer)
+        """The upstream's result of ``call``, through the result gate, to the client; ``call``
+        answered in any case (its task waits for that)."""
+        try:
+            verdict = await off_loop(
+                result_verdict, call.result_gate, call.tool, str(request_id), raw, weight=raw
+            )
+            record_verdicts(self.trace, "host", verdict)
+            _, wrapped = self._shown(call.tool)
+            answer = await off_loop(
+                functools.partial(verdict_result, verdict, wrap=wrapped), weight=raw
+            )
+            await self._answer(request_id, answer)
+        finally:
+            call.answered.set()
 
     async def _failed_call(self, request_id: Any, call: _Call, line: str) -> None:
         await self._called(request_id, call, failure_result(line))
@@ -457,10 +522,10 @@ class Forwarder:
                 refused = f"the server refused the call: {inner.error.message}"
                 raw = failure_result(f"{refused} (JSON-RPC error {inner.error.code})")
             await self._called(inner.id, call, raw)
-            call.answered.set()
             return
-        if isinstance(inner.id, str) and inner.id.startswith(_OWN_ID):
-            return  # the answer to a request of ours no longer awaited
+        if inner.id in self._settled:  # a call given up on, a request of ours no longer awaited
+            del self._settled[inner.id]
+            return
         self._owed.discard(inner.id)
         rewrite = self._rewrites.pop(inner.id, None)
         if rewrite is not None and isinstance(inner, JSONRPCResponse):
@@ -473,16 +538,17 @@ class Forwarder:
         if self._link is not link:
             return
         line = self._lost_line()
-        for request_id, call in list(self._calls.items()):
-            self._calls.pop(request_id, None)
-            await self._failed_call(request_id, call, line)
-            call.answered.set()
-        for request_id, own in list(self._own.items()):
-            self._own.pop(request_id, None)
-            own.close()
-        for request_id in list(self._owed):
-            self._owed.discard(request_id)
+        # all taken before the first await: what a restarted upstream is sent meanwhile is its own
+        calls, self._calls = self._calls, {}
+        own, self._own = self._own, {}
+        owed, self._owed = self._owed, set()
+        for request_id in owed:
             self._rewrites.pop(request_id, None)
+        for reply in own.values():
+            reply.close()
+        for request_id, call in calls.items():
+            await self._failed_call(request_id, call, line)
+        for request_id in owed:
             await self._error(request_id, _INTERNAL_ERROR, line)
 
     # --- the upstream's lifecycle -------------------------------------------------------------
@@ -508,6 +574,7 @@ class Forwarder:
                 await self._connect()
                 await self._handshake()
             except ServerError as error:
+                await self._drop_link()
                 self._failures += 1
                 self._failed = error
                 wait = RETRY_AFTER[min(self._failures, len(RETRY_AFTER)) - 1]
@@ -515,6 +582,13 @@ class Forwarder:
                 raise
             self._failures, self._failed = 0, None
             self.restarts += 1
+
+    async def _drop_link(self) -> None:
+        """Close the upstream whose restart failed and stop using it: the next request starts
+        another (once `RETRY_AFTER` allows), none is sent to one that is not initialized."""
+        link, self._link = self._link, None
+        if link is not None:
+            await link.close()
 
     async def _handshake(self) -> None:
         """The client's ``initialize`` again, for a restarted upstream.
@@ -537,22 +611,24 @@ class Forwarder:
             ServerError: the upstream is gone, answered with an error or not in time.
         """
         request_id = f"{_OWN_ID}{next(self._ids)}"
+        limit = timeout if timeout is not None else self.timeout
         send, receive = anyio.create_memory_object_stream[Any](1)
         self._own[request_id] = send
         request = JSONRPCRequest(jsonrpc="2.0", id=request_id, method=method)
         if params is not None:  # else no "params" at all: a server may refuse null
             request.params = params
         try:
-            with anyio.fail_after(timeout if timeout is not None else self.timeout):
+            with anyio.fail_after(limit):
                 if not await self._upstream_send(SessionMessage(request)):
                     raise anyio.ClosedResourceError
                 reply = await receive.receive()
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
             raise self._unavailable(self._lost_line()) from None
         except TimeoutError:
-            raise self._unavailable(f"{method} got no answer within {self.timeout:g} s") from None
+            raise self._unavailable(f"{method} got no answer within {limit:g} s") from None
         finally:
-            self._own.pop(request_id, None)
+            if self._own.pop(request_id, None) is not None:  # not answered: if it is, dropped
+                self._settle(request_id)
             send.close()
             receive.close()
         if isinstance(reply, JSONRPCError):
@@ -675,7 +751,7 @@ class _Link:
         try:
             with self._scope:
                 async with AsyncExitStack() as stack:
-                    transport = await _transport(
+                    transport = await open_transport(
                         forwarder.upstream, forwarder.timeout, stack, self.stderr, self.statuses
                     )
                     read, self.write = await stack.enter_async_context(traced(transport, self.tap))
@@ -685,7 +761,7 @@ class _Link:
                         await forwarder.from_upstream(message)
         except Exception as error:
             if not started:
-                problem = _not_opened(
+                problem = not_opened(
                     forwarder.upstream,
                     error,
                     timeout=forwarder.timeout,
@@ -693,8 +769,10 @@ class _Link:
                     tap=self.tap,
                     statuses=self.statuses,
                 )
-                self.stderr.close()
                 raise problem from None
+            # a gate, the trace or the proxy itself failed: said as that, not as a lost upstream
+            _log.exception("the proxy failed forwarding what %s wrote", forwarder.upstream.label)
+            self.lost = self.lost or _failure_line(error)
         finally:
             self.lost = self.lost or self.lost_line()
             self._done.set()
@@ -712,10 +790,10 @@ class _Link:
         said = last_line(self.stderr_tail())
         if said:
             line += f"; its last words: {said}"
-        return line
+        return default_redactor().text(line)[0]  # quoted to the client: as `server_error` does
 
     def stderr_tail(self) -> str:
-        return _tail(self.stderr)
+        return stderr_tail(self.stderr)
 
     async def close(self) -> None:
         """Stop the upstream and wait (boundedly) for it to stop."""
@@ -724,3 +802,11 @@ class _Link:
         with anyio.move_on_after(10):
             await self._done.wait()
         self.stderr.close()
+
+
+def _failure_line(error: BaseException) -> str:
+    """What the client is told of a failure of the proxy's own, redacted: the first error of
+    a group (a transport's task group wraps what its tasks raised)."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    return default_redactor().text(f"the proxy failed: {type(error).__name__}: {error}")[0]
