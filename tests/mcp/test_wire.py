@@ -3,6 +3,7 @@ keeps nothing builds nothing, and what a peer writes that is not JSON-RPC is kep
 
 from __future__ import annotations
 
+import threading
 import time
 import tracemalloc
 from pathlib import Path
@@ -15,6 +16,7 @@ import pytest
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
+from schemawire.mcp._offload import OFFLOAD_FROM
 from schemawire.mcp._wire import WireTap
 from schemawire.trace import Trace, read_trace
 
@@ -65,6 +67,31 @@ async def test_recording_a_large_message_does_not_stall_the_event_loop(tmp_path:
     [start, hop] = read_trace(tmp_path / "trace.jsonl")  # the request's span opens first
     assert (start.payload["name"], hop.span) == ("tools/call", start.span)
     assert hop.payload["params"]["name"] == "lookup"  # recorded all the same
+
+
+def result(size: int) -> SessionMessage:
+    content = [{"type": "text", "text": "x" * size}]
+    return SessionMessage(types.JSONRPCResponse(jsonrpc="2.0", id=7, result={"content": content}))
+
+
+def progress(size: int) -> SessionMessage:
+    params = {"progressToken": 1, "progress": 1, "message": "x" * size}
+    return SessionMessage(
+        types.JSONRPCNotification(jsonrpc="2.0", method="notifications/progress", params=params)
+    )
+
+
+@pytest.mark.parametrize("message", [result, progress], ids=["result", "notification"])
+async def test_a_message_is_recorded_off_the_event_loop_only_when_its_payload_is_large(
+    message: Any,
+) -> None:
+    recorded_in: list[int] = []
+    trace = Trace(on_hop=lambda hop: recorded_in.append(threading.get_ident()))
+    tap = WireTap(trace, "host", "upstream")
+    await tap.received(message(100))
+    await tap.received(message(OFFLOAD_FROM))
+    assert recorded_in[0] == threading.get_ident()  # small: here, on the loop
+    assert recorded_in[1] != threading.get_ident()  # large: in a worker thread
 
 
 async def test_a_trace_that_keeps_nothing_builds_nothing() -> None:

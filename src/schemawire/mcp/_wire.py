@@ -194,7 +194,21 @@ class WireTap:
             span = trace.current_span
         with anyio.CancelScope(shield=True):
             record = functools.partial(_record, span=span)
-            await off_loop(record, trace, source, target, direction, message, weight=message)
+            weight = _heavy_part(message)
+            await off_loop(record, trace, source, target, direction, message, weight=weight)
+
+
+def _heavy_part(message: SessionMessage | Exception) -> Any:
+    """What of ``message`` can be large: a request's or notification's params, a response's
+    result; plain JSON inside the SDK's models, weighed as such (through the models, the walk
+    asks every object what it holds, and took most of a small call's recording)."""
+    if isinstance(message, SessionMessage):
+        inner = message.message
+        if isinstance(inner, JSONRPCResponse):
+            return inner.result
+        if isinstance(inner, JSONRPCRequest | JSONRPCNotification):
+            return inner.params
+    return message  # an error, or a line that is not JSON-RPC: rare, weighed whole
 
 
 def _record(
