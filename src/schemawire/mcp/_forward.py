@@ -57,7 +57,7 @@ from schemawire.mcp._results import failure_result, result_verdict
 from schemawire.mcp._sent import SentLines, arguments_as_sent
 from schemawire.mcp._tools import RemoteTool, gates_for, remote_tools
 from schemawire.mcp._wire import WireTap, tap_streams, traced
-from schemawire.mcp.proxy import RETRY_AFTER, listed_as, unreachable
+from schemawire.mcp.proxy import Restarts, listed_as, unreachable
 from schemawire.mcp.server import verdict_result
 from schemawire.project.mcp import VERSIONS
 from schemawire.schema.repository import Repository
@@ -125,8 +125,7 @@ class Forwarder:
         self.lines = lines
         self.label = f"mcp:{name}"
         self.upstream_label = f"mcp:{upstream.label}"
-        self.restarts = 0
-        """Restarts of the upstream that succeeded."""
+        self._restarts = Restarts()
         self._ids = itertools.count(1)
         self._to_client: Any = None
         self._client_write: Any = None
@@ -136,9 +135,6 @@ class Forwarder:
         self._group: anyio.abc.TaskGroup | None = None
         self._link: _Link | None = None
         self._restarting = anyio.Lock()
-        self._failed: ServerError | None = None
-        self._failures = 0
-        self._retry_at = 0.0
         self._initialize: dict[str, Any] | None = None  # the client's, replayed on a restart
         self._protocol = _DEFAULT_VERSION
         self._tools: dict[str, RemoteTool] | None = None
@@ -154,6 +150,11 @@ class Forwarder:
         self._settled: dict[Any, None] = {}
 
     # --- running ------------------------------------------------------------------------------
+
+    @property
+    def restarts(self) -> int:
+        """Restarts of the upstream that succeeded."""
+        return self._restarts.count
 
     async def run(self, read: Any, write: Any) -> None:
         """Serve the client on its transport's streams until it closes its side.
@@ -566,8 +567,7 @@ class Forwarder:
         async with self._restarting:
             if self._link is not seen and self._link is not None and self._link.lost is None:
                 return
-            if self._failed is not None and anyio.current_time() < self._retry_at:
-                raise self._failed
+            self._restarts.check()
             try:
                 if self._link is not None:
                     await self._link.close()
@@ -575,13 +575,9 @@ class Forwarder:
                 await self._handshake()
             except ServerError as error:
                 await self._drop_link()
-                self._failures += 1
-                self._failed = error
-                wait = RETRY_AFTER[min(self._failures, len(RETRY_AFTER)) - 1]
-                self._retry_at = anyio.current_time() + wait
+                self._restarts.failed(error)
                 raise
-            self._failures, self._failed = 0, None
-            self.restarts += 1
+            self._restarts.succeeded()
 
     async def _drop_link(self) -> None:
         """Close the upstream whose restart failed and stop using it: the next request starts

@@ -36,11 +36,47 @@ from schemawire.schema.repository import Repository
 from schemawire.trace import Trace
 from schemawire.types import Rejection, ToolResult
 
-__all__ = ["RETRY_AFTER", "UpstreamTools", "listed_as", "unreachable"]
+__all__ = ["RETRY_AFTER", "Restarts", "UpstreamTools", "listed_as", "unreachable"]
 
 RETRY_AFTER = (1.0, 2.0, 5.0, 10.0, 30.0)
 """Seconds before an upstream whose restart failed is tried again: after the first failure in
 a row, the second, ...; the last for every one after."""
+
+
+class Restarts:
+    """An upstream's restarts: how many succeeded, and, after one failed, when the next may be
+    tried (`RETRY_AFTER`, longer after each failure in a row)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        """Restarts that succeeded."""
+        self._failed: ServerError | None = None  # how the last restart failed, if it did
+        self._failures = 0  # restarts failed in a row
+        self._retry_at = 0.0  # when to try again (anyio's clock)
+
+    def check(self) -> None:
+        """Raise the last restart's error when it failed and it is too soon to try again.
+
+        Raises:
+            ServerError: how the last restart failed.
+        """
+        if self._failed is not None and anyio.current_time() < self._retry_at:
+            raise self._failed
+
+    def failed(self, error: ServerError) -> None:
+        """A restart failed with ``error``: the next waits (the same error again, of one restart
+        several callers shared, counts once)."""
+        if error is self._failed:
+            return
+        self._failures += 1
+        self._failed = error
+        wait = RETRY_AFTER[min(self._failures, len(RETRY_AFTER)) - 1]
+        self._retry_at = anyio.current_time() + wait
+
+    def succeeded(self) -> None:
+        """A restart succeeded: the next failure waits the shortest time again."""
+        self._failures, self._failed = 0, None
+        self.count += 1
 
 
 class UpstreamTools:
@@ -56,11 +92,12 @@ class UpstreamTools:
         # (name, version) -> (the tool listed, as listed to that version, wrapped): projected
         # once per listing of the upstream, not on every call.
         self._shown: dict[tuple[str, str], tuple[RemoteTool, dict[str, Any], bool]] = {}
-        self.restarts = 0
+        self._restarts = Restarts()
+
+    @property
+    def restarts(self) -> int:
         """Restarts of the upstream that succeeded (its tools may have changed with each)."""
-        self._failed: ServerError | None = None  # how the last restart failed, if it did
-        self._failures = 0  # restarts failed in a row
-        self._retry_at = 0.0  # when to try again (anyio's clock)
+        return self._restarts.count
 
     async def list_tools(self, version: str) -> list[dict[str, Any]]:
         """The upstream's tools; a tool the repository defines is listed from its canonical
@@ -138,19 +175,13 @@ class UpstreamTools:
         """
         if self.client.connected:
             return
-        if self._failed is not None and anyio.current_time() < self._retry_at:
-            raise self._failed
+        self._restarts.check()
         try:
             await self.client.reconnect()
         except ServerError as error:
-            if error is not self._failed:  # not the one restart shared by several callers
-                self._failures += 1
-                self._failed = error
-                wait = RETRY_AFTER[min(self._failures, len(RETRY_AFTER)) - 1]
-                self._retry_at = anyio.current_time() + wait
+            self._restarts.failed(error)
             raise
-        self._failures, self._failed = 0, None
-        self.restarts += 1
+        self._restarts.succeeded()
 
 
 def listed_as(
