@@ -51,6 +51,7 @@ __all__ = [
     "nests_within",
     "quoted",
     "reads_plainly",
+    "written_alike",
 ]
 
 JSONValue: TypeAlias = dict[str, "JSONValue"] | list["JSONValue"] | str | int | float | bool | None
@@ -220,6 +221,12 @@ def dumps(value: JSONValue, *, indent: bool = True, sort_keys: bool = False) -> 
             separators=separators,
             sort_keys=sort_keys,
         )
+
+
+def written_alike(a: JSONValue, b: JSONValue) -> bool:
+    """Whether ``a`` and ``b`` are written as the same JSON text: equal, and alike in every type
+    and key order (Python's ``1 == True == 1.0`` are three texts)."""
+    return a == b and dumps(a, indent=False) == dumps(b, indent=False)
 
 
 def json_in_text(

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 
-from schemawire._json import quoted
+from schemawire._json import quoted, written_alike
 from schemawire.errors import InputError, ModelError, SchemawireError, UsageError
 from schemawire.gates import ArgumentGate, ArgumentOptions, Embedder, Verdict
 from schemawire.host._shortlisting import SEARCH_TOOL, Selection, ToolCatalogue
@@ -694,7 +694,8 @@ class _SentBodies:
 
 
 def _common_prefix(before: list[Any], now: list[Any]) -> int:
-    """How many leading items ``now`` shares with ``before`` (the same objects, or equal).
+    """How many leading items ``now`` shares with ``before`` (the same objects, or written
+    alike: ``{"role": 0}`` is not ``{"role": false}``, though Python finds them equal).
 
     A run's bodies share an entry's messages (the run's `EntryCache` renders each once),
     so when the last item of ``before`` is in its place in ``now``, all of ``before`` is."""
@@ -702,7 +703,7 @@ def _common_prefix(before: list[Any], now: list[Any]) -> int:
         return len(before)
     count = 0
     for old, new in zip(before, now, strict=False):
-        if old is not new and old != new:
+        if old is not new and not written_alike(old, new):
             break
         count += 1
     return count

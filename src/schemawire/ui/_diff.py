@@ -28,7 +28,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from schemawire._json import JSONValue, dumps, json_in_text, loads
+from schemawire._json import JSONValue, dumps, json_in_text, loads, written_alike
 from schemawire._patch import PatchEdit, diff_json, edit_line, summarise_patch
 from schemawire.errors import JSONError, UsageError
 from schemawire.trace import read_trace, trace_path
@@ -359,7 +359,7 @@ def _key(hop: Hop) -> tuple[str, ...]:
 
 def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:
     """Equal as JSON: ``1`` and ``true`` (equal in Python) are not, nor ``1`` and ``1.0``."""
-    return a == b and dumps(a, indent=False) == dumps(b, indent=False)
+    return written_alike(a, b)
 
 
 def compared(hop: Hop) -> dict[str, Any]:
