@@ -126,6 +126,14 @@ async def call_tool(session: ClientSession, name: str, arguments: dict[str, Any]
     return await raw(session, request)
 
 
+async def cancelled_call(session: ClientSession, name: str, when: anyio.Event) -> None:
+    """Call ``name`` and cancel the call once ``when`` is set (the proxy has it)."""
+    async with anyio.create_task_group() as group:
+        group.start_soon(call_tool, session, name, {})
+        await when.wait()
+        group.cancel_scope.cancel()
+
+
 async def test_prompts_and_resources_pass_through_as_a_direct_session_sees_them() -> None:
     everything = peer("everything", "stdio")
     async with direct(everything) as session:
@@ -306,10 +314,7 @@ async def test_a_late_result_of_a_call_the_client_cancelled_is_never_passed_on()
     written: list[Any] = []
     sent = sent_when(trace, "tools/call", "late")
     async with forwarded(late(), trace, written=written) as session:
-        async with anyio.create_task_group() as group:
-            group.start_soon(call_tool, session, "late", {})
-            await sent.wait()
-            group.cancel_scope.cancel()
+        await cancelled_call(session, "late", sent)
         released = await call_tool(session, "release", {})
     assert released["content"][0]["text"] == '"released"'
     assert not any("sk-proj-" in text for _, text in answers(written))
@@ -319,10 +324,7 @@ async def test_the_span_of_a_call_the_client_cancelled_ends_when_it_is_cancelled
     trace = Trace()
     sent = sent_when(trace, "tools/call", "late")
     async with forwarded(late(), trace) as session:
-        async with anyio.create_task_group() as group:
-            group.start_soon(call_tool, session, "late", {})
-            await sent.wait()
-            group.cancel_scope.cancel()
+        await cancelled_call(session, "late", sent)
         await call_tool(session, "release", {})
         ended = {h.span for h in trace.hops if h.direction == "end"}
     (served,) = (
@@ -382,10 +384,7 @@ async def test_a_call_cancelled_before_the_proxy_sent_it_is_never_sent_upstream(
 
     trace.listen(on_hop)
     async with forwarded(late(), trace) as session:
-        async with anyio.create_task_group() as group:
-            group.start_soon(call_tool, session, "late", {})
-            await received.wait()
-            group.cancel_scope.cancel()
+        await cancelled_call(session, "late", received)
         await call_tool(session, "release", {})
     called = [h.payload["params"]["name"] for h in upstream_hops(trace, "tools/call")]
     assert called == ["release"]
