@@ -420,8 +420,8 @@ async def test_an_upstream_whose_listing_hangs_holds_no_one_s_listing_past_the_d
         async with listening_gateway(empty, upstreams, changes) as client:  # timeouts: 20 s
             before = await names(client)
             await raw_call(client, "hang_hang_lists", {})  # says its list changed; lists no more
-            # The upstream answers the call before it says its list changed: until the gateway
-            # has read that (and passed it on), its next listing would still be the kept one.
+            # The gateway reads the change on a task of its own: until it has (and passed it
+            # on), its next listing would still be the kept one.
             await changes.arrived.wait()
             first, first_took = await timed(names(client))
             again, again_took = await timed(names(client))

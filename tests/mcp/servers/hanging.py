@@ -13,9 +13,9 @@ and answers none (a restart that hangs in the handshake).
 ``extra`` (a server started again after an upgrade).
 ``--handshake-delay S``: answer ``initialize`` only after S seconds (a slow starter).
 
-Tools: ``echo`` answers; ``hang_lists`` answers, says its tool list changed, and from then on
+Tools: ``echo`` answers; ``hang_lists`` says its tool list changed, answers, and from then on
 leaves every ``tools/list`` unanswered (pings and calls are still answered); ``forget_echo``
-answers, lists ``echo`` no more, and says its tool list changed.
+lists ``echo`` no more, says its tool list changed, and answers.
 """
 
 from __future__ import annotations
@@ -69,8 +69,10 @@ def main() -> None:
                 tools = [tool for tool in tools if tool is not ECHO]
             if name in ("hang_lists", "forget_echo"):
                 lists_hang = lists_hang or name == "hang_lists"
-                send({"jsonrpc": "2.0", "id": rid, "result": answer})
+                # Said as the list changes, before the answer: a client that reads the answer
+                # first could call again on the old list (the gateway's tests raced on it).
                 send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+                send({"jsonrpc": "2.0", "id": rid, "result": answer})
                 continue
         else:
             error = {"code": -32601, "message": "Method not found"}
